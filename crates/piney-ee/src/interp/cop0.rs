@@ -1,0 +1,1 @@
+//! Semantics of the cop0 family.

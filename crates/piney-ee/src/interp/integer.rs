@@ -1,0 +1,1 @@
+//! Semantics of the integer family.
