@@ -1,0 +1,362 @@
+//! The EE memory map and the devices on it.
+//!
+//! Virtual addresses are mapped as the PS2 kernel's fixed TLB set-up and the kseg segments give:
+//! - `0x0000_0000..0x0200_0000` RDRAM (32 MiB, cached), `0x2000_0000..` the uncached mirror,
+//!   `0x3000_0000..` the uncached-accelerated mirror;
+//! - `0x7000_0000..0x7000_4000` the 16 KiB scratchpad;
+//! - `0x8000_0000..0xc000_0000` kseg0/kseg1: the physical space (`addr & 0x1fff_ffff`);
+//! - other user addresses below 0x2000_0000 map one to one onto the physical space (the kernel's
+//!   TLB maps the I/O area so).
+//!
+//! Physical: RDRAM at 0, the EE I/O registers at `0x1000_0000`, VU memories at `0x1100_0000`, the
+//! GS privileged registers at `0x1200_0000`, IOP RAM at `0x1c00_0000` (2 MiB, as the EE sees it
+//! through the SBUS), the BIOS ROM at `0x1fc0_0000` (4 MiB; ours holds only HLE stubs).
+
+use piney_ee::{Bus, BusFault};
+
+use crate::intc::Intc;
+use crate::scheduler::{Event, Scheduler, ntsc};
+use crate::sif::SifRegs;
+use crate::timers::Timers;
+
+/// RDRAM size: 32 MiB.
+pub const RAM_SIZE: usize = 32 << 20;
+/// Scratchpad size: 16 KiB.
+pub const SPR_SIZE: usize = 16 << 10;
+/// BIOS ROM size: 4 MiB.
+pub const BIOS_SIZE: usize = 4 << 20;
+/// IOP RAM size: 2 MiB.
+pub const IOP_RAM_SIZE: usize = 2 << 20;
+/// Physical base of the BIOS ROM.
+pub const BIOS_BASE: u32 = 0x1fc0_0000;
+/// Physical base of the IOP RAM as the EE sees it.
+pub const IOP_RAM_BASE: u32 = 0x1c00_0000;
+
+/// The EE SIO transmit register: bytes written here are the guest's debug output.
+pub const SIO_TXFIFO: u32 = 0x1000_f180;
+
+/// Memory and devices.
+pub struct EeBus {
+    /// RDRAM.
+    pub ram: Vec<u8>,
+    /// Scratchpad RAM.
+    pub spr: Vec<u8>,
+    /// BIOS ROM (our HLE stubs).
+    pub bios: Vec<u8>,
+    /// IOP RAM (2 MiB), for the SIF.
+    pub iop_ram: Vec<u8>,
+    /// VU0 micro (4 KiB) and data (4 KiB), VU1 micro (16 KiB) and data (16 KiB) memories, as one
+    /// 0x10000-byte window at 0x1100_0000 (0x0000 VU0 micro, 0x4000 VU0 data, 0x8000 VU1 micro,
+    /// 0xc000 VU1 data; VU0's 4 KiB memories mirror across their 16 KiB windows).
+    pub vu_mem: Vec<u8>,
+    /// The EE I/O registers not owned by a device model (0x1000_0000..0x1001_0000), as plain
+    /// storage, by word.
+    pub io: Vec<u32>,
+    /// The GS privileged registers (0x1200_0000..0x1200_2000), 64-bit each, by 16-byte slot.
+    pub gs_priv: Vec<u64>,
+    /// INTC.
+    pub intc: Intc,
+    /// The four EE timers.
+    pub timers: Timers,
+    /// The SIF registers.
+    pub sif: SifRegs,
+    /// Timed events.
+    pub sched: Scheduler,
+    /// Guest debug output not yet written out.
+    pub out: Vec<u8>,
+    /// The number of the field whose VBlank comes next.
+    pub field: u64,
+    /// The current CPU cycle, as last told by the machine (devices timestamp with it).
+    pub now: u64,
+    irq_changed: bool,
+}
+
+impl Default for EeBus {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl EeBus {
+    /// A bus with zeroed memories and reset devices.
+    pub fn new() -> Self {
+        Self {
+            ram: vec![0; RAM_SIZE],
+            spr: vec![0; SPR_SIZE],
+            bios: vec![0; BIOS_SIZE],
+            iop_ram: vec![0; IOP_RAM_SIZE],
+            vu_mem: vec![0; 0x1_0000],
+            io: vec![0; 0x1_0000 / 4],
+            gs_priv: vec![0; 0x2000 / 16],
+            intc: Intc::default(),
+            timers: Timers::default(),
+            sif: SifRegs::default(),
+            sched: Scheduler::default(),
+            out: Vec::new(),
+            field: 0,
+            now: 0,
+            irq_changed: true,
+        }
+    }
+
+    /// Reset every device (memories keep nothing).
+    pub fn reset(&mut self) {
+        *self = Self::new();
+    }
+
+    /// Whether an interrupt source changed since the last call.
+    pub fn take_irq_change(&mut self) -> bool {
+        std::mem::take(&mut self.irq_changed)
+    }
+
+    /// Note that an interrupt source changed.
+    pub fn irq_changed(&mut self) {
+        self.irq_changed = true;
+    }
+
+    /// Whether the DMAC asserts its interrupt (D_STAT's CIS & CIM, or BEIS).
+    pub fn dmac_irq_pending(&self) -> bool {
+        let stat = self.io[(0xe010 / 4) as usize];
+        (stat & 0x3ff) & ((stat >> 16) & 0x3ff) != 0 || stat & (1 << 15) != 0
+    }
+
+    /// VBlank start: INTC VBON (line 2) and the next VBlank scheduled.
+    pub fn vblank_start(&mut self, _late: u64) {
+        self.intc.raise(crate::intc::line::VBON);
+        // GS CSR bit 3: VSINT (the GS's own VSync event), and the field bit 13 toggles.
+        let csr = &mut self.gs_priv[0x1000 / 16];
+        *csr |= 1 << 3;
+        *csr ^= 1 << 13;
+        self.field += 1;
+        self.sched.schedule_at(ntsc::vblank_start(self.field), Event::VBlankStart);
+        self.sched.schedule_at(ntsc::vblank_end(self.field), Event::VBlankEnd);
+        self.timers.vblank(self.now);
+        self.irq_changed = true;
+    }
+
+    /// VBlank end: INTC VBOF (line 3).
+    pub fn vblank_end(&mut self, _late: u64) {
+        self.intc.raise(crate::intc::line::VBOF);
+        self.irq_changed = true;
+    }
+
+    /// A timer event.
+    pub fn timer_event(&mut self, n: u8, _late: u64) {
+        let now = self.now;
+        if self.timers.event(n as usize, now, &mut self.sched) {
+            self.intc.raise(crate::intc::line::TIM0 + n as u32);
+        }
+        self.irq_changed = true;
+    }
+
+    /// Translate a virtual address to a physical one (the kernel's fixed map).
+    #[inline]
+    fn phys(addr: u32) -> Option<u32> {
+        match addr >> 28 {
+            0x0 | 0x1 => Some(addr),
+            0x2 | 0x3 => Some(addr & 0x0fff_ffff),
+            0x7 => None,
+            0x8..=0xb => Some(addr & 0x1fff_ffff),
+            _ => None,
+        }
+    }
+
+    /// The slice of plain memory behind `addr` for an access of `len` bytes, if it is memory.
+    #[inline]
+    fn mem(&mut self, addr: u32, len: usize) -> Option<&mut [u8]> {
+        if addr >> 28 == 0x7 {
+            let a = (addr & 0x3fff) as usize;
+            return if addr & 0x0fff_ffff < SPR_SIZE as u32 { self.spr.get_mut(a..a + len) } else { None };
+        }
+        let p = Self::phys(addr)?;
+        let a = p as usize;
+        if a < RAM_SIZE {
+            return self.ram.get_mut(a..a + len);
+        }
+        match p {
+            0x1100_0000..=0x1100_ffff => {
+                let off = (p & 0xffff) as usize;
+                // VU0's 4 KiB memories repeat through their 16 KiB windows.
+                let off = if off < 0x8000 { off & !0x3000 } else { off };
+                self.vu_mem.get_mut(off..off + len)
+            }
+            0x1c00_0000..=0x1dff_ffff => {
+                let off = (p as usize) & (IOP_RAM_SIZE - 1);
+                self.iop_ram.get_mut(off..off + len)
+            }
+            0x1fc0_0000..=0x1fff_ffff => {
+                let off = (p - BIOS_BASE) as usize;
+                self.bios.get_mut(off..off + len)
+            }
+            _ => None,
+        }
+    }
+
+    /// Read a 32-bit I/O register (physical address).
+    fn io_read32(&mut self, p: u32) -> Result<u32, BusFault> {
+        match p {
+            0x1000_0000..=0x1000_1fff => Ok(self.timers.read(p, self.now)),
+            0x1000_f000 => Ok(self.intc.stat),
+            0x1000_f010 => Ok(self.intc.mask),
+            0x1000_f200..=0x1000_f2ff => Ok(self.sif.read(p)),
+            // D_ENABLER mirrors D_ENABLEW.
+            0x1000_f520 => Ok(self.io[(0xf590 / 4) as usize]),
+            0x1000_0000..=0x1000_ffff => Ok(self.io[((p & 0xffff) / 4) as usize]),
+            0x1200_0000..=0x1200_1fff => {
+                let v = self.gs_priv[((p & 0x1fff) / 16) as usize];
+                Ok(if p & 4 != 0 { (v >> 32) as u32 } else { v as u32 })
+            }
+            _ => Err(BusFault { addr: p }),
+        }
+    }
+
+    /// Write a 32-bit I/O register (physical address).
+    fn io_write32(&mut self, p: u32, v: u32) -> Result<(), BusFault> {
+        match p {
+            0x1000_0000..=0x1000_1fff => {
+                let now = self.now;
+                self.timers.write(p, v, now, &mut self.sched);
+            }
+            // I_STAT: writing 1 clears a bit. I_MASK: writing 1 toggles a bit.
+            0x1000_f000 => {
+                self.intc.stat &= !v;
+                self.irq_changed = true;
+            }
+            0x1000_f010 => {
+                self.intc.mask ^= v & 0x7fff;
+                self.irq_changed = true;
+            }
+            SIO_TXFIFO => self.out.push(v as u8),
+            0x1000_f200..=0x1000_f2ff => self.sif.write(p, v),
+            // D_STAT: the low bits (CIS, SIS, MEIS, BEIS) clear on 1, the mask bits toggle on 1.
+            0x1000_e010 => {
+                let s = &mut self.io[(0xe010 / 4) as usize];
+                *s = (*s & !(v & 0xffff)) ^ (v & 0xffff_0000);
+                self.irq_changed = true;
+            }
+            0x1000_0000..=0x1000_ffff => self.io[((p & 0xffff) / 4) as usize] = v,
+            0x1200_0000..=0x1200_1fff => {
+                let slot = ((p & 0x1fff) / 16) as usize;
+                let r = &mut self.gs_priv[slot];
+                if p & 0x1fff == 0x1000 {
+                    // CSR: writing 1 to SIGNAL/FINISH/HSINT/VSINT/EDWINT clears them.
+                    *r &= !(v as u64 & 0x1f);
+                } else if p & 4 != 0 {
+                    *r = (*r & 0xffff_ffff) | (v as u64) << 32;
+                } else {
+                    *r = (*r & !0xffff_ffff) | v as u64;
+                }
+            }
+            _ => return Err(BusFault { addr: p }),
+        }
+        Ok(())
+    }
+
+    /// Copy guest bytes out (for the kernel and the SIF), by virtual address.
+    pub fn read_bytes(&mut self, addr: u32, buf: &mut [u8]) -> Result<(), BusFault> {
+        for (i, b) in buf.iter_mut().enumerate() {
+            *b = self.read8(addr.wrapping_add(i as u32))?;
+        }
+        Ok(())
+    }
+
+    /// Copy bytes into guest memory, by virtual address.
+    pub fn write_bytes(&mut self, addr: u32, buf: &[u8]) -> Result<(), BusFault> {
+        for (i, b) in buf.iter().enumerate() {
+            self.write8(addr.wrapping_add(i as u32), *b)?;
+        }
+        Ok(())
+    }
+
+    /// Read a NUL-terminated string of at most `max` bytes.
+    pub fn read_cstr(&mut self, addr: u32, max: usize) -> Result<String, BusFault> {
+        let mut s = Vec::new();
+        for i in 0..max {
+            let b = self.read8(addr.wrapping_add(i as u32))?;
+            if b == 0 {
+                break;
+            }
+            s.push(b);
+        }
+        Ok(String::from_utf8_lossy(&s).into_owned())
+    }
+}
+
+macro_rules! mem_access {
+    ($read:ident, $write:ident, $t:ty, $n:expr) => {
+        #[inline]
+        fn $read(&mut self, addr: u32) -> Result<$t, BusFault> {
+            if let Some(m) = self.mem(addr, $n) {
+                let mut b = [0u8; $n];
+                b.copy_from_slice(m);
+                return Ok(<$t>::from_le_bytes(b));
+            }
+            self.io_read(addr, $n).map(|v| v as $t)
+        }
+        #[inline]
+        fn $write(&mut self, addr: u32, value: $t) -> Result<(), BusFault> {
+            if Self::phys(addr).is_some_and(|p| p >= BIOS_BASE) {
+                // The ROM ignores writes.
+                return Ok(());
+            }
+            if let Some(m) = self.mem(addr, $n) {
+                m.copy_from_slice(&value.to_le_bytes());
+                return Ok(());
+            }
+            self.io_write(addr, value as u128, $n)
+        }
+    };
+}
+
+impl EeBus {
+    fn io_read(&mut self, addr: u32, len: usize) -> Result<u128, BusFault> {
+        let p = Self::phys(addr).ok_or(BusFault { addr })?;
+        let fault = |_| BusFault { addr };
+        match len {
+            1 | 2 => {
+                let w = self.io_read32(p & !3).map_err(fault)?;
+                Ok(((w >> ((p & 3) * 8)) & if len == 1 { 0xff } else { 0xffff }) as u128)
+            }
+            4 => self.io_read32(p).map(|v| v as u128).map_err(fault),
+            _ => {
+                let mut v = 0u128;
+                for i in 0..len / 4 {
+                    v |= (self.io_read32(p + 4 * i as u32).map_err(fault)? as u128) << (32 * i);
+                }
+                Ok(v)
+            }
+        }
+    }
+
+    fn io_write(&mut self, addr: u32, value: u128, len: usize) -> Result<(), BusFault> {
+        let p = Self::phys(addr).ok_or(BusFault { addr })?;
+        let fault = |_| BusFault { addr };
+        match len {
+            1 | 2 if p == SIO_TXFIFO => {
+                self.out.push(value as u8);
+                Ok(())
+            }
+            1 | 2 => {
+                let shift = (p & 3) * 8;
+                let mask = if len == 1 { 0xffu32 } else { 0xffff } << shift;
+                let old = self.io_read32(p & !3).unwrap_or(0);
+                self.io_write32(p & !3, (old & !mask) | ((value as u32) << shift) & mask).map_err(fault)
+            }
+            4 => self.io_write32(p, value as u32).map_err(fault),
+            _ => {
+                for i in 0..len / 4 {
+                    self.io_write32(p + 4 * i as u32, (value >> (32 * i)) as u32).map_err(fault)?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl Bus for EeBus {
+    mem_access!(read8, write8, u8, 1);
+    mem_access!(read16, write16, u16, 2);
+    mem_access!(read32, write32, u32, 4);
+    mem_access!(read64, write64, u64, 8);
+    mem_access!(read128, write128, u128, 16);
+}

@@ -1,0 +1,241 @@
+//! The PS2 machine around the EE core.
+//!
+//! Contract:
+//! - [`Machine`] owns the EE core state, the bus (memory map and devices), the scheduler of timed
+//!   events and the high-level-emulated kernel. [`Machine::run`] runs a loaded program until it
+//!   exits, faults or reaches a limit, and returns why it stopped.
+//! - Time is counted in EE cycles (294.912 MHz). One [`scheduler::Scheduler`] of timed events drives
+//!   the timers, VBlank start and end (NTSC, 59.94 Hz) and everything else that happens at a time.
+//!   Nothing reads the host clock: the same program and input give the same run.
+//! - No BIOS is loaded: the EE kernel's syscalls, exceptions and interrupts are serviced natively
+//!   ([`kernel`]). The BIOS region holds only small stubs of our own (see [`kernel::stubs`]).
+//! - Guest output (the SIO transmit register, the IOP's FILEIO writes to stdout/stderr) goes to
+//!   [`Machine::stdout`]; piney's own logs go elsewhere.
+
+pub mod bus;
+pub mod elf;
+pub mod intc;
+pub mod kernel;
+pub mod scheduler;
+pub mod sif;
+pub mod timers;
+
+use std::io::Write;
+
+use piney_ee::{Cpu, Exception, ExceptionKind};
+
+pub use bus::EeBus;
+pub use scheduler::{Event, Scheduler};
+
+/// The EE clock: 294.912 MHz.
+pub const EE_CLOCK_HZ: u64 = 294_912_000;
+
+/// Why a run stopped normally.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunEnd {
+    /// The guest called Exit (or returned from main) with this status.
+    Exited(i32),
+    /// The frame limit (`--frames`) was reached.
+    FrameLimit,
+    /// The emulated time limit (`--seconds`) was reached.
+    TimeLimit,
+}
+
+/// Why a run stopped abnormally. Each names what and where.
+#[derive(Debug, thiserror::Error)]
+pub enum MachineError {
+    /// The CPU raised an exception that nothing services (reserved instruction, address error...).
+    #[error("{0}")]
+    Cpu(Exception),
+    /// A syscall number the HLE kernel does not know.
+    #[error("unknown syscall {number} ({number:#x}) at pc {pc:#010x}")]
+    UnknownSyscall {
+        /// The syscall number ($v1, sign-extended).
+        number: i32,
+        /// The SYSCALL instruction's address.
+        pc: u32,
+    },
+    /// A kernel service failed in a way the real kernel would hang or crash on.
+    #[error("kernel: {what} at pc {pc:#010x}")]
+    Kernel {
+        /// What went wrong.
+        what: String,
+        /// The guest pc.
+        pc: u32,
+    },
+    /// Every thread is waiting and nothing can wake one.
+    #[error("deadlock: every thread is waiting and no event is pending (pc {pc:#010x})")]
+    Deadlock {
+        /// The pc when it was noticed.
+        pc: u32,
+    },
+    /// Loading the program failed.
+    #[error(transparent)]
+    Load(#[from] elf::ElfError),
+    /// A device was asked something it does not implement.
+    #[error("{what} at pc {pc:#010x}")]
+    Unimplemented {
+        /// What.
+        what: String,
+        /// The guest pc.
+        pc: u32,
+    },
+}
+
+/// Limits on a run.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RunLimits {
+    /// Stop after this many VBlanks (frames), if set.
+    pub frames: Option<u64>,
+    /// Stop after this many emulated seconds, if set.
+    pub seconds: Option<f64>,
+}
+
+/// The PS2 as the EE sees it.
+pub struct Machine {
+    /// The EE core.
+    pub cpu: Cpu,
+    /// Memory and devices.
+    pub bus: EeBus,
+    /// The high-level EE kernel's state.
+    pub kernel: kernel::Kernel,
+    /// Where guest output goes.
+    pub stdout: Box<dyn Write>,
+    /// VBlanks since power-on.
+    pub vblank_count: u64,
+    exit: Option<i32>,
+}
+
+impl Machine {
+    /// A machine with empty memory, the kernel initialised, guest output to `stdout`.
+    pub fn new(stdout: Box<dyn Write>) -> Self {
+        let mut m = Self {
+            cpu: Cpu::new(),
+            bus: EeBus::new(),
+            kernel: kernel::Kernel::default(),
+            stdout,
+            vblank_count: 0,
+            exit: None,
+        };
+        m.reset();
+        m
+    }
+
+    /// Power on: devices reset, the kernel's stubs written, the first timed events scheduled.
+    pub fn reset(&mut self) {
+        self.bus.reset();
+        kernel::stubs::install(&mut self.bus);
+        scheduler::schedule_initial(&mut self.bus.sched);
+    }
+
+    /// Load an ELF image (bytes) and point the CPU at its entry, as the kernel's LoadExecPS2 would.
+    pub fn load_elf(&mut self, image: &[u8]) -> Result<(), MachineError> {
+        let entry = elf::load(image, &mut self.bus)?;
+        self.kernel_boot(entry);
+        Ok(())
+    }
+
+    /// Ask the run to end with this exit status (the guest's Exit).
+    pub fn request_exit(&mut self, status: i32) {
+        self.exit = Some(status);
+    }
+
+    /// Run until the guest exits, faults or a limit is reached.
+    pub fn run(&mut self, limits: RunLimits) -> Result<RunEnd, MachineError> {
+        let cycle_limit = limits.seconds.map(|s| (s * EE_CLOCK_HZ as f64) as u64);
+        loop {
+            if let Some(status) = self.exit {
+                self.flush_output();
+                return Ok(RunEnd::Exited(status));
+            }
+            if let Some(f) = limits.frames
+                && self.vblank_count >= f
+            {
+                self.flush_output();
+                return Ok(RunEnd::FrameLimit);
+            }
+            if let Some(c) = cycle_limit
+                && self.cpu.cycles >= c
+            {
+                self.flush_output();
+                return Ok(RunEnd::TimeLimit);
+            }
+            // Run the CPU until the next timed event is due, then dispatch the due events.
+            let target = self.bus.sched.next_due().min(cycle_limit.unwrap_or(u64::MAX));
+            let r = self.run_cpu_until(target).and_then(|()| self.dispatch_events());
+            self.flush_output();
+            r?;
+        }
+    }
+
+    /// Write the guest's pending debug output to [`Machine::stdout`].
+    pub fn flush_output(&mut self) {
+        if !self.bus.out.is_empty() {
+            let _ = self.stdout.write_all(&self.bus.out);
+            self.bus.out.clear();
+        }
+        let _ = self.stdout.flush();
+    }
+
+    fn run_cpu_until(&mut self, target: u64) -> Result<(), MachineError> {
+        while self.cpu.cycles < target && self.exit.is_none() {
+            if self.kernel_idle() {
+                // Every thread waits: time passes to the next event without the CPU.
+                self.cpu.cycles = target;
+                break;
+            }
+            self.bus.now = self.cpu.cycles;
+            if self.bus.take_irq_change() {
+                self.update_interrupt_lines();
+            }
+            if self.cpu.interrupt_pending() {
+                let e = self.cpu.enter_interrupt();
+                self.service_exception(e)?;
+                continue;
+            }
+            if let Err(e) = piney_ee::interp::step(&mut self.cpu, &mut self.bus) {
+                self.service_exception(e)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Recompute the CPU's interrupt lines from INTC (IP2) and the DMAC (IP3).
+    pub fn update_interrupt_lines(&mut self) {
+        let intc = self.bus.intc.pending();
+        let dmac = self.bus.dmac_irq_pending();
+        self.cpu.set_interrupt_line(2, intc);
+        self.cpu.set_interrupt_line(3, dmac);
+    }
+
+    fn service_exception(&mut self, e: Exception) -> Result<(), MachineError> {
+        match e.kind {
+            ExceptionKind::Syscall => self.kernel_syscall(e),
+            ExceptionKind::Interrupt => self.kernel_interrupt(e),
+            _ => self.kernel_exception(e),
+        }
+    }
+
+    fn dispatch_events(&mut self) -> Result<(), MachineError> {
+        self.bus.now = self.cpu.cycles;
+        while let Some((event, late)) = self.bus.sched.pop_due(self.cpu.cycles) {
+            self.handle_event(event, late)?;
+        }
+        Ok(())
+    }
+
+    fn handle_event(&mut self, event: Event, late: u64) -> Result<(), MachineError> {
+        match event {
+            Event::VBlankStart => {
+                self.vblank_count += 1;
+                self.bus.vblank_start(late);
+            }
+            Event::VBlankEnd => self.bus.vblank_end(late),
+            Event::Timer(n) => self.bus.timer_event(n, late),
+            Event::Alarm(id) => self.kernel_alarm(id)?,
+            Event::Sif => self.sif_event()?,
+        }
+        self.update_interrupt_lines();
+        Ok(())
+    }
+}

@@ -1,0 +1,79 @@
+//! `piney run`: load a program and run it.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use piney_machine::{Machine, RunEnd, RunLimits};
+
+/// Options shared by `run` and `demo`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct RunOptions {
+    /// Run without a window or audio, as fast as possible.
+    #[arg(long)]
+    pub headless: bool,
+    /// Stop after N frames (vertical blanks).
+    #[arg(long, value_name = "N")]
+    pub frames: Option<u64>,
+    /// Stop after S seconds of emulated time.
+    #[arg(long, value_name = "S")]
+    pub seconds: Option<f64>,
+    /// The EE engine.
+    #[arg(long, value_enum, default_value = "interp")]
+    pub cpu: CpuEngine,
+}
+
+/// The EE engines.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CpuEngine {
+    /// The reference interpreter.
+    Interp,
+    /// The recompiler.
+    Jit,
+}
+
+/// Run the program at `path`. Exit status 0 when the guest exits or a limit is reached; 1 on a
+/// guest fault or bad input, with one line on stderr; 2 for a bad option.
+pub fn run(path: &Path, opts: &RunOptions) -> ExitCode {
+    if opts.cpu == CpuEngine::Jit {
+        eprintln!("piney: --cpu jit: the recompiler is not built yet; use --cpu interp");
+        return ExitCode::from(2);
+    }
+    if !opts.headless {
+        eprintln!("piney: no window yet: the windowed frontend is not built; use --headless");
+        return ExitCode::from(2);
+    }
+    if let Some(s) = opts.seconds
+        && !(s.is_finite() && s >= 0.0)
+    {
+        eprintln!("piney: --seconds must be a non-negative number, not {s}");
+        return ExitCode::from(2);
+    }
+    let image = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("piney: cannot read {}: {e}", path.display());
+            return ExitCode::from(1);
+        }
+    };
+    let mut machine = Machine::new(Box::new(std::io::stdout()));
+    if let Err(e) = machine.load_elf(&image) {
+        eprintln!("piney: {}: {e}", path.display());
+        return ExitCode::from(1);
+    }
+    let limits = RunLimits { frames: opts.frames, seconds: opts.seconds };
+    match machine.run(limits) {
+        Ok(RunEnd::Exited(status)) => {
+            // DESIGN.md section 7: a guest that exits ends the run with status 0; its own status
+            // is reported on stderr when it is not 0.
+            if status != 0 {
+                eprintln!("piney: the guest exited with status {status}");
+            }
+            ExitCode::SUCCESS
+        }
+        Ok(RunEnd::FrameLimit | RunEnd::TimeLimit) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("piney: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
