@@ -101,7 +101,21 @@ impl EeBus {
 
     /// Reset every device (memories keep nothing).
     pub fn reset(&mut self) {
-        *self = Self::new();
+        self.ram.fill(0);
+        self.spr.fill(0);
+        self.bios.fill(0);
+        self.iop_ram.fill(0);
+        self.vu_mem.fill(0);
+        self.io.fill(0);
+        self.gs_priv.fill(0);
+        self.intc = Intc::default();
+        self.timers = Timers::default();
+        self.sif = SifRegs::default();
+        self.sched = Scheduler::default();
+        self.out.clear();
+        self.field = 0;
+        self.now = 0;
+        self.irq_changed = true;
     }
 
     /// Whether an interrupt source changed since the last call.
@@ -254,6 +268,10 @@ impl EeBus {
 
     /// Copy guest bytes out (for the kernel and the SIF), by virtual address.
     pub fn read_bytes(&mut self, addr: u32, buf: &mut [u8]) -> Result<(), BusFault> {
+        if let Some(m) = self.mem(addr, buf.len()) {
+            buf.copy_from_slice(m);
+            return Ok(());
+        }
         for (i, b) in buf.iter_mut().enumerate() {
             *b = self.read8(addr.wrapping_add(i as u32))?;
         }
@@ -262,6 +280,12 @@ impl EeBus {
 
     /// Copy bytes into guest memory, by virtual address.
     pub fn write_bytes(&mut self, addr: u32, buf: &[u8]) -> Result<(), BusFault> {
+        if Self::phys(addr).is_some_and(|p| p < BIOS_BASE)
+            && let Some(m) = self.mem(addr, buf.len())
+        {
+            m.copy_from_slice(buf);
+            return Ok(());
+        }
         for (i, b) in buf.iter().enumerate() {
             self.write8(addr.wrapping_add(i as u32), *b)?;
         }

@@ -160,12 +160,9 @@ pub fn load(image: &[u8], bus: &mut EeBus) -> Result<u32, ElfError> {
     }
     for s in &elf.segments {
         let data = &image[s.offset as usize..(s.offset + s.filesz) as usize];
-        for (k, b) in data.iter().enumerate() {
-            bus.write8(s.vaddr + k as u32, *b).expect("checked in RAM");
-        }
-        for k in s.filesz..s.memsz {
-            bus.write8(s.vaddr + k, 0).expect("checked in RAM");
-        }
+        let mut zeroed = data.to_vec();
+        zeroed.resize(s.memsz as usize, 0);
+        bus.write_bytes(s.vaddr, &zeroed).expect("checked in RAM");
     }
     Ok(elf.entry)
 }

@@ -179,11 +179,6 @@ impl Machine {
 
     fn run_cpu_until(&mut self, target: u64) -> Result<(), MachineError> {
         while self.cpu.cycles < target && self.exit.is_none() {
-            if self.kernel_idle() {
-                // Every thread waits: time passes to the next event without the CPU.
-                self.cpu.cycles = target;
-                break;
-            }
             self.bus.now = self.cpu.cycles;
             if self.bus.take_irq_change() {
                 self.update_interrupt_lines();
@@ -192,6 +187,11 @@ impl Machine {
                 let e = self.cpu.enter_interrupt();
                 self.service_exception(e)?;
                 continue;
+            }
+            if self.kernel_idle() {
+                // Every thread waits: time passes to the next event without the CPU.
+                self.cpu.cycles = target;
+                break;
             }
             if let Err(e) = piney_ee::interp::step(&mut self.cpu, &mut self.bus) {
                 self.service_exception(e)?;

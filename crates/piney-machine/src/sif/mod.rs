@@ -25,3 +25,28 @@ impl crate::Machine {
         Ok(())
     }
 }
+
+/// The SIF services the kernel's syscalls call (SifSetDma 119, SifSetDChain 120, SifSetReg 121,
+/// SifGetReg 122, SifDmaStat 118, and their i-variants). Owned by the SIF module.
+impl crate::Machine {
+    /// SifSetDma(transfers, count): queue `count` transfers described at `transfers` (each
+    /// { src, dest, size, attr }, 16 bytes) from EE memory to IOP RAM. Returns the transfer id
+    /// (non-zero), or 0 when the queue is full.
+    pub(crate) fn sif_set_dma(&mut self, _transfers: u32, _count: u32) -> Result<u32, crate::MachineError> {
+        Err(crate::MachineError::Unimplemented { what: "SifSetDma".into(), pc: self.cpu.cur_pc })
+    }
+    /// SifDmaStat(id): >0 queued, 0 running, <0 done.
+    pub(crate) fn sif_dma_stat(&mut self, _id: u32) -> i32 {
+        -1
+    }
+    /// SifSetDChain(): (re)arm the EE's SIF0 receive channel (DMA channel 5) in chain mode.
+    pub(crate) fn sif_set_dchain(&mut self) {}
+    /// SifSetReg(reg, value): returns the old value.
+    pub(crate) fn sif_set_reg(&mut self, _reg: u32, _value: u32) -> u32 {
+        0
+    }
+    /// SifGetReg(reg).
+    pub(crate) fn sif_get_reg(&mut self, _reg: u32) -> u32 {
+        0
+    }
+}
