@@ -2,7 +2,6 @@
 //! memory by their virtual address, the rest of each segment's memory size zeroed.
 //! Every malformed input gives an [`ElfError`] naming what is wrong; nothing panics.
 
-use piney_ee::Bus;
 
 use crate::bus::EeBus;
 

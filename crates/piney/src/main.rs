@@ -35,9 +35,28 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Run { program, options } => run::run(&program, &options),
-        Command::PadTrace { file: _ } => {
-            eprintln!("piney: pad-trace is not built yet");
-            ExitCode::from(2)
+        Command::PadTrace { file } => pad_trace(file.as_deref()),
+    }
+}
+
+/// `piney pad-trace [FILE]`: run a pad script (stdin without FILE), printing the trace on stdout.
+fn pad_trace(file: Option<&std::path::Path>) -> ExitCode {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let result = match file {
+        Some(path) => match std::fs::File::open(path) {
+            Ok(f) => piney_input::trace::run_trace(std::io::BufReader::new(f), &mut out)
+                .map_err(|e| format!("{}: {e}", path.display())),
+            Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+        },
+        None => piney_input::trace::run_trace(std::io::stdin().lock(), &mut out)
+            .map_err(|e| format!("<stdin>: {e}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("piney: pad-trace: {e}");
+            ExitCode::from(1)
         }
     }
 }

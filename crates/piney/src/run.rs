@@ -60,7 +60,10 @@ pub fn run(path: &Path, opts: &RunOptions) -> ExitCode {
         eprintln!("piney: {}: {e}", path.display());
         return ExitCode::from(1);
     }
-    let limits = RunLimits { frames: opts.frames, seconds: opts.seconds };
+    let limits = RunLimits {
+        frames: opts.frames,
+        seconds: opts.seconds,
+    };
     match machine.run(limits) {
         Ok(RunEnd::Exited(status)) => {
             // DESIGN.md section 7: a guest that exits ends the run with status 0; its own status
