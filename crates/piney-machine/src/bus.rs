@@ -215,7 +215,7 @@ impl EeBus {
             0x1000_f200..=0x1000_f2ff => Ok(self.sif.read(p)),
             // D_ENABLER mirrors D_ENABLEW.
             0x1000_f520 => Ok(self.io[(0xf590 / 4) as usize]),
-            0x1000_0000..=0x1000_ffff => Ok(self.io[((p & 0xffff) / 4) as usize]),
+            _ if (0x1000_0000..=0x1000_ffff).contains(&p) => Ok(self.io[((p & 0xffff) / 4) as usize]),
             0x1200_0000..=0x1200_1fff => {
                 let v = self.gs_priv[((p & 0x1fff) / 16) as usize];
                 Ok(if p & 4 != 0 { (v >> 32) as u32 } else { v as u32 })
@@ -248,7 +248,7 @@ impl EeBus {
                 *s = (*s & !(v & 0xffff)) ^ (v & 0xffff_0000);
                 self.irq_changed = true;
             }
-            0x1000_0000..=0x1000_ffff => self.io[((p & 0xffff) / 4) as usize] = v,
+            _ if (0x1000_0000..=0x1000_ffff).contains(&p) => self.io[((p & 0xffff) / 4) as usize] = v,
             0x1200_0000..=0x1200_1fff => {
                 let slot = ((p & 0x1fff) / 16) as usize;
                 let r = &mut self.gs_priv[slot];

@@ -58,7 +58,7 @@ impl Timer {
         if self.mode & CUE == 0 {
             return self.base_count;
         }
-        let ticks = (now.saturating_sub(self.base_cycle) * 5 / self.cycles_per_count_x5()) as u64;
+        let ticks = now.saturating_sub(self.base_cycle) * 5 / self.cycles_per_count_x5();
         let c = self.base_count as u64 + ticks;
         if self.mode & ZRET != 0 && self.comp != 0 && self.base_count <= self.comp {
             let period = self.comp as u64 + 1;
