@@ -17,6 +17,9 @@ pub struct RunOptions {
     /// Stop after S seconds of emulated time.
     #[arg(long, value_name = "S")]
     pub seconds: Option<f64>,
+    /// Print run statistics on stderr at the end (guest instructions, emulated time, frames).
+    #[arg(long)]
+    pub stats: bool,
     /// The EE engine.
     #[arg(long, value_enum, default_value = "interp")]
     pub cpu: CpuEngine,
@@ -64,7 +67,19 @@ pub fn run(path: &Path, opts: &RunOptions) -> ExitCode {
         frames: opts.frames,
         seconds: opts.seconds,
     };
-    match machine.run(limits) {
+    let started = std::time::Instant::now();
+    let result = machine.run(limits);
+    if opts.stats {
+        let wall = started.elapsed().as_secs_f64();
+        let emulated = machine.cpu.cycles as f64 / piney_machine::EE_CLOCK_HZ as f64;
+        eprintln!(
+            "piney: guest instructions: {}, emulated {emulated:.3} s in {wall:.3} s ({:.1}x real time), {} vblanks",
+            machine.instructions,
+            emulated / wall.max(1e-9),
+            machine.vblank_count
+        );
+    }
+    match result {
         Ok(RunEnd::Exited(status)) => {
             // DESIGN.md section 7: a guest that exits ends the run with status 0; its own status
             // is reported on stderr when it is not 0.
