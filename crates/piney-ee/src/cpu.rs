@@ -114,6 +114,13 @@ pub struct Cop0 {
     pub pcr1: u32,
     /// Breakpoint registers: BPC, IAB, IABM, DAB, DABM, DVB, DVBM.
     pub bpc: [u32; 7],
+    /// CPCOND0, the condition BC0F/BC0T/BC0FL/BC0TL test. On the EE it is wired to the DMAC:
+    /// true when every DMA channel selected in D_PCR's CPC bits has finished. The machine
+    /// keeps it up to date; it defaults to true (no DMA pending).
+    pub cpcond0: bool,
+    /// The value of [`Cpu::cycles`] up to which Count and the performance counters have been
+    /// advanced (see `interp::cop0::tick_cop0`).
+    pub count_sync: u64,
 }
 
 impl Default for Cop0 {
@@ -138,6 +145,8 @@ impl Default for Cop0 {
             pcr0: 0,
             pcr1: 0,
             bpc: [0; 7],
+            cpcond0: true,
+            count_sync: 0,
         }
     }
 }

@@ -19,6 +19,11 @@ mod cop2;
 mod integer;
 mod mmi;
 
+/// The COP1 family's formatter, for the disassembler's [`Form::Fpu`] entries.
+pub(crate) use cop1::disasm as cop1_disasm;
+/// The COP2 family's formatter, for the disassembler's [`Form::Vu`] entries.
+pub(crate) use cop2::disasm as cop2_disasm;
+
 /// The interpreter function of an instruction: state, memory, the instruction word.
 pub type ExecFn = fn(&mut Cpu, &mut dyn Bus, u32) -> Result<(), Exception>;
 
