@@ -262,3 +262,27 @@ fn bc0_follows_cpcond0() {
     assert_eq!(taken(bc0(2, 2), false), (1, 0, 1));
     assert!(M::new(&[]).cpu.cop0.cpcond0, "defaults to true");
 }
+
+#[test]
+fn cause_random_and_wired() {
+    // Only Cause bits 8-9 are writable; IP2 (bit 10) set by the hardware stays.
+    let m = exec1(cop0(MT0, 1, 13, 0), |m| {
+        m.set(1, 0xffff_ffff);
+        m.cpu.set_interrupt_line(2, true);
+    });
+    assert_eq!(m.cpu.cop0.regs[cop0reg::CAUSE], 0x700);
+    // Random stays within Wired..=47 and takes every value in it.
+    for wired in [0u32, 10, 47] {
+        let mut m = exec1(cop0(MT0, 1, 6, 0), |m| m.set(1, wired as u64));
+        assert_eq!(m.cpu.cop0.regs[cop0reg::WIRED], wired);
+        let mut seen = std::collections::BTreeSet::new();
+        for c in 0..200 {
+            m.cpu.cycles = c;
+            seen.insert(piney_ee::interp::cop0::read_cop0(&m.cpu, cop0reg::RANDOM));
+        }
+        assert_eq!(
+            seen.into_iter().collect::<Vec<_>>(),
+            (wired..=47).collect::<Vec<_>>()
+        );
+    }
+}

@@ -263,6 +263,23 @@ fn bc1_branches() {
 }
 
 #[test]
+fn bc1t_chain_in_delay_slots_ends_at_the_last_target() {
+    // ps2autotests cpu/ee_fpu/branchdelay (hardware): four BC1Ts in a row, each in the previous
+    // one's delay slot, end at the fourth target; four BC1TLs end at the second (as BEQs do).
+    // Targets: CODE+20, +24, +28, +32 (each offset 4 from its own delay slot).
+    let chain = |kind| [bc1(kind, 4), bc1(kind, 4), bc1(kind, 4), bc1(kind, 4), 0];
+    let (mut cpu, mut bus) = setup(&chain(1));
+    cpu.fpu.fcr31 = 1 << 23;
+    steps(&mut cpu, &mut bus, 5);
+    assert_eq!(cpu.pc, CODE + 32, "bc1t chain");
+    let (mut cpu, mut bus) = setup(&chain(3));
+    cpu.fpu.fcr31 = 1 << 23;
+    // bc1tl 1 -> its slot bc1tl 2 -> one instruction at target 1 -> target 2.
+    steps(&mut cpu, &mut bus, 3);
+    assert_eq!(cpu.pc, CODE + 24, "bc1tl chain");
+}
+
+#[test]
 fn cop1_unusable() {
     let (mut cpu, mut bus) = setup(&[cop1_s(ADD_S, 3, 1, 2)]);
     cpu.cop0.regs[cop0reg::STATUS] &= !status::CU1;

@@ -30,7 +30,9 @@ pub const EVENT_CYCLE: u32 = 1;
 /// (cache misses, issued instructions...) are not modelled and stay unchanged. A counter counts
 /// when PCCR.CTE is set and the enable bit of the current mode (EXL when Status.EXL is set,
 /// else K/S/U by Status.KSU) is set; the mode is sampled when the counters are brought up to
-/// date, which happens at every mode change the interpreter makes (MTC0 Status, ERET).
+/// date, which happens at the mode changes COP0 instructions make (MTC0 Status, ERET) but not
+/// at exception entry: cycles before an exception are counted in the mode current at the next
+/// update.
 /// Overflow of a counter into bit 31 (which would raise a performance exception) is not
 /// modelled.
 pub fn tick_cop0(cpu: &mut Cpu) {

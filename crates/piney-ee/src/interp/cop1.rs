@@ -146,15 +146,28 @@ fn condition(cpu: &Cpu) -> bool {
 pub fn bc1f(cpu: &mut Cpu, _: &mut dyn Bus, w: u32) -> R {
     usable(cpu)?;
     let target = branch_target(cpu, w);
-    branch(cpu, !condition(cpu), target);
+    cop1_branch(cpu, !condition(cpu), target);
     Ok(())
+}
+
+/// A (non-likely) COP1 branch. Hardware quirk (ps2autotests cpu/ee_fpu/branchdelay): a BC1F/BC1T
+/// in the delay slot of another branch cancels that branch's jump and behaves as a branch of its
+/// own, so a chain of four BC1Ts ends at the fourth target (a chain of BEQs ends at the second,
+/// and a chain of BC1TLs at the second too).
+#[inline]
+fn cop1_branch(cpu: &mut Cpu, taken: bool, target: u32) {
+    if cpu.in_delay_slot {
+        cpu.pc = cpu.cur_pc.wrapping_add(4);
+        cpu.next_pc = cpu.pc.wrapping_add(4);
+    }
+    branch(cpu, taken, target);
 }
 
 /// BC1T: branch if the condition bit is set.
 pub fn bc1t(cpu: &mut Cpu, _: &mut dyn Bus, w: u32) -> R {
     usable(cpu)?;
     let target = branch_target(cpu, w);
-    branch(cpu, condition(cpu), target);
+    cop1_branch(cpu, condition(cpu), target);
     Ok(())
 }
 
