@@ -13,12 +13,15 @@
 //!   [`Machine::stdout`]; piney's own logs go elsewhere.
 
 pub mod bus;
+pub mod dmac;
 pub mod elf;
+pub mod gif;
 pub mod intc;
 pub mod kernel;
 pub mod scheduler;
 pub mod sif;
 pub mod timers;
+pub mod vif;
 
 use std::io::Write;
 
@@ -69,6 +72,18 @@ pub enum MachineError {
         /// The pc when it was noticed.
         pc: u32,
     },
+    /// A DMA channel stopped on bad data (an address outside memory, a runaway chain...).
+    #[error("DMA channel {channel}: {what} (last tag at {tag_addr:#010x}) at pc {pc:#010x}")]
+    Dma {
+        /// The channel (0..=9).
+        channel: u8,
+        /// The address of the last DMAtag read.
+        tag_addr: u32,
+        /// What went wrong.
+        what: String,
+        /// The guest pc.
+        pc: u32,
+    },
     /// Loading the program failed.
     #[error(transparent)]
     Load(#[from] elf::ElfError),
@@ -99,10 +114,14 @@ pub struct Machine {
     pub bus: EeBus,
     /// The high-level EE kernel's state.
     pub kernel: kernel::Kernel,
+    /// The SIF: transfers to and from the IOP, and the native IOP side (sifcmd, RPC servers).
+    pub sif: sif::Sif,
     /// Where guest output goes.
     pub stdout: Box<dyn Write>,
     /// VBlanks since power-on.
     pub vblank_count: u64,
+    /// Guest instructions executed (for benchmarks; not architectural state).
+    pub instructions: u64,
     exit: Option<i32>,
 }
 
@@ -113,8 +132,10 @@ impl Machine {
             cpu: Cpu::new(),
             bus: EeBus::new(),
             kernel: kernel::Kernel::default(),
+            sif: sif::Sif::default(),
             stdout,
             vblank_count: 0,
+            instructions: 0,
             exit: None,
         };
         m.reset();
@@ -126,6 +147,7 @@ impl Machine {
         self.bus.reset();
         kernel::stubs::install(&mut self.bus);
         scheduler::schedule_initial(&mut self.bus.sched);
+        self.sif_reset();
     }
 
     /// Load an ELF image (bytes) and point the CPU at its entry, as the kernel's LoadExecPS2 would.
@@ -178,24 +200,33 @@ impl Machine {
     }
 
     fn run_cpu_until(&mut self, target: u64) -> Result<(), MachineError> {
+        let mut target = target;
         while self.cpu.cycles < target && self.exit.is_none() {
             self.bus.now = self.cpu.cycles;
             if self.bus.take_irq_change() {
                 self.update_interrupt_lines();
             }
+            // Count follows the cycle counter; reaching Compare raises IP7.
+            piney_ee::interp::cop0::tick_cop0(&mut self.cpu);
             if self.cpu.interrupt_pending() {
                 let e = self.cpu.enter_interrupt();
                 self.service_exception(e)?;
+                // A handler may have scheduled an earlier event (a SIF transfer...).
+                target = target.min(self.bus.sched.next_due());
                 continue;
             }
-            if self.kernel_idle() {
+            if self.kernel_idle()? {
                 // Every thread waits: time passes to the next event without the CPU.
                 self.cpu.cycles = target;
                 break;
             }
+            self.instructions += 1;
             if let Err(e) = piney_ee::interp::step(&mut self.cpu, &mut self.bus) {
                 self.service_exception(e)?;
             }
+            // A syscall (SifSetDma, SetAlarm...) or a device register store (a DMA start...) may
+            // have scheduled an event earlier than the one the run was heading for.
+            target = target.min(self.bus.sched.next_due());
         }
         Ok(())
     }
@@ -206,6 +237,8 @@ impl Machine {
         let dmac = self.bus.dmac_irq_pending();
         self.cpu.set_interrupt_line(2, intc);
         self.cpu.set_interrupt_line(3, dmac);
+        // COP0 CPCOND0 (BC0T/BC0F): the channels D_PCR.CPC selects have all finished.
+        self.cpu.cop0.cpcond0 = self.bus.dmac_cpcond0();
     }
 
     fn service_exception(&mut self, e: Exception) -> Result<(), MachineError> {
@@ -229,11 +262,13 @@ impl Machine {
             Event::VBlankStart => {
                 self.vblank_count += 1;
                 self.bus.vblank_start(late);
+                self.kernel_vblank_start();
             }
             Event::VBlankEnd => self.bus.vblank_end(late),
             Event::Timer(n) => self.bus.timer_event(n, late),
             Event::Alarm(id) => self.kernel_alarm(id)?,
             Event::Sif => self.sif_event()?,
+            Event::Dma(c) => self.dmac_event(c)?,
         }
         self.update_interrupt_lines();
         Ok(())
