@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod frames;
 mod run;
 
 /// piney: a PC port runtime for CyberConnect2's PS2 engine.
@@ -24,6 +25,10 @@ enum Command {
         #[command(flatten)]
         options: run::RunOptions,
     },
+    /// Replay a PCSX2 GS dump (.gs, .gs.xz, .gs.zst) through piney's GS.
+    Replay(frames::ReplayArgs),
+    /// Compare frames: two PNG files or two folders of numbered frames.
+    Compare(frames::CompareArgs),
     /// Trace the engine's pad reader and rumble queue from a script (stdin by default).
     PadTrace {
         /// The script file.
@@ -35,6 +40,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Run { program, options } => run::run(&program, &options),
+        Command::Replay(args) => frames::replay(&args),
+        Command::Compare(args) => frames::compare(&args),
         Command::PadTrace { file } => pad_trace(file.as_deref()),
     }
 }

@@ -1,0 +1,185 @@
+//! What the state machine hands to renderers: plain draw and memory commands.
+
+use crate::mem::{LocalMemory, TransferRect};
+use crate::regs::*;
+
+/// The primitive shape a [`DrawCommand`] draws. Strips and fans arrive as their triangles, line
+/// strips as their lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrimKind {
+    /// One vertex.
+    Point,
+    /// Two vertices.
+    Line,
+    /// Three vertices.
+    Triangle,
+    /// Two vertices, the opposite corners of an axis-aligned rectangle.
+    Sprite,
+}
+
+impl PrimKind {
+    /// Vertices this shape takes.
+    pub fn vertex_count(self) -> usize {
+        match self {
+            PrimKind::Point => 1,
+            PrimKind::Line | PrimKind::Sprite => 2,
+            PrimKind::Triangle => 3,
+        }
+    }
+}
+
+/// One vertex as the GS latched it at the kick.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Vertex {
+    /// X in 12.4 fixed point, after XYOFFSET (window coordinate minus OFX; may be negative).
+    pub x: i32,
+    /// Y in 12.4 fixed point, after XYOFFSET.
+    pub y: i32,
+    /// Depth (32 bits from XYZ2/3, 24 from XYZF2/3).
+    pub z: u32,
+    /// Fog coefficient.
+    pub f: u8,
+    /// Colour R, G, B, A.
+    pub rgba: [u8; 4],
+    /// Q from RGBAQ.
+    pub q: f32,
+    /// S from ST.
+    pub s: f32,
+    /// T from ST.
+    pub t: f32,
+    /// U in 10.4 fixed point from UV.
+    pub u: u32,
+    /// V in 10.4 fixed point from UV.
+    pub v: u32,
+}
+
+/// The registers of the drawing context a primitive uses (PRIM.CTXT, or PRMODE's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Context {
+    /// TEX0.
+    pub tex0: Tex0,
+    /// TEX1.
+    pub tex1: Tex1,
+    /// CLAMP.
+    pub clamp: Clamp,
+    /// XYOFFSET (already applied to the vertices; kept for renderers that need it).
+    pub xyoffset: XyOffset,
+    /// MIPTBP1 (levels 1-3).
+    pub miptbp1: MipTbp,
+    /// MIPTBP2 (levels 4-6).
+    pub miptbp2: MipTbp,
+    /// SCISSOR.
+    pub scissor: Scissor,
+    /// ALPHA.
+    pub alpha: Alpha,
+    /// TEST.
+    pub test: Test,
+    /// FBA (bit 0).
+    pub fba: u64,
+    /// FRAME.
+    pub frame: Frame,
+    /// ZBUF.
+    pub zbuf: Zbuf,
+}
+
+/// The registers shared by both contexts that affect drawing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Env {
+    /// TEXA.
+    pub texa: Texa,
+    /// FOGCOL.
+    pub fogcol: FogCol,
+    /// DIMX.
+    pub dimx: Dimx,
+    /// DTHE (bit 0).
+    pub dthe: u64,
+    /// COLCLAMP (bit 0).
+    pub colclamp: u64,
+    /// PABE (bit 0).
+    pub pabe: u64,
+    /// SCANMSK (bits 0-1).
+    pub scanmsk: u64,
+    /// TEXCLUT (for reference; the CLUT itself was loaded by [`MemCommand::LoadClut`]).
+    pub texclut: TexClut,
+}
+
+/// One primitive to draw with the complete state it needs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DrawCommand {
+    /// The shape.
+    pub kind: PrimKind,
+    /// The effective PRIM: the type written to PRIM with the attributes of PRIM (PRMODECONT.AC
+    /// = 1) or of PRMODE (AC = 0).
+    pub prim: Prim,
+    /// The vertices in kick order (the last is the one whose kick drew; flat shading uses it).
+    /// Only the first [`PrimKind::vertex_count`] are meaningful.
+    pub vertices: [Vertex; 3],
+    /// The context registers.
+    pub ctx: Context,
+    /// The shared registers.
+    pub env: Env,
+}
+
+/// Local memory traffic, ordered with the draws.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MemCommand {
+    /// Host->local image data: pixels `start..` of `rect`, packed as
+    /// [`LocalMemory::write_transfer`] takes them.
+    HostToLocal {
+        /// The destination rectangle.
+        rect: TransferRect,
+        /// Index of the first pixel in `data`.
+        start: u64,
+        /// Packed pixels.
+        data: Vec<u8>,
+    },
+    /// A local->local copy.
+    LocalToLocal {
+        /// Source rectangle.
+        src: TransferRect,
+        /// Destination rectangle.
+        dst: TransferRect,
+        /// TRXPOS.DIR.
+        dir: u32,
+    },
+    /// Load the CLUT buffer from local memory as TEX0 (or TEX2) describes, TEXCLUT for CSM2.
+    LoadClut {
+        /// The TEX0 value (CBP, CPSM, CSM, CSA and PSM matter).
+        tex0: Tex0,
+        /// TEXCLUT at the time of the load.
+        texclut: TexClut,
+    },
+    /// Replace the whole local memory (dump replay).
+    SetMemory(Box<LocalMemory>),
+}
+
+/// A consumer of the GS's output. Implementations draw; they see no GIF packets or registers
+/// beyond what a command carries.
+pub trait Renderer {
+    /// Draws one primitive.
+    fn draw(&mut self, cmd: &DrawCommand);
+    /// Applies a memory command, in order with the draws.
+    fn memory(&mut self, cmd: MemCommand);
+    /// Reads `count` pixels of `rect` from pixel `start` (local->host), after every earlier
+    /// command has taken effect.
+    fn read_back(&mut self, rect: &TransferRect, start: u64, count: u64) -> Vec<u8>;
+    /// The local memory with every earlier command applied (for the PCRTC and dumps).
+    fn local_memory(&mut self) -> &LocalMemory;
+}
+
+/// A boxed renderer is a renderer, so the choice can be made at run time
+/// (`Gs<Box<dyn Renderer + Send>>`).
+impl<R: Renderer + ?Sized> Renderer for Box<R> {
+    fn draw(&mut self, cmd: &DrawCommand) {
+        (**self).draw(cmd)
+    }
+    fn memory(&mut self, cmd: MemCommand) {
+        (**self).memory(cmd)
+    }
+    fn read_back(&mut self, rect: &TransferRect, start: u64, count: u64) -> Vec<u8> {
+        (**self).read_back(rect, start, count)
+    }
+    fn local_memory(&mut self) -> &LocalMemory {
+        (**self).local_memory()
+    }
+}

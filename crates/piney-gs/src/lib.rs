@@ -1,0 +1,51 @@
+//! The PS2 Graphics Synthesizer (GS).
+//!
+//! Contract:
+//! - [`mem::LocalMemory`] is the GS's 4 MiB local memory with the exact page/block/column swizzle
+//!   of every pixel storage mode ([`Psm`]), host<->local packing and local->local copies.
+//! - [`Gs`] is the register state machine. It takes A+D register writes ([`Gs::write_reg`]),
+//!   PACKED qwords ([`Gs::write_packed`]), image data ([`Gs::write_image`], HWREG) and privileged
+//!   register accesses ([`Gs::write_priv`], [`Gs::read_priv`]), runs the vertex queue and the
+//!   transfers, and hands plain [`DrawCommand`]s and [`MemCommand`]s to a [`Renderer`].
+//!   Renderers know nothing of GIF packets or registers beyond what a command carries.
+//! - [`sw::SoftwareRenderer`] is the reference rasteriser: deterministic integer arithmetic by
+//!   the GS's rules, drawing into its local memory; [`threaded::ThreadedRenderer`] runs any
+//!   renderer on a worker thread behind a channel.
+//! - [`pcrtc::Pcrtc`] reads the display circuits and merges them into an [`Image`];
+//!   [`pcrtc::Presenter`] applies the display offset and the 4:3 shape; [`Image`] writes PNGs.
+//! - [`gif`] parses GIFtags for the GS side; [`dump`] reads, writes and replays PCSX2 GS dumps;
+//!   [`compare`] compares PNG frames.
+//! - No host clock, no wgpu/winit: the same input gives the same pictures, bit for bit. Bad
+//!   input never panics: registers the GS does not define are reported and ignored, files give
+//!   errors naming what and where.
+
+pub mod compare;
+pub mod draw;
+pub mod dump;
+pub mod gif;
+pub mod gs;
+pub mod image;
+pub mod mem;
+pub mod pcrtc;
+pub mod psm;
+pub mod regs;
+pub mod sw;
+pub mod threaded;
+
+pub use draw::{Context, DrawCommand, Env, MemCommand, PrimKind, Renderer, Vertex};
+pub use gs::{Gs, GsError, Privileged};
+pub use image::{Image, ImageError};
+pub use mem::LocalMemory;
+pub use pcrtc::{Pcrtc, Presenter};
+pub use psm::Psm;
+pub use sw::SoftwareRenderer;
+pub use threaded::ThreadedRenderer;
+
+#[cfg(test)]
+mod dump_tests;
+#[cfg(test)]
+mod gs_tests;
+#[cfg(test)]
+mod pcrtc_tests;
+#[cfg(test)]
+mod sw_tests;

@@ -1,0 +1,253 @@
+//! The PCRTC: the two read circuits, PMODE's merge, and the presenter.
+//!
+//! Facts (GS User's Manual, "PCRTC"; the engine reference, "The screen"):
+//! - A read circuit shows the buffer DISPFB (FBP in pages, FBW, PSM, from (DBX, DBY)) in the
+//!   rectangle DISPLAY: DX video clocks and DY lines from the sync, DW + 1 clocks by DH + 1
+//!   lines; a buffer pixel lasts MAGH + 1 clocks and MAGV + 1 lines.
+//! - In interlaced field mode (SMODE2 INT = 1, FFMD = 1) each field reads the buffer's rows
+//!   again, so one buffer row spans two frame lines; otherwise one.
+//! - PMODE: EN1/EN2 switch the circuits on; circuit 1 is blended over a background which is
+//!   circuit 2 (SLBG 0) or BGCOLOR (SLBG 1), by ALP (MMOD 1) or circuit 1's pixel alpha (MMOD 0,
+//!   0x80 = 1.0 as in PCSX2's merge). Where circuit 1 shows nothing, the background is shown.
+//! - The merge's rounding on the console is not measured: piney rounds to nearest, as a GPU's
+//!   unorm conversion of PCSX2's float merge does.
+//! - The engine's frame-mode deflicker points both circuits at the same buffer with circuit 1 one
+//!   line lower and ALP 127. piney's picture is progressive, so by default that pair shows
+//!   circuit 2 alone; [`Pcrtc::deflicker`] set to true performs the merge.
+
+use crate::gs::Privileged;
+use crate::image::Image;
+use crate::mem::LocalMemory;
+use crate::psm::Psm;
+use crate::regs::{DispFb, Display};
+
+/// Reads the display circuits and merges them into a picture.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Pcrtc {
+    /// Perform the console's frame-mode deflicker merge (`--deflicker`).
+    pub deflicker: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Circuit {
+    fb: DispFb,
+    disp: Display,
+    /// Lines a buffer row spans (MAGV + 1, doubled in field mode).
+    line_step: i64,
+    clock_step: i64,
+}
+
+impl Circuit {
+    fn new(fb: DispFb, disp: Display, field_mode: bool) -> Self {
+        Circuit {
+            fb,
+            disp,
+            line_step: (disp.magv() as i64 + 1) * if field_mode { 2 } else { 1 },
+            clock_step: disp.magh() as i64 + 1,
+        }
+    }
+    fn x0(&self) -> i64 {
+        self.disp.dx() as i64
+    }
+    fn y0(&self) -> i64 {
+        self.disp.dy() as i64
+    }
+    fn x1(&self) -> i64 {
+        self.x0() + self.disp.dw() as i64 + 1
+    }
+    fn y1(&self) -> i64 {
+        self.y0() + self.disp.dh() as i64 + 1
+    }
+    /// The buffer pixel shown at (clock, line), if the circuit covers it.
+    fn pixel(&self, mem: &LocalMemory, clock: i64, line: i64) -> Option<[u8; 4]> {
+        if clock < self.x0() || clock >= self.x1() || line < self.y0() || line >= self.y1() {
+            return None;
+        }
+        let x = (self.fb.dbx() as i64 + (clock - self.x0()) / self.clock_step) as u32 & 2047;
+        let y = (self.fb.dby() as i64 + (line - self.y0()) / self.line_step) as u32 & 2047;
+        Some(read_display_pixel(mem, self.fb, x, y))
+    }
+}
+
+/// Reads one buffer pixel as a display circuit does (PSMCT32, 24, 16, 16S; other codes read as
+/// 32-bit). 5-bit channels are shifted up by 3.
+pub fn read_display_pixel(mem: &LocalMemory, fb: DispFb, x: u32, y: u32) -> [u8; 4] {
+    let psm = match fb.psm() {
+        0x01 => Psm::Ct24,
+        0x02 => Psm::Ct16,
+        0x0a => Psm::Ct16s,
+        _ => Psm::Ct32,
+    };
+    let v = mem.read_pixel(psm, x, y, fb.fbp() * 32, fb.fbw());
+    match psm {
+        Psm::Ct16 | Psm::Ct16s => [
+            ((v & 0x1f) << 3) as u8,
+            (((v >> 5) & 0x1f) << 3) as u8,
+            (((v >> 10) & 0x1f) << 3) as u8,
+            if v & 0x8000 != 0 { 0x80 } else { 0 },
+        ],
+        Psm::Ct24 => [v as u8, (v >> 8) as u8, (v >> 16) as u8, 0x80],
+        _ => v.to_le_bytes(),
+    }
+}
+
+fn mix(a: u8, b: u8, alpha: u32) -> u8 {
+    // a * alpha/255 + b * (255 - alpha)/255, rounded to nearest.
+    ((a as u32 * alpha + b as u32 * (255 - alpha) + 127) / 255) as u8
+}
+
+impl Pcrtc {
+    /// The merged picture of the enabled circuits, at the buffer resolution of the main circuit
+    /// (circuit 2 when enabled, else 1), covering the enabled circuits' display rectangles.
+    /// Returns a 0x0 picture when no circuit is enabled.
+    pub fn frame(&self, mem: &LocalMemory, p: &Privileged) -> Image {
+        let pm = p.pmode;
+        let field_mode = p.smode2.int() != 0 && p.smode2.ffmd() != 0;
+        let c1 = (pm.en1() != 0).then(|| Circuit::new(p.dispfb[0], p.display[0], field_mode));
+        let c2 = (pm.en2() != 0).then(|| Circuit::new(p.dispfb[1], p.display[1], field_mode));
+        let mut c1 = c1;
+        // The deflicker pair: the same buffer, circuit 1 a line or so lower.
+        let pair = match (c1, c2) {
+            (Some(a), Some(b)) => {
+                a.fb == b.fb
+                    && a.disp.dx() == b.disp.dx()
+                    && a.disp.dy() > b.disp.dy()
+                    && a.disp.dy() <= b.disp.dy() + 2
+            }
+            _ => false,
+        };
+        if pair && !self.deflicker {
+            c1 = None;
+        }
+        let main = match (c2, c1) {
+            (Some(m), _) | (None, Some(m)) => m,
+            (None, None) => return Image::new(0, 0, [0; 4]),
+        };
+        // The picture's rectangle: the union, except that the deflicker pair keeps the main
+        // circuit's (circuit 1's extra last line would show the background).
+        let (mut x0, mut y0, mut x1, mut y1) = (main.x0(), main.y0(), main.x1(), main.y1());
+        if !pair {
+            for c in [c1, c2].into_iter().flatten() {
+                x0 = x0.min(c.x0());
+                y0 = y0.min(c.y0());
+                x1 = x1.max(c.x1());
+                y1 = y1.max(c.y1());
+            }
+        }
+        let w = ((x1 - x0) / main.clock_step).max(0) as u32;
+        let h = ((y1 - y0) / main.line_step).max(0) as u32;
+        let bg = [
+            p.bgcolor.r() as u8,
+            p.bgcolor.g() as u8,
+            p.bgcolor.b() as u8,
+            255,
+        ];
+        let mut out = Image::new(w, h, [0, 0, 0, 255]);
+        for py in 0..h {
+            let line = y0 + py as i64 * main.line_step;
+            for px in 0..w {
+                let clock = x0 + px as i64 * main.clock_step;
+                let back = if pm.slbg() == 0 {
+                    c2.and_then(|c| c.pixel(mem, clock, line)).unwrap_or(bg)
+                } else {
+                    bg
+                };
+                let top = c1.and_then(|c| c.pixel(mem, clock, line));
+                let col = match top {
+                    None => back,
+                    Some(t) => {
+                        let a = if pm.mmod() != 0 {
+                            pm.alp()
+                        } else {
+                            (t[3] as u32 * 2).min(255)
+                        };
+                        [
+                            mix(t[0], back[0], a),
+                            mix(t[1], back[1], a),
+                            mix(t[2], back[2], a),
+                            255,
+                        ]
+                    }
+                };
+                out.set(px, py, [col[0], col[1], col[2], 255]);
+            }
+        }
+        out
+    }
+
+    /// The console's frame-mode deflicker applied to a progressive picture: each line becomes
+    /// `alp`/255 of the line above and the rest of its own (the first line stays).
+    pub fn deflicker_image(img: &Image, alp: u8) -> Image {
+        let mut out = img.clone();
+        for y in 1..img.height {
+            for x in 0..img.width {
+                let (up, own) = (img.get(x, y - 1), img.get(x, y));
+                let a = alp as u32;
+                out.set(
+                    x,
+                    y,
+                    [
+                        mix(up[0], own[0], a),
+                        mix(up[1], own[1], a),
+                        mix(up[2], own[2], a),
+                        own[3],
+                    ],
+                );
+            }
+        }
+        out
+    }
+}
+
+/// Presents pictures: the Adjust Screen offset and the 4:3 shape.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Presenter {
+    /// The game's display offset x (SetDisplayOffset, video clocks; moves x / 5 pixels).
+    pub offset_x: i32,
+    /// The display offset y (rows).
+    pub offset_y: i32,
+}
+
+impl Presenter {
+    /// The picture moved by the display offset (x / 5 pixels, truncated toward zero, and y
+    /// rows), black where the picture left.
+    pub fn present(&self, img: &Image) -> Image {
+        let (dx, dy) = ((self.offset_x / 5) as i64, self.offset_y as i64);
+        let mut out = Image::new(img.width, img.height, [0, 0, 0, 255]);
+        for y in 0..img.height as i64 {
+            let sy = y - dy;
+            if sy < 0 || sy >= img.height as i64 {
+                continue;
+            }
+            for x in 0..img.width as i64 {
+                let sx = x - dx;
+                if sx >= 0 && sx < img.width as i64 {
+                    out.set(x as u32, y as u32, img.get(sx as u32, sy as u32));
+                }
+            }
+        }
+        out
+    }
+
+    /// The 4:3 size for a picture `height` rows tall (width rounded to nearest).
+    pub fn aspect_size(height: u32) -> (u32, u32) {
+        ((height * 4 + 1) / 3, height)
+    }
+
+    /// [`Presenter::present`], then stretched horizontally (nearest neighbour) to 4:3.
+    pub fn present_4_3(&self, img: &Image) -> Image {
+        let moved = self.present(img);
+        let (w, h) = Self::aspect_size(img.height);
+        if img.width == 0 || h == 0 {
+            return moved;
+        }
+        let mut out = Image::new(w, h, [0, 0, 0, 255]);
+        for y in 0..h {
+            for x in 0..w {
+                let sx = (x as u64 * img.width as u64 / w as u64) as u32;
+                out.set(x, y, moved.get(sx, y));
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,1002 @@
+//! The software reference rasteriser: draws [`DrawCommand`]s into local memory by the GS's rules.
+//!
+//! Rules implemented (GS User's Manual, "Drawing" chapters; PCSX2's software renderer as a second
+//! source where the manual is silent):
+//! - Pixels are sampled at integer window coordinates; vertices are 12.4. A pixel is covered when
+//!   its sample lies in the half-open span of the primitive: rows `ceil(ytop) .. ceil(ybottom)`,
+//!   columns `ceil(xleft) .. ceil(xright)` (the top-left rule). Edge positions are computed
+//!   exactly in integers.
+//! - Gouraud colours, fog, Z and UV come from the plane through the three vertices evaluated
+//!   exactly (integers, rounded down); S, T and Q likewise in f64, then divided per pixel.
+//!   Flat shading takes the colour of the last (kicking) vertex; sprites take colour and Z of
+//!   their second vertex.
+//! - The per-pixel pipeline: scissor, SCANMSK, texture (CLAMP, TEXA, CLUT, nearest/bilinear,
+//!   mipmap level from Q), texture function, fog, alpha test (AFAIL), destination alpha test,
+//!   depth test, blending (PABE, COLCLAMP), dither (16-bit frames), FBA, FBMSK, writes.
+//!
+//! Not exact yet: the console's interpolation rounding of Gouraud colours and of S/T/Q is not
+//! documented; lines use a DDA along the major axis with the minor coordinate rounded to nearest;
+//! AA1 is treated as alpha blending without coverage.
+
+use crate::draw::{DrawCommand, MemCommand, PrimKind, Renderer, Vertex};
+use crate::mem::{LocalMemory, TransferRect, pixel_address};
+use crate::psm::Psm;
+use crate::regs::*;
+
+/// The software renderer: local memory and the CLUT buffer.
+#[derive(Clone, Debug)]
+pub struct SoftwareRenderer {
+    mem: LocalMemory,
+    /// The 1 KiB CLUT buffer as 512 halfwords. A 32-bit entry `i` keeps its low half at `i` and
+    /// its high half at `i + 256` (the buffer's two banks).
+    clut: Box<[u16; 512]>,
+}
+
+impl Default for SoftwareRenderer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn ceil_div(a: i64, b: i64) -> i64 {
+    // b > 0
+    -((-a).div_euclid(b))
+}
+
+#[derive(Clone, Copy)]
+struct Frag {
+    rgba: [i32; 4],
+    z: u64,
+    f: i32,
+    /// Texel coordinates in 1/16 texel (level 0).
+    u: i32,
+    v: i32,
+    q: f32,
+}
+
+struct TexState {
+    psm: Psm,
+    bp: [u32; 7],
+    bw: [u32; 7],
+    tw: u32,
+    th: u32,
+    tcc: bool,
+    tfx: u32,
+    clamp: Clamp,
+    cpsm: Psm,
+    csa: u32,
+    texa: Texa,
+    tex1: Tex1,
+}
+
+struct Setup {
+    fpsm: Psm,
+    fbp: u32,
+    fbw: u32,
+    fbmsk: u32,
+    zpsm: Psm,
+    zbp: u32,
+    zmsk: bool,
+    test: Test,
+    alpha: Alpha,
+    blend: bool,
+    pabe: bool,
+    fba: bool,
+    colclamp: bool,
+    dither: Option<Dimx>,
+    fog: Option<FogCol>,
+    scissor: (i32, i32, i32, i32),
+    scanmsk: u64,
+    tex: Option<TexState>,
+    fst: bool,
+    /// Z is tested or written.
+    need_z: bool,
+}
+
+fn tex_psm(code: u32) -> Psm {
+    // An undefined texture PSM reads as PSMCT32 (the GS draws garbage; we draw something defined).
+    Psm::from_code(code as u64).unwrap_or(Psm::Ct32)
+}
+
+impl SoftwareRenderer {
+    /// Zeroed memory and CLUT.
+    pub fn new() -> Self {
+        SoftwareRenderer {
+            mem: LocalMemory::new(),
+            clut: Box::new([0; 512]),
+        }
+    }
+
+    /// The local memory.
+    pub fn mem(&self) -> &LocalMemory {
+        &self.mem
+    }
+
+    /// The local memory, writable.
+    pub fn mem_mut(&mut self) -> &mut LocalMemory {
+        &mut self.mem
+    }
+
+    /// The CLUT buffer (see the field's layout).
+    pub fn clut(&self) -> &[u16; 512] {
+        &self.clut
+    }
+
+    fn load_clut(&mut self, tex0: Tex0, texclut: TexClut) {
+        let psm = tex_psm(tex0.psm());
+        let entries: u32 = if matches!(psm, Psm::T8 | Psm::T8h) {
+            256
+        } else {
+            16
+        };
+        let cpsm = match tex0.cpsm() {
+            0x2 => Psm::Ct16,
+            0xa => Psm::Ct16s,
+            // CPSM 0 is PSMCT32; other codes are undefined and read as 32-bit.
+            _ => Psm::Ct32,
+        };
+        let cbp = tex0.cbp();
+        for i in 0..entries {
+            let (x, y, bw) = if tex0.csm() == 0 {
+                // CSM1: the CLUT is a 16x16 (8-bit) or 8x2 (4-bit) rectangle; in the 16x16 one
+                // bits 3 and 4 of the index are swapped (entries 8-15 sit at x 0-7 of row 1).
+                if entries == 256 {
+                    let p = (i & 0xe7) | ((i & 8) << 1) | ((i & 0x10) >> 1);
+                    (p & 15, p >> 4, 1)
+                } else {
+                    (i & 7, i >> 3, 1)
+                }
+            } else {
+                // CSM2: a row of pixels at (COU * 16, COV) in a buffer of width CBW.
+                (texclut.cou() * 16 + i, texclut.cov(), texclut.cbw())
+            };
+            let v = self.mem.read_pixel(cpsm, x, y, cbp, bw);
+            if cpsm == Psm::Ct32 {
+                // CSA counts 16 entries; for 32-bit CLUTs only CSA bits 0-3 count.
+                let e = (((tex0.csa() & 15) * 16 + i) & 255) as usize;
+                self.clut[e] = v as u16;
+                self.clut[e + 256] = (v >> 16) as u16;
+            } else {
+                let e = ((tex0.csa() * 16 + i) & 511) as usize;
+                self.clut[e] = v as u16;
+            }
+        }
+    }
+
+    fn setup(&self, cmd: &DrawCommand) -> Setup {
+        let c = &cmd.ctx;
+        let mut fbmsk = c.frame.fbmsk();
+        // A frame in PSMT8H/4HH/4HL is PSMCT32 writing only those bits (PCSX2
+        // GIFRegHandlerFRAME; tested for 8H there).
+        let fpsm = match tex_psm(c.frame.psm()) {
+            Psm::T8h => {
+                fbmsk |= 0x00ff_ffff;
+                Psm::Ct32
+            }
+            Psm::T4hh => {
+                fbmsk |= 0x0fff_ffff;
+                Psm::Ct32
+            }
+            Psm::T4hl => {
+                fbmsk |= 0xf0ff_ffff;
+                Psm::Ct32
+            }
+            Psm::T8 | Psm::T4 => Psm::Ct32,
+            p => p,
+        };
+        let zpsm = Psm::from_code(0x30 | c.zbuf.psm() as u64).unwrap_or(Psm::Z32);
+        // With the frame in a Z format the Z buffer takes the colour swizzle (hardware-tested,
+        // PCSX2 GIFRegHandlerZBUF).
+        let zpsm = if fpsm.is_depth() {
+            match zpsm {
+                Psm::Z32 => Psm::Ct32,
+                Psm::Z24 => Psm::Ct24,
+                Psm::Z16 => Psm::Ct16,
+                _ => Psm::Ct16s,
+            }
+        } else {
+            zpsm
+        };
+        let s = c.scissor;
+        let tex = (cmd.prim.tme() != 0).then(|| {
+            let t = c.tex0;
+            let m1 = c.miptbp1;
+            let m2 = c.miptbp2;
+            TexState {
+                psm: tex_psm(t.psm()),
+                bp: [
+                    t.tbp0(),
+                    m1.tbp1(),
+                    m1.tbp2(),
+                    m1.tbp3(),
+                    m2.tbp1(),
+                    m2.tbp2(),
+                    m2.tbp3(),
+                ],
+                bw: [
+                    t.tbw(),
+                    m1.tbw1(),
+                    m1.tbw2(),
+                    m1.tbw3(),
+                    m2.tbw1(),
+                    m2.tbw2(),
+                    m2.tbw3(),
+                ],
+                // TW/TH above 10 are undefined; 1024 is the largest texture.
+                tw: t.tw().min(10),
+                th: t.th().min(10),
+                tcc: t.tcc() != 0,
+                tfx: t.tfx(),
+                clamp: c.clamp,
+                cpsm: if t.cpsm() == 0 {
+                    Psm::Ct32
+                } else if t.cpsm() == 0xa {
+                    Psm::Ct16s
+                } else {
+                    Psm::Ct16
+                },
+                csa: t.csa(),
+                texa: cmd.env.texa,
+                tex1: c.tex1,
+            }
+        });
+        Setup {
+            fpsm,
+            fbp: c.frame.fbp() * 32,
+            fbw: c.frame.fbw(),
+            fbmsk,
+            zpsm,
+            zbp: c.zbuf.zbp() * 32,
+            zmsk: c.zbuf.zmsk() != 0,
+            test: c.test,
+            alpha: c.alpha,
+            blend: cmd.prim.abe() != 0 || cmd.prim.aa1() != 0,
+            pabe: cmd.env.pabe != 0,
+            fba: c.fba != 0,
+            colclamp: cmd.env.colclamp != 0,
+            // Dithering applies to 16-bit frame buffers only (PCSX2 GSRendererSW: DTHE with a
+            // 16-bit FPSM).
+            dither: (cmd.env.dthe != 0 && fpsm.transfer_bits() == 16).then_some(cmd.env.dimx),
+            fog: (cmd.prim.fge() != 0).then_some(cmd.env.fogcol),
+            scissor: (
+                s.scax0() as i32,
+                s.scax1() as i32,
+                s.scay0() as i32,
+                s.scay1() as i32,
+            ),
+            scanmsk: cmd.env.scanmsk,
+            tex,
+            fst: cmd.prim.fst() != 0,
+            need_z: c.zbuf.zmsk() == 0 || (c.test.zte() != 0 && c.test.ztst() != 1),
+        }
+    }
+
+    // ---- texture ----
+
+    fn texel(&self, t: &TexState, level: usize, x: i32, y: i32) -> [i32; 4] {
+        let (x, y) = (x as u32, y as u32);
+        let raw = self.mem.read_pixel(t.psm, x, y, t.bp[level], t.bw[level]);
+        let texa = t.texa;
+        let aem = texa.aem() != 0;
+        match t.psm {
+            Psm::Ct32 | Psm::Z32 => [
+                raw as i32 & 0xff,
+                (raw >> 8) as i32 & 0xff,
+                (raw >> 16) as i32 & 0xff,
+                (raw >> 24) as i32,
+            ],
+            Psm::Ct24 | Psm::Z24 => {
+                // TEXA: A = TA0, or 0 for black with AEM.
+                let a = if aem && raw & 0xff_ffff == 0 {
+                    0
+                } else {
+                    texa.ta0() as i32
+                };
+                [
+                    raw as i32 & 0xff,
+                    (raw >> 8) as i32 & 0xff,
+                    (raw >> 16) as i32 & 0xff,
+                    a,
+                ]
+            }
+            Psm::Ct16 | Psm::Ct16s | Psm::Z16 | Psm::Z16s => expand16(raw, texa),
+            _ => {
+                let idx = raw;
+                if t.cpsm == Psm::Ct32 {
+                    let e = (((t.csa & 15) * 16 + idx) & 255) as usize;
+                    let v = self.clut[e] as u32 | ((self.clut[e + 256] as u32) << 16);
+                    [
+                        v as i32 & 0xff,
+                        (v >> 8) as i32 & 0xff,
+                        (v >> 16) as i32 & 0xff,
+                        (v >> 24) as i32,
+                    ]
+                } else {
+                    let e = ((t.csa * 16 + idx) & 511) as usize;
+                    expand16(self.clut[e] as u32, texa)
+                }
+            }
+        }
+    }
+
+    fn wrapped_texel(&self, t: &TexState, level: usize, x: i32, y: i32) -> [i32; 4] {
+        let c = t.clamp;
+        let w = (1i32 << t.tw) >> level;
+        let h = (1i32 << t.th) >> level;
+        let x = wrap(
+            x,
+            w.max(1),
+            c.wms(),
+            c.minu() as i32 >> level,
+            c.maxu() as i32 >> level,
+        );
+        let y = wrap(
+            y,
+            h.max(1),
+            c.wmt(),
+            c.minv() as i32 >> level,
+            c.maxv() as i32 >> level,
+        );
+        self.texel(t, level, x, y)
+    }
+
+    fn sample_level(&self, t: &TexState, level: usize, u: i32, v: i32, linear: bool) -> [i32; 4] {
+        let (u, v) = (u >> level, v >> level);
+        if !linear {
+            return self.wrapped_texel(t, level, u >> 4, v >> 4);
+        }
+        // Bilinear: texel centres are at +0.5; weights in sixteenths.
+        let (u, v) = (u - 8, v - 8);
+        let (x0, y0, fx, fy) = (u >> 4, v >> 4, u & 15, v & 15);
+        let c00 = self.wrapped_texel(t, level, x0, y0);
+        let c10 = self.wrapped_texel(t, level, x0 + 1, y0);
+        let c01 = self.wrapped_texel(t, level, x0, y0 + 1);
+        let c11 = self.wrapped_texel(t, level, x0 + 1, y0 + 1);
+        let mut out = [0; 4];
+        for i in 0..4 {
+            out[i] = (c00[i] * (16 - fx) * (16 - fy)
+                + c10[i] * fx * (16 - fy)
+                + c01[i] * (16 - fx) * fy
+                + c11[i] * fx * fy)
+                >> 8;
+        }
+        out
+    }
+
+    fn sample(&self, t: &TexState, u: i32, v: i32, q: f32) -> [i32; 4] {
+        let t1 = t.tex1;
+        // Without mipmapping and with one filter either way, the LOD does not matter.
+        if t1.mmin() <= 1 && t1.mmag() == t1.mmin() {
+            return self.sample_level(t, 0, u, v, t1.mmag() != 0);
+        }
+        // LOD in sixteenths: K when LCM = 1, else log2(1/|Q|) * 2^L + K, with log2 taken from
+        // the float's exponent and top mantissa bits (a linear approximation).
+        let lod = if t1.lcm() != 0 {
+            t1.k_signed()
+        } else {
+            let bits = q.abs().to_bits();
+            let e = ((bits >> 23) & 0xff) as i32 - 127;
+            let m = ((bits >> 19) & 15) as i32;
+            (-(e * 16 + m) << t1.l()) + t1.k_signed()
+        };
+        if lod <= 0 {
+            return self.sample_level(t, 0, u, v, t1.mmag() & 1 != 0);
+        }
+        let mxl = t1.mxl().min(6) as i32;
+        match t1.mmin() {
+            0 => self.sample_level(t, 0, u, v, false),
+            1 => self.sample_level(t, 0, u, v, true),
+            m @ (2 | 4) => {
+                let level = ((lod + 8) >> 4).min(mxl) as usize;
+                self.sample_level(t, level, u, v, m == 4)
+            }
+            m @ (3 | 5) => {
+                let l0 = (lod >> 4).min(mxl) as usize;
+                let l1 = ((lod >> 4) + 1).min(mxl) as usize;
+                let f = lod & 15;
+                let a = self.sample_level(t, l0, u, v, m == 5);
+                let b = self.sample_level(t, l1, u, v, m == 5);
+                let mut out = [0; 4];
+                for i in 0..4 {
+                    out[i] = (a[i] * (16 - f) + b[i] * f) >> 4;
+                }
+                out
+            }
+            // MMIN 6 and 7 are undefined: nearest.
+            _ => self.sample_level(t, 0, u, v, false),
+        }
+    }
+
+    // ---- the pixel pipeline ----
+
+    fn pixel(&mut self, s: &Setup, x: i32, y: i32, fr: &Frag) {
+        let (sx0, sx1, sy0, sy1) = s.scissor;
+        if x < sx0
+            || x > sx1
+            || y < sy0
+            || y > sy1
+            || !(0..2048).contains(&x)
+            || !(0..2048).contains(&y)
+        {
+            return;
+        }
+        // SCANMSK 2: even lines are not drawn; 3: odd lines.
+        if (s.scanmsk == 2 && y & 1 == 0) || (s.scanmsk == 3 && y & 1 == 1) {
+            return;
+        }
+        let (ux, uy) = (x as u32, y as u32);
+        let mut c = fr.rgba;
+        if let Some(t) = &s.tex {
+            let tc = self.sample(t, fr.u, fr.v, fr.q);
+            c = tfx(t.tfx, t.tcc, tc, fr.rgba);
+        }
+        if let Some(fc) = s.fog {
+            // C = (F * C + (255 - F) * FOGCOL) >> 8 for R, G, B.
+            let fcol = [fc.fcr() as i32, fc.fcg() as i32, fc.fcb() as i32];
+            for i in 0..3 {
+                c[i] = (fr.f * c[i] + (255 - fr.f) * fcol[i]) >> 8;
+            }
+        }
+        // Alpha test.
+        let (mut fb_write, mut z_write, mut rgb_only) = (true, !s.zmsk, false);
+        let t = s.test;
+        if t.ate() != 0 {
+            let (a, r) = (c[3], t.aref() as i32);
+            let pass = match t.atst() {
+                0 => false,
+                1 => true,
+                2 => a < r,
+                3 => a <= r,
+                4 => a == r,
+                5 => a >= r,
+                6 => a > r,
+                _ => a != r,
+            };
+            if !pass {
+                match t.afail() {
+                    0 => return,
+                    1 => z_write = false,
+                    2 => fb_write = false,
+                    _ => {
+                        z_write = false;
+                        rgb_only = true;
+                    }
+                }
+            }
+        }
+        let fbits = s.fpsm.transfer_bits();
+        let faddr = pixel_address(s.fpsm, ux, uy, s.fbp, s.fbw);
+        let dst = match fbits {
+            16 => self.mem.read_pixel(s.fpsm, ux, uy, s.fbp, s.fbw),
+            _ => self.mem.read_word(faddr),
+        };
+        // Destination alpha test: the stored alpha's top bit must equal DATM.
+        if t.date() != 0 {
+            let abit = match fbits {
+                16 => (dst >> 15) & 1,
+                24 => 1, // PSMCT24 has no alpha; it reads as 0x80.
+                _ => (dst >> 31) & 1,
+            };
+            if abit != t.datm() {
+                return;
+            }
+        }
+        // Depth test in the Z buffer's format; the incoming Z saturates to the format's range.
+        let zbits = s.zpsm.transfer_bits();
+        let zmax: u64 = match zbits {
+            32 => 0xffff_ffff,
+            24 => 0xff_ffff,
+            _ => 0xffff,
+        };
+        let z = fr.z.min(zmax) as u32;
+        if t.zte() != 0 && t.ztst() != 1 {
+            let zd = self.mem.read_pixel(s.zpsm, ux, uy, s.zbp, s.fbw_z());
+            let pass = match t.ztst() {
+                0 => false,
+                2 => z >= zd,
+                _ => z > zd,
+            };
+            if !pass {
+                return;
+            }
+        }
+        if fb_write {
+            let d = match fbits {
+                16 => [
+                    ((dst & 0x1f) << 3) as i32,
+                    (((dst >> 5) & 0x1f) << 3) as i32,
+                    (((dst >> 10) & 0x1f) << 3) as i32,
+                    if dst & 0x8000 != 0 { 0x80 } else { 0 },
+                ],
+                24 => [
+                    dst as i32 & 0xff,
+                    (dst >> 8) as i32 & 0xff,
+                    (dst >> 16) as i32 & 0xff,
+                    0x80,
+                ],
+                _ => [
+                    dst as i32 & 0xff,
+                    (dst >> 8) as i32 & 0xff,
+                    (dst >> 16) as i32 & 0xff,
+                    (dst >> 24) as i32,
+                ],
+            };
+            let mut out = c;
+            // PABE: no blending where the source alpha's MSB is 0.
+            if s.blend && !(s.pabe && c[3] < 0x80) {
+                let al = s.alpha;
+                let cf = match al.c() {
+                    0 => c[3],
+                    1 => d[3],
+                    _ => al.fix() as i32,
+                };
+                for i in 0..3 {
+                    let pick = |sel: u32| match sel {
+                        0 => c[i],
+                        1 => d[i],
+                        _ => 0,
+                    };
+                    // Cv = ((A - B) * C >> 7) + D, arithmetic shift.
+                    out[i] = (((pick(al.a()) - pick(al.b())) * cf) >> 7) + pick(al.d());
+                }
+            }
+            if let Some(dm) = s.dither {
+                let dv = dm.value(ux, uy);
+                for o in out.iter_mut().take(3) {
+                    *o += dv;
+                }
+            }
+            for o in out.iter_mut().take(3) {
+                // COLCLAMP 1 clamps to 0..255, 0 keeps the low 8 bits.
+                *o = if s.colclamp {
+                    (*o).clamp(0, 255)
+                } else {
+                    *o & 0xff
+                };
+            }
+            let mut a = c[3] & 0xff;
+            // FBA sets the written alpha's MSB.
+            if s.fba {
+                a |= 0x80;
+            }
+            let mut mask = s.fbmsk;
+            if rgb_only {
+                mask |= 0xff00_0000;
+            }
+            match fbits {
+                16 => {
+                    let v = ((out[0] as u32) >> 3)
+                        | (((out[1] as u32) >> 3) << 5)
+                        | (((out[2] as u32) >> 3) << 10)
+                        | (((a as u32) >> 7) << 15);
+                    // The 32-bit FBMSK's bits at the 5:5:5:1 positions.
+                    let keep = ((mask >> 3) & 0x1f)
+                        | ((mask >> 6) & 0x3e0)
+                        | ((mask >> 9) & 0x7c00)
+                        | ((mask >> 16) & 0x8000);
+                    self.mem
+                        .write_pixel16_masked(s.fpsm, ux, uy, s.fbp, s.fbw, v, keep);
+                }
+                _ => {
+                    let v = out[0] as u32
+                        | ((out[1] as u32) << 8)
+                        | ((out[2] as u32) << 16)
+                        | ((a as u32) << 24);
+                    let fmt = if fbits == 24 { 0x00ff_ffff } else { u32::MAX };
+                    self.mem.write_masked(faddr, v, !mask & fmt);
+                }
+            }
+        }
+        if z_write {
+            self.mem.write_pixel(s.zpsm, ux, uy, s.zbp, s.fbw_z(), z);
+        }
+    }
+
+    // ---- primitives ----
+
+    fn draw_sprite(&mut self, s: &Setup, cmd: &DrawCommand) {
+        let (mut a, mut b) = (cmd.vertices[0], cmd.vertices[1]);
+        let last = b;
+        // Corners may come in any order; texture coordinates follow their corner.
+        let (mut ua, mut ub) = ((a.u as i64, a.s as f64), (b.u as i64, b.s as f64));
+        let (mut va, mut vb) = ((a.v as i64, a.t as f64), (b.v as i64, b.t as f64));
+        if a.x > b.x {
+            std::mem::swap(&mut a.x, &mut b.x);
+            std::mem::swap(&mut ua, &mut ub);
+        }
+        if a.y > b.y {
+            std::mem::swap(&mut a.y, &mut b.y);
+            std::mem::swap(&mut va, &mut vb);
+        }
+        let x0 = ceil_div(a.x as i64, 16);
+        let x1 = ceil_div(b.x as i64, 16);
+        let y0 = ceil_div(a.y as i64, 16);
+        let y1 = ceil_div(b.y as i64, 16);
+        let (sx0, sx1, sy0, sy1) = s.scissor;
+        let (x0, x1) = (x0.max(sx0 as i64), x1.min(sx1 as i64 + 1));
+        let (y0, y1) = (y0.max(sy0 as i64), y1.min(sy1 as i64 + 1));
+        let (dx, dy) = ((b.x - a.x) as i64, (b.y - a.y) as i64);
+        let tw = s.tex.as_ref().map_or(0, |t| t.tw);
+        let th = s.tex.as_ref().map_or(0, |t| t.th);
+        let q = last.q;
+        for py in y0..y1 {
+            let fy = py * 16 - a.y as i64;
+            for px in x0..x1 {
+                let fx = px * 16 - a.x as i64;
+                let (u, v) = if s.tex.is_none() {
+                    (0, 0)
+                } else if s.fst {
+                    (lerp_i(ua.0, ub.0, fx, dx), lerp_i(va.0, vb.0, fy, dy))
+                } else {
+                    let sv = lerp_f(ua.1, ub.1, fx, dx);
+                    let tv = lerp_f(va.1, vb.1, fy, dy);
+                    (st_to_fixed(sv, q as f64, tw), st_to_fixed(tv, q as f64, th))
+                };
+                let fr = Frag {
+                    rgba: [
+                        last.rgba[0] as i32,
+                        last.rgba[1] as i32,
+                        last.rgba[2] as i32,
+                        last.rgba[3] as i32,
+                    ],
+                    z: last.z as u64,
+                    f: last.f as i32,
+                    u: u as i32,
+                    v: v as i32,
+                    q,
+                };
+                self.pixel(s, px as i32, py as i32, &fr);
+            }
+        }
+    }
+
+    fn draw_triangle(&mut self, s: &Setup, cmd: &DrawCommand) {
+        let v = &cmd.vertices;
+        let p = |i: usize| (v[i].x as i64, v[i].y as i64);
+        let area = (p(1).0 - p(0).0) * (p(2).1 - p(0).1) - (p(2).0 - p(0).0) * (p(1).1 - p(0).1);
+        if area == 0 {
+            return;
+        }
+        // Either winding: the weights take the area's sign, so that dividing by |area| rounds
+        // down in both.
+        let sign = area.signum();
+        let area = area.abs();
+        // Sort by y for the span walk.
+        let mut idx = [0usize, 1, 2];
+        idx.sort_by_key(|&i| (v[i].y, i));
+        let (t, m, b) = (p(idx[0]), p(idx[1]), p(idx[2]));
+        let gouraud = cmd.prim.iip() != 0;
+        let last = v[2];
+        let flat = last.rgba.map(|c| c as i32);
+        let tw = s.tex.as_ref().map_or(0, |t| t.tw);
+        let th = s.tex.as_ref().map_or(0, |t| t.th);
+        let (sx0, sx1, sy0, sy1) = s.scissor;
+        let ystart = ceil_div(t.1, 16).max(sy0 as i64);
+        let yend = ceil_div(b.1, 16).min(sy1 as i64 + 1);
+        for py in ystart..yend {
+            let y16 = py * 16;
+            let xl = edge_ceil(t, b, y16);
+            let xs = if y16 < m.1 {
+                edge_ceil(t, m, y16)
+            } else {
+                edge_ceil(m, b, y16)
+            };
+            let (lo, hi) = (xl.min(xs).max(sx0 as i64), xl.max(xs).min(sx1 as i64 + 1));
+            for px in lo..hi {
+                let x16 = px * 16;
+                // Edge functions: w[i] is the weight of vertex i times the doubled area (exact
+                // in i64: coordinate differences stay below 2^18).
+                let e = |a: (i64, i64), c: (i64, i64)| {
+                    (a.0 - x16) * (c.1 - y16) - (c.0 - x16) * (a.1 - y16)
+                };
+                let w = [
+                    sign * e(p(1), p(2)),
+                    sign * e(p(2), p(0)),
+                    sign * e(p(0), p(1)),
+                ];
+                let interp = |a0: i64, a1: i64, a2: i64| -> i64 {
+                    (w[0] * a0 + w[1] * a1 + w[2] * a2).div_euclid(area)
+                };
+                let rgba = if gouraud {
+                    let mut c = [0; 4];
+                    for (i, ci) in c.iter_mut().enumerate() {
+                        let (c0, c1, c2) = (
+                            v[0].rgba[i] as i64,
+                            v[1].rgba[i] as i64,
+                            v[2].rgba[i] as i64,
+                        );
+                        *ci = interp(c0, c1, c2).clamp(0, 255) as i32;
+                    }
+                    c
+                } else {
+                    flat
+                };
+                // Z needs 128 bits (32-bit Z times a 34-bit weight); only computed when used.
+                let z = if s.need_z {
+                    let wz = w[0] as i128 * v[0].z as i128
+                        + w[1] as i128 * v[1].z as i128
+                        + w[2] as i128 * v[2].z as i128;
+                    wz.div_euclid(area as i128).clamp(0, u32::MAX as i128) as u64
+                } else {
+                    0
+                };
+                let f = if s.fog.is_some() {
+                    interp(v[0].f as i64, v[1].f as i64, v[2].f as i64).clamp(0, 255) as i32
+                } else {
+                    0
+                };
+                let (mut u, mut vv, mut q) = (0, 0, last.q);
+                if s.tex.is_some() {
+                    if s.fst {
+                        u = interp(v[0].u as i64, v[1].u as i64, v[2].u as i64) as i32;
+                        vv = interp(v[0].v as i64, v[1].v as i64, v[2].v as i64) as i32;
+                    } else {
+                        let af = area as f64;
+                        let wf = [w[0] as f64 / af, w[1] as f64 / af, w[2] as f64 / af];
+                        let fi = |g: &dyn Fn(&Vertex) -> f64| {
+                            wf[0] * g(&v[0]) + wf[1] * g(&v[1]) + wf[2] * g(&v[2])
+                        };
+                        let sq = fi(&|vx| vx.s as f64);
+                        let tq = fi(&|vx| vx.t as f64);
+                        let qq = fi(&|vx| vx.q as f64);
+                        q = qq as f32;
+                        u = st_to_fixed(sq, qq, tw) as i32;
+                        vv = st_to_fixed(tq, qq, th) as i32;
+                    }
+                }
+                let fr = Frag {
+                    rgba,
+                    z,
+                    f,
+                    u,
+                    v: vv,
+                    q,
+                };
+                self.pixel(s, px as i32, py as i32, &fr);
+            }
+        }
+    }
+
+    fn draw_line(&mut self, s: &Setup, cmd: &DrawCommand) {
+        let (a, b) = (cmd.vertices[0], cmd.vertices[1]);
+        let gouraud = cmd.prim.iip() != 0;
+        let (dx, dy) = ((b.x - a.x) as i64, (b.y - a.y) as i64);
+        let xmajor = dx.abs() >= dy.abs();
+        let (len, start, end) = if xmajor {
+            (dx, a.x as i64, b.x as i64)
+        } else {
+            (dy, a.y as i64, b.y as i64)
+        };
+        if len == 0 {
+            return;
+        }
+        let (lo, hi) = (start.min(end), start.max(end));
+        let tw = s.tex.as_ref().map_or(0, |t| t.tw);
+        let th = s.tex.as_ref().map_or(0, |t| t.th);
+        // Pixels along the major axis from ceil(start) to ceil(end) - 1 (the last one is left
+        // for the next line of a strip); the minor coordinate is rounded to nearest.
+        for m in ceil_div(lo, 16)..ceil_div(hi, 16) {
+            let num = m * 16 - start;
+            let (px, py) = if xmajor {
+                let y = a.y as i64 + floor_div(dy * num, len);
+                (m, (y + 8) >> 4)
+            } else {
+                let x = a.x as i64 + floor_div(dx * num, len);
+                ((x + 8) >> 4, m)
+            };
+            let li = |p: i64, q: i64| p + floor_div((q - p) * num, len);
+            let rgba = if gouraud {
+                let mut c = [0; 4];
+                for (i, ci) in c.iter_mut().enumerate() {
+                    *ci = li(a.rgba[i] as i64, b.rgba[i] as i64).clamp(0, 255) as i32;
+                }
+                c
+            } else {
+                [
+                    b.rgba[0] as i32,
+                    b.rgba[1] as i32,
+                    b.rgba[2] as i32,
+                    b.rgba[3] as i32,
+                ]
+            };
+            let fr_t = num as f64 / len as f64;
+            let q = a.q as f64 + (b.q as f64 - a.q as f64) * fr_t;
+            let (u, v) = if s.fst {
+                (li(a.u as i64, b.u as i64), li(a.v as i64, b.v as i64))
+            } else {
+                let sv = a.s as f64 + (b.s as f64 - a.s as f64) * fr_t;
+                let tv = a.t as f64 + (b.t as f64 - a.t as f64) * fr_t;
+                (st_to_fixed(sv, q, tw), st_to_fixed(tv, q, th))
+            };
+            let fr = Frag {
+                rgba,
+                z: li(a.z as i64, b.z as i64).max(0) as u64,
+                f: li(a.f as i64, b.f as i64).clamp(0, 255) as i32,
+                u: u as i32,
+                v: v as i32,
+                q: q as f32,
+            };
+            self.pixel(s, px as i32, py as i32, &fr);
+        }
+    }
+
+    fn draw_point(&mut self, s: &Setup, cmd: &DrawCommand) {
+        let a = cmd.vertices[0];
+        // A point covers the pixel a 1x1 sprite from the vertex would: ceil of its coordinates.
+        let (px, py) = (ceil_div(a.x as i64, 16), ceil_div(a.y as i64, 16));
+        let tw = s.tex.as_ref().map_or(0, |t| t.tw);
+        let th = s.tex.as_ref().map_or(0, |t| t.th);
+        let (u, v) = if s.fst {
+            (a.u as i64, a.v as i64)
+        } else {
+            (
+                st_to_fixed(a.s as f64, a.q as f64, tw),
+                st_to_fixed(a.t as f64, a.q as f64, th),
+            )
+        };
+        let fr = Frag {
+            rgba: [
+                a.rgba[0] as i32,
+                a.rgba[1] as i32,
+                a.rgba[2] as i32,
+                a.rgba[3] as i32,
+            ],
+            z: a.z as u64,
+            f: a.f as i32,
+            u: u as i32,
+            v: v as i32,
+            q: a.q,
+        };
+        if (i32::MIN as i64..i32::MAX as i64).contains(&px)
+            && (i32::MIN as i64..i32::MAX as i64).contains(&py)
+        {
+            self.pixel(s, px as i32, py as i32, &fr);
+        }
+    }
+}
+
+impl Setup {
+    /// The Z buffer shares the frame's width (ZBUF has no width field).
+    fn fbw_z(&self) -> u32 {
+        self.fbw
+    }
+}
+
+fn expand16(raw: u32, texa: Texa) -> [i32; 4] {
+    // 5-bit channels are shifted up by 3 (no low-bit replication); A comes from TEXA: TA1 when
+    // the A bit is set, else TA0, or 0 for an all-zero texel with AEM.
+    let a = if raw & 0x8000 != 0 {
+        texa.ta1() as i32
+    } else if texa.aem() != 0 && raw & 0x7fff == 0 {
+        0
+    } else {
+        texa.ta0() as i32
+    };
+    [
+        ((raw & 0x1f) << 3) as i32,
+        (((raw >> 5) & 0x1f) << 3) as i32,
+        (((raw >> 10) & 0x1f) << 3) as i32,
+        a,
+    ]
+}
+
+/// Texture function (TEX0.TFX) of texel `t` and vertex colour `f`.
+fn tfx(mode: u32, tcc: bool, t: [i32; 4], f: [i32; 4]) -> [i32; 4] {
+    let modulate = |i: usize| ((t[i] * f[i]) >> 7).min(255);
+    match mode {
+        // MODULATE: C = Ct * Cf >> 7; A = At * Af >> 7 (TCC) or Af.
+        0 => [
+            modulate(0),
+            modulate(1),
+            modulate(2),
+            if tcc { modulate(3) } else { f[3] },
+        ],
+        // DECAL: C = Ct; A = At or Af.
+        1 => [t[0], t[1], t[2], if tcc { t[3] } else { f[3] }],
+        // HIGHLIGHT: C = (Ct * Cf >> 7) + Af; A = At + Af or Af.
+        2 => {
+            let h = |i: usize| (((t[i] * f[i]) >> 7) + f[3]).min(255);
+            [
+                h(0),
+                h(1),
+                h(2),
+                if tcc { (t[3] + f[3]).min(255) } else { f[3] },
+            ]
+        }
+        // HIGHLIGHT2: C as HIGHLIGHT; A = At or Af.
+        _ => {
+            let h = |i: usize| (((t[i] * f[i]) >> 7) + f[3]).min(255);
+            [h(0), h(1), h(2), if tcc { t[3] } else { f[3] }]
+        }
+    }
+}
+
+/// CLAMP modes: 0 REPEAT, 1 CLAMP, 2 REGION_CLAMP (MIN..MAX), 3 REGION_REPEAT
+/// ((c & MIN) | MAX, MIN being the mask and MAX the fixed bits).
+fn wrap(c: i32, size: i32, mode: u32, min: i32, max: i32) -> i32 {
+    match mode {
+        0 => c & (size - 1),
+        1 => c.clamp(0, size - 1),
+        2 => c.clamp(min, max.max(min)),
+        _ => (c & min) | max,
+    }
+}
+
+/// x at row `y16` on the edge a->b (12.4), as the first pixel column at or right of it.
+fn edge_ceil(a: (i64, i64), b: (i64, i64), y16: i64) -> i64 {
+    let dy = b.1 - a.1;
+    if dy == 0 {
+        return ceil_div(a.0.min(b.0), 16);
+    }
+    ceil_div(a.0 * dy + (b.0 - a.0) * (y16 - a.1), 16 * dy)
+}
+
+/// a / b rounded down, for either sign of b (b != 0).
+fn floor_div(a: i64, b: i64) -> i64 {
+    if b < 0 {
+        (-a).div_euclid(-b)
+    } else {
+        a.div_euclid(b)
+    }
+}
+
+fn lerp_i(a: i64, b: i64, num: i64, den: i64) -> i64 {
+    if den == 0 {
+        a
+    } else {
+        a + floor_div((b - a) * num, den)
+    }
+}
+
+fn lerp_f(a: f64, b: f64, num: i64, den: i64) -> f64 {
+    if den == 0 {
+        a
+    } else {
+        a + (b - a) * num as f64 / den as f64
+    }
+}
+
+/// S/Q (or T/Q) to texel coordinates in sixteenths for a texture of 2^`log2` texels.
+fn st_to_fixed(s: f64, q: f64, log2: u32) -> i64 {
+    let v = if q == 0.0 {
+        0.0
+    } else {
+        s / q * (1u32 << log2) as f64 * 16.0
+    };
+    if v.is_finite() {
+        v.floor().clamp(-(1 << 30) as f64, (1 << 30) as f64) as i64
+    } else {
+        0
+    }
+}
+
+impl Renderer for SoftwareRenderer {
+    fn draw(&mut self, cmd: &DrawCommand) {
+        let s = self.setup(cmd);
+        match cmd.kind {
+            PrimKind::Sprite => self.draw_sprite(&s, cmd),
+            PrimKind::Triangle => self.draw_triangle(&s, cmd),
+            PrimKind::Line => self.draw_line(&s, cmd),
+            PrimKind::Point => self.draw_point(&s, cmd),
+        }
+    }
+
+    fn memory(&mut self, cmd: MemCommand) {
+        match cmd {
+            MemCommand::HostToLocal { rect, start, data } => {
+                self.mem.write_transfer(&rect, start, &data);
+            }
+            MemCommand::LocalToLocal { src, dst, dir } => self.mem.copy_local(&src, &dst, dir),
+            MemCommand::LoadClut { tex0, texclut } => self.load_clut(tex0, texclut),
+            MemCommand::SetMemory(m) => self.mem = *m,
+        }
+    }
+
+    fn read_back(&mut self, rect: &TransferRect, start: u64, count: u64) -> Vec<u8> {
+        self.mem.read_transfer(rect, start, count)
+    }
+
+    fn local_memory(&mut self) -> &LocalMemory {
+        &self.mem
+    }
+}

@@ -1,0 +1,192 @@
+//! A renderer on its own thread, behind a crossbeam channel. Commands keep their order; reads
+//! (readback, memory snapshots) wait for every earlier command.
+
+use std::thread::JoinHandle;
+
+use crossbeam_channel::{Sender, bounded};
+
+use crate::draw::{DrawCommand, MemCommand, Renderer};
+use crate::mem::{LocalMemory, TransferRect};
+
+enum Msg {
+    Draw(Box<DrawCommand>),
+    Mem(MemCommand),
+    ReadBack(TransferRect, u64, u64, Sender<Vec<u8>>),
+    Snapshot(Sender<Box<LocalMemory>>),
+}
+
+/// Runs a [`Renderer`] on a worker thread. If the worker has died (a renderer panic), further
+/// draws are dropped, reads return zeros, and [`ThreadedRenderer::failed`] says so.
+pub struct ThreadedRenderer {
+    tx: Option<Sender<Msg>>,
+    handle: Option<JoinHandle<()>>,
+    snapshot: Box<LocalMemory>,
+    failed: bool,
+}
+
+impl ThreadedRenderer {
+    /// Starts the worker with `renderer`.
+    pub fn new<R: Renderer + Send + 'static>(mut renderer: R) -> Self {
+        // A bounded queue: the producer waits when the renderer is this far behind.
+        let (tx, rx) = bounded::<Msg>(4096);
+        let handle = std::thread::Builder::new()
+            .name("piney-gs-render".into())
+            .spawn(move || {
+                for m in rx {
+                    match m {
+                        Msg::Draw(c) => renderer.draw(&c),
+                        Msg::Mem(c) => renderer.memory(c),
+                        Msg::ReadBack(r, s, n, reply) => {
+                            let _ = reply.send(renderer.read_back(&r, s, n));
+                        }
+                        Msg::Snapshot(reply) => {
+                            let _ = reply.send(Box::new(renderer.local_memory().clone()));
+                        }
+                    }
+                }
+            })
+            .ok();
+        let failed = handle.is_none();
+        ThreadedRenderer {
+            tx: Some(tx),
+            handle,
+            snapshot: Box::new(LocalMemory::new()),
+            failed,
+        }
+    }
+
+    /// True once the worker could not be reached.
+    pub fn failed(&self) -> bool {
+        self.failed
+    }
+
+    fn send(&mut self, m: Msg) {
+        if let Some(tx) = &self.tx
+            && tx.send(m).is_err()
+        {
+            self.failed = true;
+        }
+    }
+}
+
+impl Renderer for ThreadedRenderer {
+    fn draw(&mut self, cmd: &DrawCommand) {
+        self.send(Msg::Draw(Box::new(*cmd)));
+    }
+
+    fn memory(&mut self, cmd: MemCommand) {
+        self.send(Msg::Mem(cmd));
+    }
+
+    fn read_back(&mut self, rect: &TransferRect, start: u64, count: u64) -> Vec<u8> {
+        let (tx, rx) = bounded(1);
+        self.send(Msg::ReadBack(*rect, start, count, tx));
+        match rx.recv() {
+            Ok(v) => v,
+            Err(_) => {
+                self.failed = true;
+                LocalMemory::new().read_transfer(rect, start, count)
+            }
+        }
+    }
+
+    fn local_memory(&mut self) -> &LocalMemory {
+        let (tx, rx) = bounded(1);
+        self.send(Msg::Snapshot(tx));
+        match rx.recv() {
+            Ok(m) => self.snapshot = m,
+            Err(_) => self.failed = true,
+        }
+        &self.snapshot
+    }
+}
+
+impl Drop for ThreadedRenderer {
+    fn drop(&mut self) {
+        // Closing the channel ends the worker's loop.
+        self.tx = None;
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gs::{Gs, reg};
+    use crate::psm::Psm;
+    use crate::sw::SoftwareRenderer;
+
+    fn scene<R: Renderer>(g: &mut Gs<R>) {
+        g.write_reg(reg::FRAME_1, 1 << 16).unwrap();
+        g.write_reg(reg::SCISSOR_1, 63 << 16 | (63u64 << 48))
+            .unwrap();
+        g.write_reg(reg::TEST_1, (1 << 16) | (1 << 17)).unwrap();
+        g.write_reg(reg::PRIM, 3 | 1 << 3).unwrap();
+        for (x, y, r) in [(0u64, 0u64, 0u64), (1000, 0, 255), (0, 1000, 100)] {
+            g.write_reg(reg::RGBAQ, r | 0x80 << 24).unwrap();
+            g.write_reg(reg::XYZ2, x | y << 16).unwrap();
+        }
+    }
+
+    #[test]
+    fn same_pictures_as_direct() {
+        let mut direct = Gs::new(SoftwareRenderer::new());
+        scene(&mut direct);
+        let mut threaded = Gs::new(ThreadedRenderer::new(SoftwareRenderer::new()));
+        scene(&mut threaded);
+        assert!(threaded.local_memory() == direct.local_memory());
+        assert_ne!(
+            threaded.local_memory().read_pixel(Psm::Ct32, 10, 10, 0, 1),
+            0
+        );
+        let rect = TransferRect {
+            bp: 0,
+            bw: 1,
+            psm: Psm::Ct32,
+            x: 0,
+            y: 0,
+            w: 8,
+            h: 8,
+        };
+        assert_eq!(
+            threaded.renderer_mut().read_back(&rect, 0, 64),
+            direct.renderer_mut().read_back(&rect, 0, 64)
+        );
+        assert!(!threaded.renderer().failed());
+    }
+}
+
+#[cfg(test)]
+mod boxed_tests {
+    use crate::draw::Renderer;
+    use crate::gs::{Gs, reg};
+    use crate::psm::Psm;
+    use crate::sw::SoftwareRenderer;
+    use crate::threaded::ThreadedRenderer;
+
+    #[test]
+    fn renderers_chosen_at_run_time() {
+        for threaded in [false, true] {
+            let r: Box<dyn Renderer + Send> = if threaded {
+                Box::new(ThreadedRenderer::new(SoftwareRenderer::new()))
+            } else {
+                Box::new(SoftwareRenderer::new())
+            };
+            let mut g = Gs::new(r);
+            g.write_reg(reg::FRAME_1, 1 << 16).unwrap();
+            g.write_reg(reg::SCISSOR_1, 63 << 16 | (63u64 << 48))
+                .unwrap();
+            g.write_reg(reg::TEST_1, 3 << 16).unwrap();
+            g.write_reg(reg::PRIM, 6).unwrap();
+            g.write_reg(reg::RGBAQ, 0x8012_3456).unwrap();
+            g.write_reg(reg::XYZ2, 0).unwrap();
+            g.write_reg(reg::XYZ2, 16 | 16 << 16).unwrap();
+            assert_eq!(
+                g.local_memory().read_pixel(Psm::Ct32, 0, 0, 0, 1),
+                0x8012_3456
+            );
+        }
+    }
+}

@@ -1,0 +1,127 @@
+//! `piney replay` (PCSX2 GS dumps through piney's GS) and `piney compare` (frames against frames).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use piney_gs::compare::{CompareOptions, compare_paths};
+use piney_gs::dump::{ReplayOptions, replay_file};
+
+/// The renderers.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RendererKind {
+    /// The exact software reference rasteriser.
+    Sw,
+    /// The GPU renderer (not built yet).
+    Wgpu,
+}
+
+/// Options of `piney replay`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ReplayArgs {
+    /// The dump: `.gs`, `.gs.xz` or `.gs.zst`.
+    pub dump: PathBuf,
+    /// Replay without a window (the only mode for now).
+    #[arg(long)]
+    pub headless: bool,
+    /// Write each presented frame as DIR/NNNNNN.png.
+    #[arg(long, value_name = "DIR")]
+    pub dump_frames: Option<PathBuf>,
+    /// Stop after N frames.
+    #[arg(long, value_name = "N")]
+    pub frames: Option<u64>,
+    /// Merge each line with the line below at ALP/255, as the console's frame mode does.
+    #[arg(long)]
+    pub deflicker: bool,
+    /// The renderer.
+    #[arg(long, value_enum, default_value = "sw")]
+    pub renderer: RendererKind,
+}
+
+/// `piney replay`: exit 0 when the dump replays, 1 with one line on stderr when it cannot.
+pub fn replay(args: &ReplayArgs) -> ExitCode {
+    if args.renderer == RendererKind::Wgpu {
+        eprintln!("piney: --renderer wgpu: the GPU renderer is not built yet; use --renderer sw");
+        return ExitCode::from(2);
+    }
+    let opts = ReplayOptions {
+        pcrtc: piney_gs::Pcrtc {
+            deflicker: args.deflicker,
+        },
+        presenter: piney_gs::Presenter::default(),
+        aspect_4_3: true,
+        dump_frames: args.dump_frames.clone(),
+        max_frames: args.frames,
+    };
+    match replay_file(&args.dump, &opts) {
+        Ok((stats, _)) => {
+            eprintln!(
+                "piney: replayed {}: {} frames, {} transfers, {} refused register writes",
+                args.dump.display(),
+                stats.vsyncs,
+                stats.transfers,
+                stats.register_errors
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("piney: {}: {e}", args.dump.display());
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Options of `piney compare`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct CompareArgs {
+    /// A PNG file or a folder of numbered frames.
+    pub a: PathBuf,
+    /// The PNG file or folder to compare it with.
+    pub b: PathBuf,
+    /// Pass a frame with at most N differing pixels (default: none may differ).
+    #[arg(long, value_name = "N")]
+    pub max_diff_pixels: Option<u64>,
+    /// Pass a frame whose PSNR is at least DB.
+    #[arg(long, value_name = "DB")]
+    pub min_psnr: Option<f64>,
+    /// Where to write a diff image per differing frame (default: DIR = `<B>.diff` beside B).
+    #[arg(long, value_name = "DIR")]
+    pub diff_dir: Option<PathBuf>,
+}
+
+fn default_diff_dir(b: &Path) -> PathBuf {
+    let mut s = b.as_os_str().to_owned();
+    s.push(".diff");
+    PathBuf::from(s)
+}
+
+/// `piney compare`: one line per frame; exit 0 when every frame passes, 1 when one differs past
+/// the thresholds, 2 when the inputs cannot be compared.
+pub fn compare(args: &CompareArgs) -> ExitCode {
+    let opts = CompareOptions {
+        max_diff_pixels: args.max_diff_pixels,
+        min_psnr: args.min_psnr,
+        diff_dir: Some(
+            args.diff_dir
+                .clone()
+                .unwrap_or_else(|| default_diff_dir(&args.b)),
+        ),
+    };
+    match compare_paths(&args.a, &args.b, &opts) {
+        Ok(report) => {
+            for f in &report.frames {
+                println!("{}", f.summary());
+            }
+            let failed = report.frames.iter().filter(|f| !f.passed).count();
+            println!("{} frames, {} differ", report.frames.len(), failed);
+            if report.passed() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
+        Err(e) => {
+            eprintln!("piney: compare: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
