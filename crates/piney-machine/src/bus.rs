@@ -14,10 +14,13 @@
 
 use piney_ee::{Bus, BusFault};
 
+use crate::dmac::Dmac;
+use crate::gif::Gif;
 use crate::intc::Intc;
 use crate::scheduler::{Event, Scheduler, ntsc};
 use crate::sif::SifRegs;
 use crate::timers::Timers;
+use crate::vif::{MicroVu, Vif, VuExec};
 
 /// RDRAM size: 32 MiB.
 pub const RAM_SIZE: usize = 32 << 20;
@@ -60,6 +63,14 @@ pub struct EeBus {
     pub timers: Timers,
     /// The SIF registers.
     pub sif: SifRegs,
+    /// The DMAC's channel state (its registers are in `io`).
+    pub dmac: Dmac,
+    /// VIF0 and VIF1.
+    pub vif: [Vif; 2],
+    /// The GIF.
+    pub gif: Gif,
+    /// What runs the VUs' microprograms (MSCAL...).
+    pub vu_exec: Box<dyn VuExec>,
     /// Timed events.
     pub sched: Scheduler,
     /// Guest debug output not yet written out.
@@ -91,6 +102,10 @@ impl EeBus {
             intc: Intc::default(),
             timers: Timers::default(),
             sif: SifRegs::default(),
+            dmac: Dmac::default(),
+            vif: [Vif::new(0), Vif::new(1)],
+            gif: Gif::default(),
+            vu_exec: Box::new(MicroVu::default()),
             sched: Scheduler::default(),
             out: Vec::new(),
             field: 0,
@@ -111,6 +126,13 @@ impl EeBus {
         self.intc = Intc::default();
         self.timers = Timers::default();
         self.sif = SifRegs::default();
+        self.dmac = Dmac::default();
+        self.vif = [Vif::new(0), Vif::new(1)];
+        self.gif.reset();
+        // GS IMR: every GS interrupt masked at power-on (as the BIOS leaves it).
+        self.gs_priv[0x1010 / 16] = 0x7f00;
+        // D_CTRL.DMAE: the BIOS leaves the DMAC enabled.
+        self.io[0xe000 / 4] = 1;
         self.sched = Scheduler::default();
         self.out.clear();
         self.field = 0;
@@ -128,12 +150,6 @@ impl EeBus {
         self.irq_changed = true;
     }
 
-    /// Whether the DMAC asserts its interrupt (D_STAT's CIS & CIM, or BEIS).
-    pub fn dmac_irq_pending(&self) -> bool {
-        let stat = self.io[(0xe010 / 4) as usize];
-        (stat & 0x3ff) & ((stat >> 16) & 0x3ff) != 0 || stat & (1 << 15) != 0
-    }
-
     /// VBlank start: INTC VBON (line 2) and the next VBlank scheduled.
     pub fn vblank_start(&mut self, _late: u64) {
         self.intc.raise(crate::intc::line::VBON);
@@ -141,6 +157,10 @@ impl EeBus {
         let csr = &mut self.gs_priv[0x1000 / 16];
         *csr |= 1 << 3;
         *csr ^= 1 << 13;
+        // IMR.VSMSK (bit 11) clear: the VSync event raises the GS interrupt (INTC line 0).
+        if self.gs_priv[0x1010 / 16] & (1 << 11) == 0 {
+            self.intc.raise(crate::intc::line::GS);
+        }
         self.field += 1;
         self.sched.schedule_at(ntsc::vblank_start(self.field), Event::VBlankStart);
         self.sched.schedule_at(ntsc::vblank_end(self.field), Event::VBlankEnd);
@@ -213,6 +233,8 @@ impl EeBus {
             0x1000_f000 => Ok(self.intc.stat),
             0x1000_f010 => Ok(self.intc.mask),
             0x1000_f200..=0x1000_f2ff => Ok(self.sif.read(p)),
+            // GIF, VIF0/VIF1 registers and the FIFOs.
+            0x1000_3000..=0x1000_7fff => Ok(self.dev_read(p).unwrap_or(0)),
             // D_ENABLER mirrors D_ENABLEW.
             0x1000_f520 => Ok(self.io[(0xf590 / 4) as usize]),
             _ if (0x1000_0000..=0x1000_ffff).contains(&p) => Ok(self.io[((p & 0xffff) / 4) as usize]),
@@ -242,6 +264,12 @@ impl EeBus {
             }
             SIO_TXFIFO => self.out.push(v as u8),
             0x1000_f200..=0x1000_f2ff => self.sif.write(p, v),
+            // GIF, VIF0/VIF1 registers and the FIFOs.
+            0x1000_3000..=0x1000_7fff => {
+                self.dev_write(p, v);
+            }
+            // DMAC channel registers, D_CTRL, D_PCR, D_SQWC, D_RBSR, D_RBOR, D_STADR, D_ENABLEW.
+            0x1000_8000..=0x1000_e00f | 0x1000_e020..=0x1000_e0ff | crate::dmac::D_ENABLEW => self.dmac_write(p, v),
             // D_STAT: the low bits (CIS, SIS, MEIS, BEIS) clear on 1, the mask bits toggle on 1.
             0x1000_e010 => {
                 let s = &mut self.io[(0xe010 / 4) as usize];
@@ -367,6 +395,12 @@ impl EeBus {
                 self.io_write32(p & !3, (old & !mask) | ((value as u32) << shift) & mask).map_err(fault)
             }
             4 => self.io_write32(p, value as u32).map_err(fault),
+            // A 128-bit write to a FIFO (VIF0, VIF1, GIF) is one quadword.
+            _ if (0x1000_4000..=0x1000_7fff).contains(&p) => {
+                let words: Vec<u32> = (0..len / 4).map(|i| (value >> (32 * i)) as u32).collect();
+                self.fifo_write(p, &words);
+                Ok(())
+            }
             _ => {
                 for i in 0..len / 4 {
                     self.io_write32(p + 4 * i as u32, (value >> (32 * i)) as u32).map_err(fault)?;

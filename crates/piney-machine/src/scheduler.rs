@@ -20,6 +20,8 @@ pub enum Event {
     Alarm(u32),
     /// The SIF (the IOP side) has work to do: a transfer completes or an RPC reply is due.
     Sif,
+    /// DMA channel `n` (0..=9) has its next block or tag due.
+    Dma(u8),
 }
 
 /// Timed events in EE cycles.
