@@ -5,7 +5,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(pkg-config libudev-dev libasound2-dev gcc-mipsel-linux-gnu binutils-mipsel-linux-gnu)
+# Build: udev (gilrs) and ALSA headers. Guest programs: the MIPS cross compiler (to check the
+# committed ELFs against their sources) and qemu-user (to check portable guest programs against
+# a MIPS CPU). GPU and window tests: Mesa's lavapipe (Vulkan) and llvmpipe (GL), Xvfb for a real
+# X display, xwd (x11-apps) for its screenshots, and the X client libraries winit loads.
+packages=(pkg-config libudev-dev libasound2-dev gcc-mipsel-linux-gnu binutils-mipsel-linux-gnu
+  qemu-user mesa-vulkan-drivers libvulkan1 libegl1 libegl-mesa0 libgl1-mesa-dri xvfb xauth
+  x11-apps libx11-xcb1 libxcursor1 libxi6 libxrandr2 libxkbcommon-x11-0)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -18,6 +24,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# Mesa warns on every device creation without a private runtime folder.
+if [ -z "${XDG_RUNTIME_DIR:-}" ] || [ ! -d "${XDG_RUNTIME_DIR}" ]; then
+  export XDG_RUNTIME_DIR="${TMPDIR:-/tmp}/piney-runtime-$(id -u)"
+  mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
+fi
+
 echo "== cargo fmt --check" >&2
 cargo fmt --all -- --check
 
@@ -27,6 +39,10 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 if command -v mipsel-linux-gnu-gcc >/dev/null && [ -x tools/build-guest.sh ]; then
   echo "== guest ELFs match their sources" >&2
   tools/build-guest.sh --check
+  if command -v qemu-mipsel >/dev/null; then
+    echo "== portable guest programs print what a MIPS CPU (qemu-mipsel) prints" >&2
+    tools/check-qemu.sh
+  fi
 fi
 
 echo "== cargo test" >&2

@@ -1,0 +1,158 @@
+//! What the emulator hands the frontend: a picture with the presenter's parameters, and the
+//! [`Emulator`] trait the window drives.
+
+use piney_input::{Motors, PadReport, Port};
+
+/// The largest frame side accepted (512 x 448 at render scale 8 fits).
+pub const MAX_FRAME_SIDE: u32 = 8192;
+
+/// One picture to present: RGBA8 pixels, row-major and tightly packed, plus how to present it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Frame {
+    width: u32,
+    height: u32,
+    pixels: Vec<u8>,
+    /// The game's display offset x, in the engine's units (SetDisplayOffset's video clocks):
+    /// the picture moves `offset_x / 5` native pixels (truncated toward zero), as
+    /// `piney_gs::Presenter` does.
+    pub offset_x: i32,
+    /// The display offset y, in rows of the 448-line picture.
+    pub offset_y: i32,
+    /// How many frame pixels one native pixel is (the render scale, 1 to 8; 1 for the
+    /// software renderer). The offset moves `scale` times as many frame pixels.
+    pub scale: u32,
+    /// The frame-mode deflicker: `Some(alp)` makes each line `alp`/255 of the line above and
+    /// the rest of its own (the first line stays), as `piney_gs::Pcrtc::deflicker_image`;
+    /// `None` (or `Some(0)`) leaves the picture alone.
+    pub deflicker: Option<u8>,
+}
+
+/// Why a [`Frame`] could not be made.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FrameError {
+    /// A side is zero or above [`MAX_FRAME_SIDE`].
+    #[error("frame size {width}x{height} is outside 1..={MAX_FRAME_SIDE} per side")]
+    Size {
+        /// The width asked for.
+        width: u32,
+        /// The height asked for.
+        height: u32,
+    },
+    /// The pixel buffer is not `width * height * 4` bytes.
+    #[error("frame of {width}x{height} needs {expected} bytes of RGBA8, got {got}")]
+    Length {
+        /// The width.
+        width: u32,
+        /// The height.
+        height: u32,
+        /// `width * height * 4`.
+        expected: usize,
+        /// The buffer's length.
+        got: usize,
+    },
+}
+
+impl Frame {
+    /// A frame of `width` x `height` RGBA8 `pixels`, no offset, scale 1, no deflicker.
+    pub fn new(width: u32, height: u32, pixels: Vec<u8>) -> Result<Frame, FrameError> {
+        if width == 0 || height == 0 || width > MAX_FRAME_SIDE || height > MAX_FRAME_SIDE {
+            return Err(FrameError::Size { width, height });
+        }
+        let expected = width as usize * height as usize * 4;
+        if pixels.len() != expected {
+            return Err(FrameError::Length {
+                width,
+                height,
+                expected,
+                got: pixels.len(),
+            });
+        }
+        Ok(Frame {
+            width,
+            height,
+            pixels,
+            offset_x: 0,
+            offset_y: 0,
+            scale: 1,
+            deflicker: None,
+        })
+    }
+
+    /// The same frame with the display offset (engine units, see [`Frame::offset_x`]).
+    pub fn with_offset(mut self, x: i32, y: i32) -> Frame {
+        self.offset_x = x;
+        self.offset_y = y;
+        self
+    }
+
+    /// Width in pixels.
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    /// Height in pixels.
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+
+    /// The RGBA8 pixels, `width * height * 4` bytes.
+    pub fn pixels(&self) -> &[u8] {
+        &self.pixels
+    }
+
+    /// The pixel at (x, y); black outside the frame.
+    pub fn get(&self, x: u32, y: u32) -> [u8; 4] {
+        if x >= self.width || y >= self.height {
+            return [0, 0, 0, 255];
+        }
+        let i = (y as usize * self.width as usize + x as usize) * 4;
+        [
+            self.pixels[i],
+            self.pixels[i + 1],
+            self.pixels[i + 2],
+            self.pixels[i + 3],
+        ]
+    }
+
+    /// The display offset in frame pixels: x / 5 native pixels (truncated toward zero, as
+    /// `piney_gs::Presenter`), y rows, both times the scale.
+    pub fn offset_pixels(&self) -> (i32, i32) {
+        let s = self.scale.clamp(1, 64) as i32;
+        (
+            (self.offset_x / 5).saturating_mul(s),
+            self.offset_y.saturating_mul(s),
+        )
+    }
+
+    /// The deflicker alpha, 0 when off.
+    pub fn deflicker_alpha(&self) -> u8 {
+        self.deflicker.unwrap_or(0)
+    }
+}
+
+/// The emulated machine as the window drives it: one vertical blank at a time.
+///
+/// The window calls, per vertical blank: [`Emulator::set_pad`] for both ports, then
+/// [`Emulator::run_vblank`], then [`Emulator::take_rumble`]; and it ends the session once
+/// [`Emulator::finished`] says so.
+pub trait Emulator {
+    /// Runs the machine to the next vertical blank (NTSC: 1/59.94 s of emulated time).
+    /// `Ok(Some(frame))` when the PCRTC shows a new picture (every vblank at 60 fps, every
+    /// second at 30 fps), `Ok(None)` when the picture did not change. `Err` ends the session
+    /// with that message (a guest fault, say).
+    fn run_vblank(&mut self) -> Result<Option<Frame>, String>;
+
+    /// What the pad on `port` reports for the next read; `None` with no pad plugged in.
+    fn set_pad(&mut self, port: Port, report: Option<PadReport>);
+
+    /// What `ccPad::Ctrl` sent to the motors since the last call, in order, per port.
+    fn take_rumble(&mut self) -> Vec<(Port, Motors)> {
+        Vec::new()
+    }
+
+    /// Whether the run is over (the guest exited): the window closes and
+    /// [`crate::run_window`] returns `Ok`.
+    fn finished(&self) -> bool {
+        false
+    }
+}

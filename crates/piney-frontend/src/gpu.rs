@@ -1,0 +1,440 @@
+//! The wgpu presenter: the frame as a texture, drawn by `shaders/present.wgsl` into a window's
+//! surface or an offscreen texture that is read back ([`Headless`]).
+//!
+//! Filtering is nearest neighbour, done by integer arithmetic in the shader (no sampler): the
+//! emulated picture keeps its pixels sharp, and the window shows exactly the colours the
+//! headless path and the CPU reference ([`crate::reference`]) give, so tests compare them
+//! bit for bit. Targets are written through a non-sRGB view, so a value of 200 shows as 200.
+
+use std::borrow::Cow;
+use std::sync::{Arc, Mutex, mpsc};
+
+use crate::error::FrontendError;
+use crate::frame::Frame;
+use crate::layout::letterbox;
+
+/// The presenter's WGSL, validated by naga in this crate's tests.
+pub const PRESENT_WGSL: &str = include_str!("../../../shaders/present.wgsl");
+
+/// Packages that give wgpu a software adapter on Debian, for error messages.
+pub const GPU_PACKAGES: &str =
+    "mesa-vulkan-drivers libvulkan1 (Vulkan, lavapipe) or libegl1 libgl1-mesa-dri (GL, llvmpipe)";
+
+/// A wgpu device and queue, with validation errors collected instead of panicking.
+pub struct Gpu {
+    pub(crate) instance: wgpu::Instance,
+    pub(crate) adapter: wgpu::Adapter,
+    pub(crate) device: wgpu::Device,
+    pub(crate) queue: wgpu::Queue,
+    error: Arc<Mutex<Option<String>>>,
+}
+
+impl Gpu {
+    /// A device with no surface (for [`Headless`]). Backends follow `WGPU_BACKEND` when set.
+    pub fn headless() -> Result<Gpu, FrontendError> {
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle().with_env());
+        Gpu::with_instance(instance, None)
+    }
+
+    /// A device on `instance` able to present to `surface` when given.
+    pub(crate) fn with_instance(
+        instance: wgpu::Instance,
+        surface: Option<&wgpu::Surface<'_>>,
+    ) -> Result<Gpu, FrontendError> {
+        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+            compatible_surface: surface,
+            ..Default::default()
+        }))
+        .map_err(|e| {
+            FrontendError::NoAdapter(format!("{e}; install {GPU_PACKAGES} for a software one"))
+        })?;
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("piney"),
+            required_limits:
+                wgpu::Limits::downlevel_webgl2_defaults().using_resolution(adapter.limits()),
+            ..Default::default()
+        }))
+        .map_err(|e| FrontendError::Gpu(format!("requesting a device: {e}")))?;
+        let error = Arc::new(Mutex::new(None::<String>));
+        let slot = error.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            let mut s = slot.lock().unwrap_or_else(|p| p.into_inner());
+            s.get_or_insert_with(|| e.to_string());
+        }));
+        Ok(Gpu {
+            instance,
+            adapter,
+            device,
+            queue,
+            error,
+        })
+    }
+
+    /// The adapter's name and backend, for logs and test messages.
+    pub fn adapter_info(&self) -> String {
+        let i = self.adapter.get_info();
+        format!("{} ({:?}, {:?})", i.name, i.backend, i.device_type)
+    }
+
+    /// The first GPU error since the last check, if any.
+    pub(crate) fn check(&self, what: &str) -> Result<(), FrontendError> {
+        let mut s = self.error.lock().unwrap_or_else(|p| p.into_inner());
+        match s.take() {
+            Some(e) => Err(FrontendError::Gpu(format!("{what}: {e}"))),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The frame texture and its bind group.
+struct FrameTexture {
+    texture: wgpu::Texture,
+    bind_group: wgpu::BindGroup,
+    size: (u32, u32),
+}
+
+/// What the shader is told about the frame.
+#[derive(Clone, Copy, Debug, Default)]
+struct FrameParams {
+    size: (u32, u32),
+    offset: (i32, i32),
+    deflicker: u8,
+}
+
+/// Draws frames with `shaders/present.wgsl` into targets of one format.
+pub struct Presenter {
+    pipeline: wgpu::RenderPipeline,
+    layout: wgpu::BindGroupLayout,
+    uniforms: wgpu::Buffer,
+    texture: Option<FrameTexture>,
+    params: FrameParams,
+}
+
+impl Presenter {
+    /// A presenter drawing into views of `format` (a non-sRGB format, so values pass as they
+    /// are).
+    pub fn new(gpu: &Gpu, format: wgpu::TextureFormat) -> Presenter {
+        let device = &gpu.device;
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("present.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(Cow::Borrowed(PRESENT_WGSL)),
+        });
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("present"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 1,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Texture {
+                        sample_type: wgpu::TextureSampleType::Uint,
+                        view_dimension: wgpu::TextureViewDimension::D2,
+                        multisampled: false,
+                    },
+                    count: None,
+                },
+            ],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("present"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("present"),
+            layout: Some(&pipeline_layout),
+            vertex: wgpu::VertexState {
+                module: &module,
+                entry_point: Some("vs_main"),
+                compilation_options: Default::default(),
+                buffers: &[],
+            },
+            primitive: wgpu::PrimitiveState::default(),
+            depth_stencil: None,
+            multisample: wgpu::MultisampleState::default(),
+            fragment: Some(wgpu::FragmentState {
+                module: &module,
+                entry_point: Some("fs_main"),
+                compilation_options: Default::default(),
+                targets: &[Some(wgpu::ColorTargetState {
+                    format,
+                    blend: None,
+                    write_mask: wgpu::ColorWrites::ALL,
+                })],
+            }),
+            multiview_mask: None,
+            cache: None,
+        });
+        let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("present params"),
+            size: 48,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        Presenter {
+            pipeline,
+            layout,
+            uniforms,
+            texture: None,
+            params: FrameParams::default(),
+        }
+    }
+
+    /// Whether a frame has been uploaded.
+    pub fn has_frame(&self) -> bool {
+        self.texture.is_some()
+    }
+
+    /// Takes `frame` as the picture to draw from now on.
+    pub fn upload(&mut self, gpu: &Gpu, frame: &Frame) -> Result<(), FrontendError> {
+        let size = (frame.width(), frame.height());
+        let max = gpu.device.limits().max_texture_dimension_2d;
+        if size.0 > max || size.1 > max {
+            return Err(FrontendError::Gpu(format!(
+                "frame {}x{} is larger than the adapter's textures ({max})",
+                size.0, size.1
+            )));
+        }
+        let extent = wgpu::Extent3d {
+            width: size.0,
+            height: size.1,
+            depth_or_array_layers: 1,
+        };
+        if self.texture.as_ref().is_none_or(|t| t.size != size) {
+            let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
+                label: Some("frame"),
+                size: extent,
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                // Uint: the shader reads the bytes as they are (no filtering, no sRGB).
+                format: wgpu::TextureFormat::Rgba8Uint,
+                usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+                view_formats: &[],
+            });
+            let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+            let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("present"),
+                layout: &self.layout,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: self.uniforms.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: wgpu::BindingResource::TextureView(&view),
+                    },
+                ],
+            });
+            self.texture = Some(FrameTexture {
+                texture,
+                bind_group,
+                size,
+            });
+        }
+        let Some(t) = &self.texture else {
+            return Err(FrontendError::Gpu("frame texture missing".into()));
+        };
+        gpu.queue.write_texture(
+            wgpu::TexelCopyTextureInfo {
+                texture: &t.texture,
+                mip_level: 0,
+                origin: wgpu::Origin3d::ZERO,
+                aspect: wgpu::TextureAspect::All,
+            },
+            frame.pixels(),
+            wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(size.0 * 4),
+                rows_per_image: Some(size.1),
+            },
+            extent,
+        );
+        self.params = FrameParams {
+            size,
+            offset: frame.offset_pixels(),
+            deflicker: frame.deflicker_alpha(),
+        };
+        gpu.check("uploading a frame")
+    }
+
+    /// Records drawing the current frame (black with none) into `view`, a `width` x `height`
+    /// target: the 4:3 letterbox, black around it.
+    pub fn draw(
+        &self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        view: &wgpu::TextureView,
+        width: u32,
+        height: u32,
+    ) {
+        let rect = letterbox(width, height);
+        let p = self.params;
+        let words: [i32; 12] = [
+            rect.x as i32,
+            rect.y as i32,
+            rect.width as i32,
+            rect.height as i32,
+            p.size.0 as i32,
+            p.size.1 as i32,
+            p.offset.0,
+            p.offset.1,
+            p.deflicker as i32,
+            0,
+            0,
+            0,
+        ];
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        gpu.queue.write_buffer(&self.uniforms, 0, &bytes);
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("present"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
+                    store: wgpu::StoreOp::Store,
+                },
+            })],
+            depth_stencil_attachment: None,
+            timestamp_writes: None,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        if let Some(t) = &self.texture
+            && rect.width > 0
+        {
+            pass.set_pipeline(&self.pipeline);
+            pass.set_bind_group(0, &t.bind_group, &[]);
+            pass.draw(0..3, 0..1);
+        }
+    }
+}
+
+/// The presentation without a window: drawn into an offscreen texture and read back.
+pub struct Headless {
+    gpu: Gpu,
+    presenter: Presenter,
+}
+
+/// The offscreen target's format.
+const OFFSCREEN_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
+
+impl Headless {
+    /// A headless presenter on the first adapter wgpu finds (Mesa's lavapipe on a machine
+    /// without a GPU).
+    pub fn new() -> Result<Headless, FrontendError> {
+        let gpu = Gpu::headless()?;
+        let presenter = Presenter::new(&gpu, OFFSCREEN_FORMAT);
+        gpu.check("creating the presenter")?;
+        Ok(Headless { gpu, presenter })
+    }
+
+    /// The adapter in use.
+    pub fn adapter_info(&self) -> String {
+        self.gpu.adapter_info()
+    }
+
+    /// `frame` presented into a `width` x `height` target, exactly as a window of that inner
+    /// size shows it: RGBA8 rows, tightly packed.
+    pub fn render(
+        &mut self,
+        frame: &Frame,
+        width: u32,
+        height: u32,
+    ) -> Result<Vec<u8>, FrontendError> {
+        let max = self.gpu.device.limits().max_texture_dimension_2d;
+        if width == 0 || height == 0 || width > max || height > max {
+            return Err(FrontendError::Gpu(format!(
+                "offscreen target {width}x{height} is outside 1..={max}"
+            )));
+        }
+        self.presenter.upload(&self.gpu, frame)?;
+        let device = &self.gpu.device;
+        let extent = wgpu::Extent3d {
+            width,
+            height,
+            depth_or_array_layers: 1,
+        };
+        let target = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("offscreen"),
+            size: extent,
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: OFFSCREEN_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        });
+        let view = target.create_view(&wgpu::TextureViewDescriptor::default());
+        // Buffer rows are padded to 256 bytes (COPY_BYTES_PER_ROW_ALIGNMENT).
+        let row = width * 4;
+        let padded =
+            row.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
+        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback"),
+            size: padded as u64 * height as u64,
+            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+            mapped_at_creation: false,
+        });
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("headless"),
+        });
+        self.presenter
+            .draw(&self.gpu, &mut encoder, &view, width, height);
+        encoder.copy_texture_to_buffer(
+            wgpu::TexelCopyTextureInfo {
+                texture: &target,
+                mip_level: 0,
+                origin: wgpu::Origin3d::ZERO,
+                aspect: wgpu::TextureAspect::All,
+            },
+            wgpu::TexelCopyBufferInfo {
+                buffer: &buffer,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(padded),
+                    rows_per_image: Some(height),
+                },
+            },
+            extent,
+        );
+        self.gpu.queue.submit([encoder.finish()]);
+        let (tx, rx) = mpsc::channel();
+        buffer.slice(..).map_async(wgpu::MapMode::Read, move |r| {
+            let _ = tx.send(r);
+        });
+        device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| FrontendError::Gpu(format!("waiting for the readback: {e}")))?;
+        self.gpu.check("rendering offscreen")?;
+        rx.recv()
+            .map_err(|_| FrontendError::Gpu("readback never completed".into()))?
+            .map_err(|e| FrontendError::Gpu(format!("mapping the readback: {e}")))?;
+        let mut out = Vec::with_capacity(row as usize * height as usize);
+        {
+            let data = buffer
+                .slice(..)
+                .get_mapped_range()
+                .map_err(|e| FrontendError::Gpu(format!("reading the readback: {e}")))?;
+            for y in 0..height as usize {
+                let start = y * padded as usize;
+                out.extend_from_slice(&data[start..start + row as usize]);
+            }
+        }
+        buffer.unmap();
+        Ok(out)
+    }
+}

@@ -1,0 +1,122 @@
+//! The presenter's geometry: where the 4:3 picture sits in a window of any size.
+
+/// A rectangle in target pixels.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Rect {
+    /// Left edge.
+    pub x: u32,
+    /// Top edge.
+    pub y: u32,
+    /// Width.
+    pub width: u32,
+    /// Height.
+    pub height: u32,
+}
+
+/// The largest 4:3 rectangle that fits in a `width` x `height` target, centred (black bars
+/// left and right, or above and below). Sides are rounded to the nearest pixel, as
+/// `piney_gs::Presenter::aspect_size` rounds (448 rows give 597 columns). An empty target
+/// gives an empty rectangle.
+pub fn letterbox(width: u32, height: u32) -> Rect {
+    if width == 0 || height == 0 {
+        return Rect::default();
+    }
+    let (w, h) = (width as u64, height as u64);
+    let (rw, rh) = if w * 3 >= h * 4 {
+        // Wider than 4:3: full height; 4h/3 rounded to nearest.
+        (((h * 4 + 1) / 3).min(w), h)
+    } else {
+        // Taller: full width; 3w/4 rounded to nearest (halves up).
+        (w, ((w * 3 + 2) / 4).min(h))
+    };
+    let (rw, rh) = (rw.max(1) as u32, rh.max(1) as u32);
+    Rect {
+        x: (width - rw) / 2,
+        y: (height - rh) / 2,
+        width: rw,
+        height: rh,
+    }
+}
+
+/// The 4:3 size for a picture `height` rows tall: what the headless presentation renders
+/// when it should equal `piney_gs::Presenter::present_4_3` (512 x 448 gives 597 x 448).
+pub fn aspect_size(height: u32) -> (u32, u32) {
+    (((height as u64 * 4 + 1) / 3) as u32, height)
+}
+
+/// The frame texel that target pixel (`px`, `py`) shows, before the display offset: nearest
+/// neighbour, `floor(p * frame / rect)` per axis, with `p` relative to the rectangle. `None`
+/// outside the rectangle. The shader does the same integer arithmetic.
+pub fn source_texel(rect: Rect, frame: (u32, u32), px: u32, py: u32) -> Option<(u32, u32)> {
+    if px < rect.x || py < rect.y {
+        return None;
+    }
+    let (x, y) = (px - rect.x, py - rect.y);
+    if x >= rect.width || y >= rect.height {
+        return None;
+    }
+    Some((
+        (x as u64 * frame.0 as u64 / rect.width as u64) as u32,
+        (y as u64 * frame.1 as u64 / rect.height as u64) as u32,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(x: u32, y: u32, width: u32, height: u32) -> Rect {
+        Rect {
+            x,
+            y,
+            width,
+            height,
+        }
+    }
+
+    #[test]
+    fn letterbox_for_several_windows() {
+        // Exactly 4:3: the whole window.
+        assert_eq!(letterbox(640, 480), r(0, 0, 640, 480));
+        assert_eq!(letterbox(1024, 768), r(0, 0, 1024, 768));
+        // 16:9: bars left and right.
+        assert_eq!(letterbox(1920, 1080), r(240, 0, 1440, 1080));
+        assert_eq!(letterbox(1280, 720), r(160, 0, 960, 720));
+        // 16:10.
+        assert_eq!(letterbox(1280, 800), r(106, 0, 1067, 800)); // 1066.67 -> 1067
+        // Taller than 4:3: bars above and below.
+        assert_eq!(letterbox(800, 800), r(0, 100, 800, 600));
+        assert_eq!(letterbox(640, 1000), r(0, 260, 640, 480));
+        assert_eq!(letterbox(101, 500), r(0, 212, 101, 76)); // 75.75 -> 76
+        // The native picture's 4:3 size.
+        assert_eq!(letterbox(597, 448), r(0, 0, 597, 448));
+        assert_eq!(aspect_size(448), (597, 448));
+        assert_eq!(aspect_size(480), (640, 480));
+        // Tiny and empty windows.
+        assert_eq!(letterbox(1, 1), r(0, 0, 1, 1));
+        assert_eq!(letterbox(0, 480), Rect::default());
+        assert_eq!(letterbox(640, 0), Rect::default());
+        // Never outside the window, always 4:3 to the pixel.
+        for (w, h) in [(3, 2), (1919, 1079), (7, 300), (300, 7), (4096, 4096)] {
+            let b = letterbox(w, h);
+            assert!(b.x + b.width <= w && b.y + b.height <= h, "{w}x{h}: {b:?}");
+            let err = (b.width as i64 * 3 - b.height as i64 * 4).abs();
+            assert!(err <= 4, "{w}x{h}: {b:?} is not 4:3");
+        }
+    }
+
+    #[test]
+    fn texels_are_nearest_neighbour() {
+        let rect = r(80, 0, 640, 480);
+        assert_eq!(source_texel(rect, (512, 448), 79, 0), None);
+        assert_eq!(source_texel(rect, (512, 448), 720, 0), None);
+        assert_eq!(source_texel(rect, (512, 448), 80, 0), Some((0, 0)));
+        assert_eq!(source_texel(rect, (512, 448), 719, 479), Some((511, 447)));
+        // 640 / 512 = 1.25 target pixels per texel: target 5 -> texel 4.
+        assert_eq!(source_texel(rect, (512, 448), 85, 15), Some((4, 14)));
+        // piney_gs's present_4_3 column rule at 597 x 448: x * 512 / 597.
+        let native = r(0, 0, 597, 448);
+        assert_eq!(source_texel(native, (512, 448), 596, 447), Some((511, 447)));
+        assert_eq!(source_texel(native, (512, 448), 7, 3), Some((6, 3)));
+    }
+}

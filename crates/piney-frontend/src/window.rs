@@ -1,0 +1,456 @@
+//! The window: winit 0.30's `ApplicationHandler` around a [`Session`], presenting through
+//! the wgpu [`Presenter`].
+//!
+//! Keys: Escape quits, F11 or Alt+Enter toggles borderless fullscreen, every other key goes
+//! to the keyboard pad (by winit `KeyCode` name). The event loop sleeps until the next vblank
+//! is due (`ControlFlow::WaitUntil`), runs what is due, and presents once per new picture.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use piney_input::{GamepadMap, KeyMap, Keyboard, PadBackend, PortEvent};
+use winit::application::ApplicationHandler;
+use winit::dpi::PhysicalSize;
+use winit::error::EventLoopError;
+use winit::event::{ElementState, WindowEvent};
+use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
+use winit::keyboard::{KeyCode, ModifiersState, PhysicalKey};
+use winit::window::{Fullscreen, Window, WindowId};
+
+use crate::error::FrontendError;
+use crate::frame::Emulator;
+use crate::gpu::{Gpu, Presenter};
+use crate::pacing::DEFAULT_MAX_CATCH_UP;
+use crate::session::Session;
+
+/// How a window is opened.
+#[derive(Clone, Debug)]
+pub struct WindowOptions {
+    /// The title.
+    pub title: String,
+    /// The initial inner size in physical pixels.
+    pub size: (u32, u32),
+    /// Start in (borderless) fullscreen.
+    pub fullscreen: bool,
+    /// The keyboard's layout for port 1.
+    pub keys: KeyMap,
+    /// Host gamepads through gilrs with this button mapping; `None` leaves them off.
+    pub gamepads: Option<GamepadMap>,
+    /// Vblanks run at most at once after a stall.
+    pub max_catch_up: u32,
+}
+
+impl Default for WindowOptions {
+    /// "piney", 1024 x 768, windowed, the default keys, gamepads on, catch-up 3.
+    fn default() -> WindowOptions {
+        WindowOptions {
+            title: "piney".into(),
+            size: (1024, 768),
+            fullscreen: false,
+            keys: KeyMap::default(),
+            gamepads: Some(GamepadMap::default()),
+            max_catch_up: DEFAULT_MAX_CATCH_UP,
+        }
+    }
+}
+
+/// What a windowed run did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WindowStats {
+    /// Vblanks emulated.
+    pub vblanks: u64,
+    /// New pictures the emulator produced.
+    pub frames: u64,
+    /// Pictures presented to the window.
+    pub presented: u64,
+    /// Times a stall moved the vblank schedule.
+    pub resyncs: u64,
+}
+
+/// Whether a display server is named in the environment (on the platforms where winit needs
+/// one); `Err` says what is missing.
+pub fn check_display() -> Result<(), String> {
+    #[cfg(all(
+        unix,
+        not(any(target_os = "macos", target_os = "ios", target_os = "android"))
+    ))]
+    {
+        let set = |v: &str| std::env::var_os(v).is_some_and(|s| !s.is_empty());
+        if !set("DISPLAY") && !set("WAYLAND_DISPLAY") && !set("WAYLAND_SOCKET") {
+            return Err("neither DISPLAY nor WAYLAND_DISPLAY is set".into());
+        }
+    }
+    Ok(())
+}
+
+/// Runs `emu` in a window until the window is closed, Escape is pressed, or the emulator
+/// finishes (`Ok`) or fails (`Err(FrontendError::Emulator)`). Without a display it returns
+/// [`FrontendError::NoDisplay`] at once. Gamepads that cannot be opened are a warning on
+/// stderr, not an error. Call it once per process (winit allows one event loop).
+pub fn run_window<E: Emulator + ?Sized>(
+    emu: &mut E,
+    opts: WindowOptions,
+) -> Result<WindowStats, FrontendError> {
+    check_display().map_err(|reason| FrontendError::NoDisplay { reason })?;
+    #[cfg_attr(
+        not(all(
+            unix,
+            not(any(target_os = "macos", target_os = "ios", target_os = "android"))
+        )),
+        allow(unused_mut)
+    )]
+    let mut builder = EventLoop::builder();
+    #[cfg(all(
+        unix,
+        not(any(target_os = "macos", target_os = "ios", target_os = "android"))
+    ))]
+    {
+        // The caller may run us off the main thread; X11 and Wayland allow it.
+        use winit::platform::x11::EventLoopBuilderExtX11;
+        builder.with_any_thread(true);
+    }
+    let event_loop = builder.build().map_err(|e| match e {
+        EventLoopError::RecreationAttempt => {
+            FrontendError::Window("a second window in one process (winit allows one)".into())
+        }
+        e => FrontendError::NoDisplay {
+            reason: e.to_string(),
+        },
+    })?;
+    let pads: Option<Box<dyn PadBackend>> = match opts.gamepads {
+        Some(map) => match piney_input::GilrsPads::open(map) {
+            Ok(p) => Some(Box::new(p)),
+            Err(e) => {
+                eprintln!("piney: warning: no gamepads ({e}); the keyboard still works");
+                None
+            }
+        },
+        None => None,
+    };
+    let keyboard = Keyboard::new(opts.keys.clone());
+    let session = Session::new(emu, keyboard, pads, opts.max_catch_up);
+    let mut app = App {
+        session,
+        opts,
+        epoch: Instant::now(),
+        state: None,
+        modifiers: ModifiersState::empty(),
+        error: None,
+        presented: 0,
+        pending: false,
+    };
+    event_loop
+        .run_app(&mut app)
+        .map_err(|e| FrontendError::Window(format!("event loop: {e}")))?;
+    // The surface and window go before the event loop.
+    app.state = None;
+    if let Some(e) = app.error {
+        return Err(e);
+    }
+    Ok(WindowStats {
+        vblanks: app.session.vblanks(),
+        frames: app.session.frames(),
+        presented: app.presented,
+        resyncs: app.session.pacer().resyncs(),
+    })
+}
+
+/// The window and what draws into it.
+struct WindowState {
+    surface: wgpu::Surface<'static>,
+    config: wgpu::SurfaceConfiguration,
+    /// The non-sRGB format the presenter draws through.
+    view_format: wgpu::TextureFormat,
+    presenter: Presenter,
+    gpu: Gpu,
+    window: Arc<Window>,
+}
+
+impl WindowState {
+    fn new(event_loop: &ActiveEventLoop, opts: &WindowOptions) -> Result<Self, FrontendError> {
+        let mut attrs = Window::default_attributes()
+            .with_title(opts.title.clone())
+            .with_inner_size(PhysicalSize::new(opts.size.0.max(1), opts.size.1.max(1)))
+            .with_min_inner_size(PhysicalSize::new(64, 48))
+            .with_resizable(true);
+        if opts.fullscreen {
+            attrs = attrs.with_fullscreen(Some(Fullscreen::Borderless(None)));
+        }
+        let window = Arc::new(
+            event_loop
+                .create_window(attrs)
+                .map_err(|e| FrontendError::Window(format!("creating the window: {e}")))?,
+        );
+        let instance = wgpu::Instance::new(
+            wgpu::InstanceDescriptor::new_with_display_handle(Box::new(
+                event_loop.owned_display_handle(),
+            ))
+            .with_env(),
+        );
+        let surface = instance
+            .create_surface(window.clone())
+            .map_err(|e| FrontendError::Gpu(format!("creating the window's surface: {e}")))?;
+        let gpu = Gpu::with_instance(instance, Some(&surface))?;
+        let size = window.inner_size();
+        let mut config = surface
+            .get_default_config(&gpu.adapter, size.width.max(1), size.height.max(1))
+            .ok_or_else(|| {
+                FrontendError::Gpu(format!(
+                    "the adapter {} cannot present to this window",
+                    gpu.adapter_info()
+                ))
+            })?;
+        let caps = surface.get_capabilities(&gpu.adapter);
+        // Prefer a non-sRGB format; else draw through a non-sRGB view of an sRGB one. Either
+        // way the frame's bytes reach the screen unchanged.
+        let format = caps
+            .formats
+            .iter()
+            .copied()
+            .find(|f| !f.is_srgb())
+            .unwrap_or(config.format);
+        let view_format = format.remove_srgb_suffix();
+        config.format = format;
+        config.view_formats = if view_format == format {
+            vec![]
+        } else {
+            vec![view_format]
+        };
+        // Mailbox (no tearing, never blocks) where there is one, else FIFO (vsync); the
+        // vblank pacing is ours either way.
+        config.present_mode = if caps.present_modes.contains(&wgpu::PresentMode::Mailbox) {
+            wgpu::PresentMode::Mailbox
+        } else {
+            wgpu::PresentMode::Fifo
+        };
+        config.desired_maximum_frame_latency = 1;
+        surface.configure(&gpu.device, &config);
+        let presenter = Presenter::new(&gpu, view_format);
+        gpu.check("setting up the window's presenter")?;
+        eprintln!("piney: presenting with {}", gpu.adapter_info());
+        Ok(WindowState {
+            surface,
+            config,
+            view_format,
+            presenter,
+            gpu,
+            window,
+        })
+    }
+
+    fn resize(&mut self, size: PhysicalSize<u32>) {
+        self.config.width = size.width.max(1);
+        self.config.height = size.height.max(1);
+        self.surface.configure(&self.gpu.device, &self.config);
+    }
+
+    /// Draws the current picture; returns whether it reached the window.
+    fn render(&mut self) -> Result<bool, FrontendError> {
+        let texture = match self.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(t)
+            | wgpu::CurrentSurfaceTexture::Suboptimal(t) => t,
+            wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => {
+                return Ok(false);
+            }
+            wgpu::CurrentSurfaceTexture::Outdated => {
+                self.resize(self.window.inner_size());
+                return Ok(false);
+            }
+            wgpu::CurrentSurfaceTexture::Lost => {
+                // Make the surface again; the device and the frame texture stay.
+                self.surface = self
+                    .gpu
+                    .instance
+                    .create_surface(self.window.clone())
+                    .map_err(|e| FrontendError::Gpu(format!("recreating the surface: {e}")))?;
+                self.resize(self.window.inner_size());
+                return Ok(false);
+            }
+            other => {
+                return Err(FrontendError::Gpu(format!(
+                    "getting the window's next image: {other:?}"
+                )));
+            }
+        };
+        let view = texture.texture.create_view(&wgpu::TextureViewDescriptor {
+            format: Some(self.view_format),
+            ..Default::default()
+        });
+        let mut encoder = self
+            .gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("present"),
+            });
+        let (w, h) = (self.config.width, self.config.height);
+        self.presenter.draw(&self.gpu, &mut encoder, &view, w, h);
+        self.gpu.queue.submit([encoder.finish()]);
+        self.window.pre_present_notify();
+        self.gpu.queue.present(texture);
+        self.gpu.check("presenting")?;
+        Ok(true)
+    }
+
+    fn toggle_fullscreen(&self) {
+        if self.window.fullscreen().is_some() {
+            self.window.set_fullscreen(None);
+        } else {
+            self.window
+                .set_fullscreen(Some(Fullscreen::Borderless(None)));
+        }
+    }
+}
+
+struct App<'e, E: Emulator + ?Sized> {
+    session: Session<'e, E>,
+    opts: WindowOptions,
+    /// Time zero of the session's clock.
+    epoch: Instant,
+    state: Option<WindowState>,
+    modifiers: ModifiersState,
+    error: Option<FrontendError>,
+    presented: u64,
+    /// A new picture waits to be presented.
+    pending: bool,
+}
+
+impl<E: Emulator + ?Sized> App<'_, E> {
+    fn now_ns(&self) -> u64 {
+        self.epoch.elapsed().as_nanos() as u64
+    }
+
+    fn fail(&mut self, event_loop: &ActiveEventLoop, e: FrontendError) {
+        self.error.get_or_insert(e);
+        event_loop.exit();
+    }
+
+    fn log_port(event: &PortEvent) {
+        match event {
+            PortEvent::Connected { port, name, rumble } => eprintln!(
+                "piney: pad \"{name}\" on port {}{}",
+                port.index() + 1,
+                if *rumble { " (rumble)" } else { "" }
+            ),
+            PortEvent::Disconnected { port } => {
+                eprintln!("piney: pad on port {} unplugged", port.index() + 1)
+            }
+        }
+    }
+}
+
+impl<E: Emulator + ?Sized> ApplicationHandler for App<'_, E> {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if self.state.is_some() {
+            return;
+        }
+        match WindowState::new(event_loop, &self.opts) {
+            Ok(state) => {
+                state.window.request_redraw();
+                self.state = Some(state);
+                // The schedule starts now, not when the process did.
+                let now = self.now_ns();
+                self.session.restart_clock(now);
+            }
+            Err(e) => self.fail(event_loop, e),
+        }
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        let Some(state) = &mut self.state else {
+            return;
+        };
+        match event {
+            WindowEvent::CloseRequested => event_loop.exit(),
+            WindowEvent::Resized(size) => {
+                state.resize(size);
+                state.window.request_redraw();
+            }
+            WindowEvent::ModifiersChanged(m) => self.modifiers = m.state(),
+            WindowEvent::Focused(false) => self.session.release_keys(),
+            WindowEvent::KeyboardInput { event, .. } => {
+                let PhysicalKey::Code(code) = event.physical_key else {
+                    return;
+                };
+                let pressed = event.state == ElementState::Pressed;
+                let fullscreen_key = code == KeyCode::F11
+                    || (matches!(code, KeyCode::Enter | KeyCode::NumpadEnter)
+                        && self.modifiers.alt_key());
+                if code == KeyCode::Escape && pressed {
+                    event_loop.exit();
+                } else if fullscreen_key {
+                    if pressed && !event.repeat {
+                        state.toggle_fullscreen();
+                    }
+                } else {
+                    // KeyCode's Debug is its variant name, the W3C `code` value the keyboard
+                    // map uses ("ArrowUp", "KeyX").
+                    self.session.key(&format!("{code:?}"), pressed);
+                }
+            }
+            WindowEvent::RedrawRequested => match state.render() {
+                Ok(true) => {
+                    if self.pending {
+                        self.presented += 1;
+                        self.pending = false;
+                    }
+                }
+                Ok(false) => {}
+                Err(e) => self.fail(event_loop, e),
+            },
+            _ => {}
+        }
+    }
+
+    fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        if self.state.is_none() || self.error.is_some() {
+            return;
+        }
+        let now = self.now_ns();
+        let adv = match self.session.advance(now) {
+            Ok(a) => a,
+            Err(e) => return self.fail(event_loop, FrontendError::Emulator(e)),
+        };
+        adv.events.iter().for_each(Self::log_port);
+        if let Some(frame) = adv.frame
+            && let Some(state) = &mut self.state
+        {
+            if let Err(e) = state.presenter.upload(&state.gpu, &frame) {
+                return self.fail(event_loop, e);
+            }
+            self.pending = true;
+            state.window.request_redraw();
+        }
+        if self.session.finished() {
+            event_loop.exit();
+            return;
+        }
+        let next = self.epoch + Duration::from_nanos(self.session.next_deadline());
+        event_loop.set_control_flow(ControlFlow::WaitUntil(next));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The keyboard map takes winit's `KeyCode` names, which the window makes with `{:?}`.
+    #[test]
+    fn key_codes_print_as_the_keyboard_maps_names() {
+        for code in [
+            KeyCode::ArrowUp,
+            KeyCode::KeyX,
+            KeyCode::Enter,
+            KeyCode::Space,
+            KeyCode::Digit1,
+            KeyCode::Numpad5,
+            KeyCode::ShiftLeft,
+            KeyCode::F12,
+        ] {
+            let name = format!("{code:?}");
+            assert!(piney_input::keyboard::is_key_name(&name), "{name}");
+        }
+        let mut k = Keyboard::new(KeyMap::default());
+        assert!(k.key(&format!("{:?}", KeyCode::ArrowUp), true));
+        assert_eq!(k.buttons(), piney_input::Buttons::UP);
+    }
+}
