@@ -1,7 +1,8 @@
 #!/bin/sh
 # Builds piney's guest programs: every tests/guest/*.c and tests/guest/*.S
 # becomes tests/guest/<name>.elf, linked at 0x00100000 with tools/guest's
-# crt0, linker script and runtime, by Debian's gcc-mipsel-linux-gnu.
+# crt0, linker script and runtime (and, for the programs that call them, the
+# SIF RPC client and libpad of tools/guest), by Debian's gcc-mipsel-linux-gnu.
 #
 # The output is deterministic (relative paths, no timestamps, no build id,
 # no .comment), so the committed ELFs can be checked against their sources:
@@ -46,6 +47,17 @@ trap 'rm -rf "$TMP"' EXIT
 $CC $CFLAGS -c tools/guest/crt0.S -o "$TMP/crt0.o"
 # shellcheck disable=SC2086
 $CC $CFLAGS -c tools/guest/runtime.c -o "$TMP/runtime.o"
+# The optional runtime libraries (the SIF command/RPC client, libpad) go into an archive, so
+# that only the programs that call them link them (the others' ELFs do not change). `ar D`:
+# deterministic (no timestamps, uids or modes).
+LIBOBJS=""
+for lib in sifrpc libpad; do
+    # shellcheck disable=SC2086
+    $CC $CFLAGS -c "tools/guest/$lib.c" -o "$TMP/$lib.o"
+    LIBOBJS="$LIBOBJS $TMP/$lib.o"
+done
+# shellcheck disable=SC2086
+${CROSS}ar rcsD "$TMP/libguest.a" $LIBOBJS
 
 if [ $# -gt 0 ]; then
     SOURCES=""
@@ -73,7 +85,8 @@ for src in $SOURCES; do
     # shellcheck disable=SC2086
     $CC $CFLAGS -c "$src" -o "$obj"
     # shellcheck disable=SC2086
-    $CC $CFLAGS $LDFLAGS "$TMP/crt0.o" "$obj" "$TMP/runtime.o" -o "$TMP/out/$name.elf"
+    $CC $CFLAGS $LDFLAGS "$TMP/crt0.o" "$obj" "$TMP/runtime.o" "$TMP/libguest.a" \
+        -o "$TMP/out/$name.elf"
     # Never let an SPECIAL2 (MIPS32 libgcc) routine or an unresolved helper in.
     if ${CROSS}nm "$TMP/out/$name.elf" | grep -q ' U '; then
         echo "build-guest: $name.elf has undefined symbols" >&2

@@ -46,6 +46,8 @@ int scePadPortClose(int port, int slot);
 int scePadRead(int port, int slot, unsigned char *rdata);
 int scePadGetState(int port, int slot);
 int scePadGetReqState(int port, int slot);
+/* The IOP frame counter of the newest pad data frame (0 before the first). */
+int scePadGetFrameCount(int port, int slot);
 int scePadInfoMode(int port, int slot, int term, int offs);
 int scePadSetMainMode(int port, int slot, int offs, int lock);
 int scePadInfoAct(int port, int slot, int actno, int term);

@@ -181,6 +181,9 @@ pub struct Vu0Regs {
     /// The byte address in VU0 micro memory of a microprogram that
     /// VCALLMS/VCALLMSR asked VU0 to run; the machine services and clears it.
     pub pending_call: Option<u32>,
+    /// A VU1 start that a CTC2 to CMSAR1 asked for (the microprogram's address in 64-bit
+    /// instructions); the machine services and clears it.
+    pub pending_vu1_start: Option<u32>,
 }
 
 impl Default for Vu0Regs {
@@ -192,6 +195,7 @@ impl Default for Vu0Regs {
             vi: [0; 32],
             acc: [0; 4],
             pending_call: None,
+            pending_vu1_start: None,
         }
     }
 }

@@ -20,6 +20,7 @@ pub mod gilrs_backend;
 pub mod keyboard;
 pub mod mapping;
 pub mod reader;
+pub mod script;
 pub mod trace;
 
 pub use actuator::{ActuatorEntry, ActuatorQueue, CtrlState, LayoutError, Motors};

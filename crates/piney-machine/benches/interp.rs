@@ -27,7 +27,10 @@ fn main() {
         let mut m = Machine::new(Box::new(SharedSink(out.clone())));
         m.load_elf(&image).expect("bench_compute.elf loads");
         let t = Instant::now();
-        let end = m.run(RunLimits { frames: None, seconds: Some(600.0) });
+        let end = m.run(RunLimits {
+            frames: None,
+            seconds: Some(600.0),
+        });
         let dt = t.elapsed().as_secs_f64();
         match end {
             Ok(RunEnd::Exited(0)) => {}
@@ -41,9 +44,14 @@ fn main() {
         output = out.lock().unwrap().clone();
     }
     let ips = instructions as f64 / best;
-    println!("interpreter: {instructions} guest instructions in {best:.3} s: {:.1} M instructions/s", ips / 1e6);
-    println!("guest output: {}", String::from_utf8_lossy(&output).trim_end());
-
+    println!(
+        "interpreter: {instructions} guest instructions in {best:.3} s: {:.1} M instructions/s",
+        ips / 1e6
+    );
+    println!(
+        "guest output: {}",
+        String::from_utf8_lossy(&output).trim_end()
+    );
 }
 
 struct SharedSink(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);

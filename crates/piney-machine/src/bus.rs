@@ -104,7 +104,7 @@ impl EeBus {
             sif: SifRegs::default(),
             dmac: Dmac::default(),
             vif: [Vif::new(0), Vif::new(1)],
-            gif: Gif::default(),
+            gif: Gif::new(Box::new(crate::gsunit::GsUnit::default())),
             vu_exec: Box::new(MicroVu::default()),
             sched: Scheduler::default(),
             out: Vec::new(),
@@ -128,7 +128,8 @@ impl EeBus {
         self.sif = SifRegs::default();
         self.dmac = Dmac::default();
         self.vif = [Vif::new(0), Vif::new(1)];
-        self.gif.reset();
+        // A power-on GS: fresh local memory and registers behind a reset GIF.
+        self.gif = Gif::new(Box::new(crate::gsunit::GsUnit::default()));
         // GS IMR: every GS interrupt masked at power-on (as the BIOS leaves it).
         self.gs_priv[0x1010 / 16] = 0x7f00;
         // D_CTRL.DMAE: the BIOS leaves the DMAC enabled.
@@ -162,8 +163,10 @@ impl EeBus {
             self.intc.raise(crate::intc::line::GS);
         }
         self.field += 1;
-        self.sched.schedule_at(ntsc::vblank_start(self.field), Event::VBlankStart);
-        self.sched.schedule_at(ntsc::vblank_end(self.field), Event::VBlankEnd);
+        self.sched
+            .schedule_at(ntsc::vblank_start(self.field), Event::VBlankStart);
+        self.sched
+            .schedule_at(ntsc::vblank_end(self.field), Event::VBlankEnd);
         self.timers.vblank(self.now);
         self.irq_changed = true;
     }
@@ -200,7 +203,11 @@ impl EeBus {
     fn mem(&mut self, addr: u32, len: usize) -> Option<&mut [u8]> {
         if addr >> 28 == 0x7 {
             let a = (addr & 0x3fff) as usize;
-            return if addr & 0x0fff_ffff < SPR_SIZE as u32 { self.spr.get_mut(a..a + len) } else { None };
+            return if addr & 0x0fff_ffff < SPR_SIZE as u32 {
+                self.spr.get_mut(a..a + len)
+            } else {
+                None
+            };
         }
         let p = Self::phys(addr)?;
         let a = p as usize;
@@ -237,10 +244,16 @@ impl EeBus {
             0x1000_3000..=0x1000_7fff => Ok(self.dev_read(p).unwrap_or(0)),
             // D_ENABLER mirrors D_ENABLEW.
             0x1000_f520 => Ok(self.io[(0xf590 / 4) as usize]),
-            _ if (0x1000_0000..=0x1000_ffff).contains(&p) => Ok(self.io[((p & 0xffff) / 4) as usize]),
+            _ if (0x1000_0000..=0x1000_ffff).contains(&p) => {
+                Ok(self.io[((p & 0xffff) / 4) as usize])
+            }
             0x1200_0000..=0x1200_1fff => {
                 let v = self.gs_priv[((p & 0x1fff) / 16) as usize];
-                Ok(if p & 4 != 0 { (v >> 32) as u32 } else { v as u32 })
+                Ok(if p & 4 != 0 {
+                    (v >> 32) as u32
+                } else {
+                    v as u32
+                })
             }
             _ => Err(BusFault { addr: p }),
         }
@@ -269,14 +282,18 @@ impl EeBus {
                 self.dev_write(p, v);
             }
             // DMAC channel registers, D_CTRL, D_PCR, D_SQWC, D_RBSR, D_RBOR, D_STADR, D_ENABLEW.
-            0x1000_8000..=0x1000_e00f | 0x1000_e020..=0x1000_e0ff | crate::dmac::D_ENABLEW => self.dmac_write(p, v),
+            0x1000_8000..=0x1000_e00f | 0x1000_e020..=0x1000_e0ff | crate::dmac::D_ENABLEW => {
+                self.dmac_write(p, v)
+            }
             // D_STAT: the low bits (CIS, SIS, MEIS, BEIS) clear on 1, the mask bits toggle on 1.
             0x1000_e010 => {
                 let s = &mut self.io[(0xe010 / 4) as usize];
                 *s = (*s & !(v & 0xffff)) ^ (v & 0xffff_0000);
                 self.irq_changed = true;
             }
-            _ if (0x1000_0000..=0x1000_ffff).contains(&p) => self.io[((p & 0xffff) / 4) as usize] = v,
+            _ if (0x1000_0000..=0x1000_ffff).contains(&p) => {
+                self.io[((p & 0xffff) / 4) as usize] = v
+            }
             0x1200_0000..=0x1200_1fff => {
                 let slot = ((p & 0x1fff) / 16) as usize;
                 let r = &mut self.gs_priv[slot];
@@ -392,7 +409,8 @@ impl EeBus {
                 let shift = (p & 3) * 8;
                 let mask = if len == 1 { 0xffu32 } else { 0xffff } << shift;
                 let old = self.io_read32(p & !3).unwrap_or(0);
-                self.io_write32(p & !3, (old & !mask) | ((value as u32) << shift) & mask).map_err(fault)
+                self.io_write32(p & !3, (old & !mask) | ((value as u32) << shift) & mask)
+                    .map_err(fault)
             }
             4 => self.io_write32(p, value as u32).map_err(fault),
             // A 128-bit write to a FIFO (VIF0, VIF1, GIF) is one quadword.
@@ -403,7 +421,8 @@ impl EeBus {
             }
             _ => {
                 for i in 0..len / 4 {
-                    self.io_write32(p + 4 * i as u32, (value >> (32 * i)) as u32).map_err(fault)?;
+                    self.io_write32(p + 4 * i as u32, (value >> (32 * i)) as u32)
+                        .map_err(fault)?;
                 }
                 Ok(())
             }

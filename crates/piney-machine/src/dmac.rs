@@ -861,6 +861,11 @@ impl EeBus {
         self.vif[1].vu_busy_until > self.now
     }
 
+    /// The cycle at which VU1 stops being busy.
+    pub fn vu1_busy_until(&self) -> u64 {
+        self.vif[1].vu_busy_until
+    }
+
     /// An EE read of a VIF or GIF register (physical address), if `p` is one.
     pub fn dev_read(&self, p: u32) -> Option<u32> {
         match p {

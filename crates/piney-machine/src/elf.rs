@@ -2,7 +2,6 @@
 //! memory by their virtual address, the rest of each segment's memory size zeroed.
 //! Every malformed input gives an [`ElfError`] naming what is wrong; nothing panics.
 
-
 use crate::bus::EeBus;
 
 /// A bad ELF.
@@ -51,10 +50,20 @@ pub enum ElfError {
     Empty,
 }
 
-fn slice<'a>(image: &'a [u8], what: &'static str, start: u64, len: u64) -> Result<&'a [u8], ElfError> {
+fn slice<'a>(
+    image: &'a [u8],
+    what: &'static str,
+    start: u64,
+    len: u64,
+) -> Result<&'a [u8], ElfError> {
     let end = start + len;
     if end > image.len() as u64 {
-        return Err(ElfError::Truncated { what, start, end, len: image.len() });
+        return Err(ElfError::Truncated {
+            what,
+            start,
+            end,
+            len: image.len(),
+        });
     }
     Ok(&image[start as usize..end as usize])
 }
@@ -102,18 +111,24 @@ pub fn parse(image: &[u8]) -> Result<Elf, ElfError> {
     }
     let machine = u16_at(h, 18);
     if machine != 8 {
-        return Err(ElfError::WrongKind(format!("machine {machine} is not MIPS (8)")));
+        return Err(ElfError::WrongKind(format!(
+            "machine {machine} is not MIPS (8)"
+        )));
     }
     let etype = u16_at(h, 16);
     if etype != 2 {
-        return Err(ElfError::WrongKind(format!("type {etype} is not an executable (2)")));
+        return Err(ElfError::WrongKind(format!(
+            "type {etype} is not an executable (2)"
+        )));
     }
     let entry = u32_at(h, 24);
     let phoff = u32_at(h, 28) as u64;
     let phentsize = u16_at(h, 42) as u64;
     let phnum = u16_at(h, 44) as u64;
     if phnum > 0 && phentsize < 32 {
-        return Err(ElfError::WrongKind(format!("program header size {phentsize} < 32")));
+        return Err(ElfError::WrongKind(format!(
+            "program header size {phentsize} < 32"
+        )));
     }
     let mut segments = Vec::new();
     for i in 0..phnum {
@@ -128,7 +143,11 @@ pub fn parse(image: &[u8]) -> Result<Elf, ElfError> {
             memsz: u32_at(ph, 20),
         };
         if seg.filesz > seg.memsz {
-            return Err(ElfError::BadSegment { index: i as usize, filesz: seg.filesz, memsz: seg.memsz });
+            return Err(ElfError::BadSegment {
+                index: i as usize,
+                filesz: seg.filesz,
+                memsz: seg.memsz,
+            });
         }
         slice(image, "segment data", seg.offset as u64, seg.filesz as u64)?;
         segments.push(seg);
@@ -143,9 +162,15 @@ pub fn parse(image: &[u8]) -> Result<Elf, ElfError> {
 fn in_ram(vaddr: u32, size: u32) -> bool {
     let end = vaddr as u64 + size as u64;
     let within = |base: u64, len: u64| vaddr as u64 >= base && end <= base + len;
-    [0x0000_0000u64, 0x2000_0000, 0x3000_0000, 0x8000_0000, 0xa000_0000]
-        .iter()
-        .any(|&b| within(b, crate::bus::RAM_SIZE as u64))
+    [
+        0x0000_0000u64,
+        0x2000_0000,
+        0x3000_0000,
+        0x8000_0000,
+        0xa000_0000,
+    ]
+    .iter()
+    .any(|&b| within(b, crate::bus::RAM_SIZE as u64))
         || within(0x7000_0000, crate::bus::SPR_SIZE as u64)
 }
 
@@ -154,7 +179,11 @@ pub fn load(image: &[u8], bus: &mut EeBus) -> Result<u32, ElfError> {
     let elf = parse(image)?;
     for (i, s) in elf.segments.iter().enumerate() {
         if !in_ram(s.vaddr, s.memsz) {
-            return Err(ElfError::OutsideRam { index: i, vaddr: s.vaddr, size: s.memsz });
+            return Err(ElfError::OutsideRam {
+                index: i,
+                vaddr: s.vaddr,
+                size: s.memsz,
+            });
         }
     }
     for s in &elf.segments {

@@ -67,6 +67,10 @@ pub trait GsSink: Send {
     fn write_reg(&mut self, reg: u8, value: u64);
     /// One qword of IMAGE-mode data (to HWREG, the host -> local transfer).
     fn write_image(&mut self, qword: u128);
+    /// The GS itself, when this sink is it (for frames).
+    fn gs_unit(&mut self) -> Option<&mut crate::gsunit::GsUnit> {
+        None
+    }
 }
 
 /// One item of GIF output.

@@ -13,9 +13,11 @@
 //!   [`Machine::stdout`]; piney's own logs go elsewhere.
 
 pub mod bus;
+mod cop2;
 pub mod dmac;
 pub mod elf;
 pub mod gif;
+pub mod gsunit;
 pub mod intc;
 pub mod kernel;
 pub mod scheduler;
@@ -120,6 +122,8 @@ pub struct Machine {
     pub stdout: Box<dyn Write>,
     /// VBlanks since power-on.
     pub vblank_count: u64,
+    /// VU0 in micro mode (its registers are swapped in from `cpu.vu0` for a VCALLMS).
+    pub vu0: piney_vu::Vu,
     /// Guest instructions executed (for benchmarks; not architectural state).
     pub instructions: u64,
     exit: Option<i32>,
@@ -135,6 +139,7 @@ impl Machine {
             sif: sif::Sif::default(),
             stdout,
             vblank_count: 0,
+            vu0: piney_vu::Vu::new(piney_vu::Unit::Vu0),
             instructions: 0,
             exit: None,
         };
@@ -183,8 +188,14 @@ impl Machine {
                 return Ok(RunEnd::TimeLimit);
             }
             // Run the CPU until the next timed event is due, then dispatch the due events.
-            let target = self.bus.sched.next_due().min(cycle_limit.unwrap_or(u64::MAX));
-            let r = self.run_cpu_until(target).and_then(|()| self.dispatch_events());
+            let target = self
+                .bus
+                .sched
+                .next_due()
+                .min(cycle_limit.unwrap_or(u64::MAX));
+            let r = self
+                .run_cpu_until(target)
+                .and_then(|()| self.dispatch_events());
             self.flush_output();
             r?;
         }
@@ -224,6 +235,9 @@ impl Machine {
             if let Err(e) = piney_ee::interp::step(&mut self.cpu, &mut self.bus) {
                 self.service_exception(e)?;
             }
+            if self.cpu.vu0.pending_call.is_some() || self.cpu.vu0.pending_vu1_start.is_some() {
+                self.service_cop2()?;
+            }
             // A syscall (SifSetDma, SetAlarm...) or a device register store (a DMA start...) may
             // have scheduled an event earlier than the one the run was heading for.
             target = target.min(self.bus.sched.next_due());
@@ -262,6 +276,7 @@ impl Machine {
             Event::VBlankStart => {
                 self.vblank_count += 1;
                 self.bus.vblank_start(late);
+                self.padman_vblank();
                 self.kernel_vblank_start();
             }
             Event::VBlankEnd => self.bus.vblank_end(late),
@@ -269,6 +284,7 @@ impl Machine {
             Event::Alarm(id) => self.kernel_alarm(id)?,
             Event::Sif => self.sif_event()?,
             Event::Dma(c) => self.dmac_event(c)?,
+            Event::Vu1Done => self.vu1_done(),
         }
         self.update_interrupt_lines();
         Ok(())

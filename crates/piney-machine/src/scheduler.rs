@@ -22,6 +22,8 @@ pub enum Event {
     Sif,
     /// DMA channel `n` (0..=9) has its next block or tag due.
     Dma(u8),
+    /// VU1 finishes the microprogram a COP2 CMSAR1 write started.
+    Vu1Done,
 }
 
 /// Timed events in EE cycles.
@@ -50,7 +52,11 @@ impl Scheduler {
 
     /// The due time of the next instance of `event`, if any.
     pub fn due_of(&self, event: Event) -> Option<u64> {
-        self.heap.iter().filter(|Reverse((_, _, e))| *e == event).map(|Reverse((t, _, _))| *t).min()
+        self.heap
+            .iter()
+            .filter(|Reverse((_, _, e))| *e == event)
+            .map(|Reverse((t, _, _))| *t)
+            .min()
     }
 
     /// Take the earliest event due at or before `now`, with how many cycles late it is.

@@ -53,19 +53,21 @@ impl Timer {
         }
     }
 
-    /// The count at cycle `now` (16 bits; ZRET wrap at the compare value is folded in).
-    pub fn count(&self, now: u64) -> u32 {
+    /// Counts since `base_cycle` at cycle `now`.
+    fn ticks(&self, now: u64) -> u64 {
         if self.mode & CUE == 0 {
-            return self.base_count;
+            return 0;
         }
-        let ticks = now.saturating_sub(self.base_cycle) * 5 / self.cycles_per_count_x5();
-        let c = self.base_count as u64 + ticks;
-        if self.mode & ZRET != 0 && self.comp != 0 && self.base_count <= self.comp {
-            let period = self.comp as u64 + 1;
-            if c > self.comp as u64 {
-                return ((c - period) % period) as u32;
-            }
-            return c as u32;
+        now.saturating_sub(self.base_cycle) * 5 / self.cycles_per_count_x5()
+    }
+
+    /// The count at cycle `now` (16 bits). With ZRET a count that reaches COMP returns to 0 at
+    /// once (the sequence is 0, 1, .., COMP - 1, 0), so the period is COMP counts; without it
+    /// the count wraps past 0xffff.
+    pub fn count(&self, now: u64) -> u32 {
+        let c = self.base_count as u64 + self.ticks(now);
+        if self.mode & ZRET != 0 && self.comp != 0 && (self.base_count as u64) < self.comp as u64 {
+            return (c % self.comp as u64) as u32;
         }
         (c & 0xffff) as u32
     }
@@ -75,21 +77,37 @@ impl Timer {
         self.base_cycle = now;
     }
 
-    /// The next cycle at which the count reaches compare (if CMPE) or overflows (if OVFE).
+    /// Counts from the current count `c` until the next compare match or overflow that raises
+    /// something, if any.
+    fn ticks_to_next(&self, c: u64) -> Option<u64> {
+        let comp = self.comp as u64;
+        let to_compare = if c < comp {
+            comp - c
+        } else {
+            0x1_0000 - c + comp
+        };
+        let to_overflow = 0x1_0000 - c;
+        let zret = self.mode & ZRET != 0 && comp != 0;
+        match (
+            self.mode & CMPE != 0 || zret,
+            self.mode & OVFE != 0 && !zret,
+        ) {
+            (true, true) => Some(to_compare.min(to_overflow)),
+            (true, false) => Some(to_compare),
+            (false, true) => Some(to_overflow),
+            (false, false) => None,
+        }
+    }
+
+    /// The cycle of the next compare match or overflow that matters, from cycle `now`.
     fn next_event(&self, now: u64) -> Option<u64> {
-        if self.mode & CUE == 0 || self.mode & (CMPE | OVFE) == 0 {
+        if self.mode & CUE == 0 {
             return None;
         }
-        let c = self.count(now) as u64;
-        let target = if self.mode & CMPE != 0 && (self.comp as u64) > c {
-            self.comp as u64
-        } else {
-            0x1_0000
-        };
-        let per = self.cycles_per_count_x5();
-        // The cycle at which count becomes `target`, from the base.
-        let ticks_needed = target - self.base_count as u64;
-        let at = self.base_cycle + (ticks_needed * per).div_ceil(5);
+        let ticks = self.ticks_to_next(self.count(now) as u64)?;
+        // The cycle at which `ticks` more counts have happened, counted from the base.
+        let done = self.ticks(now);
+        let at = self.base_cycle + ((done + ticks) * self.cycles_per_count_x5()).div_ceil(5);
         Some(at.max(now + 1))
     }
 }
@@ -138,20 +156,25 @@ impl Timers {
         }
     }
 
-    /// A timer's event is due: set its flags; returns whether it interrupts.
+    /// A timer's event is due: set its flags; returns whether it interrupts (a flag that is
+    /// already set does not interrupt again until the program clears it).
     pub fn event(&mut self, n: usize, now: u64, sched: &mut Scheduler) -> bool {
         let t = &mut self.t[n];
-        let raw = t.base_count as u64
-            + (now.saturating_sub(t.base_cycle) * 5 / t.cycles_per_count_x5());
+        let raw = t.base_count as u64 + t.ticks(now);
+        let comp = t.comp as u64;
+        let zret = t.mode & ZRET != 0 && comp != 0;
         let mut irq = false;
-        if t.mode & CMPE != 0 && raw >= t.comp as u64 && (t.base_count as u64) < t.comp as u64 + 1 {
-            irq |= t.mode & EQUF == 0;
-            t.mode |= EQUF;
-            if t.mode & ZRET != 0 {
-                t.rebase(now, (raw - t.comp as u64 - 1) as u32);
+        if (t.base_count as u64) < comp && raw >= comp {
+            if t.mode & CMPE != 0 {
+                irq |= t.mode & EQUF == 0;
+                t.mode |= EQUF;
+            }
+            if zret {
+                t.rebase(now, ((raw - comp) % comp) as u32);
             }
         }
-        if raw >= 0x1_0000 && t.mode & ZRET == 0 {
+        let raw = t.base_count as u64 + t.ticks(now);
+        if raw > 0xffff && !zret {
             if t.mode & OVFE != 0 {
                 irq |= t.mode & OVFF == 0;
                 t.mode |= OVFF;
@@ -164,4 +187,68 @@ impl Timers {
 
     /// At VBlank: nothing yet (gating is not modelled).
     pub fn vblank(&mut self, _now: u64) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const T0_COUNT: u32 = 0x1000_0000;
+    const T0_MODE: u32 = 0x1000_0010;
+    const T0_COMP: u32 = 0x1000_0020;
+
+    /// Runs the scheduler's timer events up to `until`, returning the cycles at which timer 0
+    /// interrupted.
+    fn irqs(t: &mut Timers, s: &mut Scheduler, until: u64) -> Vec<u64> {
+        let mut out = Vec::new();
+        while let Some((Event::Timer(n), late)) = s.pop_due(until) {
+            let at = until - late;
+            if t.event(n as usize, at, s) {
+                out.push(at);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn zret_compare_period_is_comp_counts() {
+        let (mut t, mut s) = (Timers::default(), Scheduler::default());
+        // BUSCLK (2 EE cycles a count), COMP 100, ZRET | CUE | CMPE.
+        t.write(T0_COMP, 100, 0, &mut s);
+        t.write(T0_MODE, ZRET | CUE | CMPE, 0, &mut s);
+        assert_eq!(t.read(T0_COUNT, 198), 99);
+        // The count reaches 100 at cycle 200 and is 0 there; EQUF interrupts once until cleared.
+        assert_eq!(irqs(&mut t, &mut s, 200), vec![200]);
+        assert_eq!(t.read(T0_COUNT, 200), 0);
+        assert_eq!(t.read(T0_COUNT, 202), 1);
+        assert_eq!(
+            irqs(&mut t, &mut s, 1000),
+            Vec::<u64>::new(),
+            "EQUF still set"
+        );
+        // Clearing EQUF (write 1) lets the next match interrupt: matches every 200 cycles.
+        t.write(T0_MODE, ZRET | CUE | CMPE | EQUF, 1000, &mut s);
+        assert_eq!(irqs(&mut t, &mut s, 1200), vec![1200]);
+    }
+
+    #[test]
+    fn overflow_interrupts_past_0xffff() {
+        let (mut t, mut s) = (Timers::default(), Scheduler::default());
+        // BUSCLK/256: 512 EE cycles a count. Start at 0xfff0: 16 counts to overflow.
+        t.write(T0_COUNT, 0xfff0, 0, &mut s);
+        t.write(T0_MODE, 2 | CUE | OVFE, 0, &mut s);
+        assert_eq!(t.read(T0_COUNT, 15 * 512), 0xffff);
+        assert_eq!(irqs(&mut t, &mut s, 16 * 512), vec![16 * 512]);
+        assert_eq!(t.read(T0_COUNT, 16 * 512), 0);
+        assert_ne!(t.read(T0_MODE, 16 * 512) & OVFF, 0);
+    }
+
+    #[test]
+    fn a_stopped_timer_holds_its_count() {
+        let (mut t, mut s) = (Timers::default(), Scheduler::default());
+        t.write(T0_COUNT, 42, 0, &mut s);
+        t.write(T0_MODE, 0, 0, &mut s);
+        assert_eq!(t.read(T0_COUNT, 1_000_000), 42);
+        assert_eq!(s.next_due(), u64::MAX);
+    }
 }

@@ -65,7 +65,13 @@ fn rejects_what_is_not_a_mips_executable() {
 fn rejects_segments_outside_ram() {
     let mut m = Machine::new(sink());
     let e = m.load_elf(&tiny_elf(0x1000_0000, &[0; 4], 0)).unwrap_err();
-    assert!(matches!(e, MachineError::Load(ElfError::OutsideRam { vaddr: 0x1000_0000, .. })));
+    assert!(matches!(
+        e,
+        MachineError::Load(ElfError::OutsideRam {
+            vaddr: 0x1000_0000,
+            ..
+        })
+    ));
     // Straddling the end of RDRAM.
     let e = m.load_elf(&tiny_elf(0x01ff_fffc, &[0; 8], 0)).unwrap_err();
     assert!(matches!(e, MachineError::Load(ElfError::OutsideRam { .. })));
@@ -112,5 +118,12 @@ fn corrupt_bytes_never_panic() {
 fn file_size_beyond_memory_size_is_rejected() {
     let mut img = tiny_elf(0x0010_0000, &[0; 8], 0);
     img[52 + 20..52 + 24].copy_from_slice(&4u32.to_le_bytes());
-    assert!(matches!(parse(&img), Err(ElfError::BadSegment { filesz: 8, memsz: 4, .. })));
+    assert!(matches!(
+        parse(&img),
+        Err(ElfError::BadSegment {
+            filesz: 8,
+            memsz: 4,
+            ..
+        })
+    ));
 }

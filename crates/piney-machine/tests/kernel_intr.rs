@@ -275,3 +275,48 @@ fn handler_wakeup_preempts_a_running_thread() {
     // The low thread ran between the wakeups, and kept counting after being preempted.
     assert!(l[2] > 1000 && l[4] > l[2] + 1000, "{l:x?}");
 }
+
+/// iRotateThreadReadyQueue in a handler reorders the ready queue but does not switch threads
+/// when the dispatch ends (the real kernel's behaviour, which ps2sdk works around): a busy
+/// thread that makes no syscall keeps the CPU from its equal.
+#[test]
+fn rotate_from_a_handler_does_not_switch() {
+    const CA: u32 = DATA + 0x90;
+    const CB: u32 = DATA + 0x94;
+    let mut a = Asm::new();
+    a.create_thread(DATA, "ta", 0, 0x20)
+        .mv(r::A0, r::V0)
+        .sys(sc::START_THREAD);
+    a.create_thread(DATA, "tb", 1, 0x20)
+        .mv(r::A0, r::V0)
+        .sys(sc::START_THREAD);
+    a.li(r::A0, 2)
+        .la(r::A1, "hr")
+        .li(r::A2, NEG1)
+        .li(r::A3, 0)
+        .sys(sc::ADD_INTC_HANDLER);
+    a.li(r::A0, 2).sys(sc::ENABLE_INTC);
+    a.sys(sc::SLEEP_THREAD);
+    for (name, counter) in [("ta", CA), ("tb", CB)] {
+        let spin = format!("{name}_spin");
+        a.label(name).li(r::T0, counter).label(&spin);
+        a.lw(r::T1, 0, r::T0)
+            .addiu(r::T1, r::T1, 1)
+            .sw(r::T1, 0, r::T0)
+            .j(&spin);
+    }
+    a.label("hr")
+        .li(r::A0, 0x20)
+        .sys(-0x2c)
+        .li(r::V0, 0)
+        .jr(r::RA);
+
+    let mut m = machine(&a);
+    assert_eq!(run(&mut m, 4).unwrap(), RunEnd::FrameLimit);
+    let mut w = [0; 4];
+    m.bus.read_bytes(CA, &mut w).unwrap();
+    let ca = u32::from_le_bytes(w);
+    m.bus.read_bytes(CB, &mut w).unwrap();
+    let cb = u32::from_le_bytes(w);
+    assert!(ca > 10_000 && cb == 0, "a {ca}, b {cb}");
+}

@@ -354,6 +354,9 @@ impl Vu {
         self.next_pc = (self.pc + 8) & self.pc_mask();
         self.end_after = false;
         self.last_vi_write = None;
+        // The registers may have been written from outside since the last run (COP2 macro mode
+        // shares VU0's, CTC2 clears the clip flag): the clip history starts from what they hold.
+        self.clip_newest = self.regs.vi[reg::CLIP] & 0xFF_FFFF;
         self.resume(host, max_cycles)
     }
 

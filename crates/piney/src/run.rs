@@ -23,6 +23,10 @@ pub struct RunOptions {
     /// The EE engine.
     #[arg(long, value_enum, default_value = "interp")]
     pub cpu: CpuEngine,
+    /// Play the pads from an input script: lines `F[-G] BUTTON[+BUTTON...]` with vertical blank
+    /// numbers, sticks as `lx=N ly=N rx=N ry=N`, `p2:` for port 2 (see piney_input::script).
+    #[arg(long, value_name = "FILE")]
+    pub input: Option<std::path::PathBuf>,
 }
 
 /// The EE engines.
@@ -59,6 +63,17 @@ pub fn run(path: &Path, opts: &RunOptions) -> ExitCode {
         }
     };
     let mut machine = Machine::new(Box::new(std::io::stdout()));
+    if let Some(file) = &opts.input {
+        match piney_input::script::InputScript::load(file) {
+            Ok(script) => machine.set_pad_input(Box::new(
+                piney_machine::sif::padman::ScriptPads::new(script),
+            )),
+            Err(e) => {
+                eprintln!("piney: --input {e}");
+                return ExitCode::from(1);
+            }
+        }
+    }
     if let Err(e) = machine.load_elf(&image) {
         eprintln!("piney: {}: {e}", path.display());
         return ExitCode::from(1);

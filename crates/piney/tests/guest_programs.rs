@@ -27,6 +27,13 @@ fn run_piney(elf: &Path) -> (bool, Vec<u8>, String) {
         .arg("run")
         .arg(elf)
         .args(["--headless", "--seconds", EMULATED_SECONDS])
+        // A program's pads come from its `<name>.input` script when it has one.
+        .args(
+            Some(elf.with_extension("input"))
+                .filter(|i| i.exists())
+                .map(|i| vec![std::ffi::OsString::from("--input"), i.into_os_string()])
+                .unwrap_or_default(),
+        )
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -157,6 +164,7 @@ guest_tests!(
     mmi,
     muldiv,
     muldiv64,
+    pad,
     sema,
     sio_asm,
     threads,

@@ -753,7 +753,13 @@ pub fn write_ctrl(cpu: &mut Cpu, n: usize, v: u32) {
         ctrl::R => cpu.vu0.vi[n] = v & 0x007f_ffff,
         ctrl::I | ctrl::Q => cpu.vu0.vi[n] = v,
         24 => cpu.vu0.vi[n] = v & 0x0c0c,
-        ctrl::CMSAR0 | ctrl::CMSAR1 => cpu.vu0.vi[n] = v & 0xffff,
+        ctrl::CMSAR0 => cpu.vu0.vi[n] = v & 0xffff,
+        // Writing CMSAR1 starts VU1 at that address (in 64-bit instructions): the machine owns
+        // VU1 and services the request after this instruction.
+        ctrl::CMSAR1 => {
+            cpu.vu0.vi[n] = v & 0xffff;
+            cpu.vu0.pending_vu1_start = Some(v & 0xffff);
+        }
         // FBRST bit 1 (RS0) resets VU0: its flags and its running state. Bit 9 (RS1) resets
         // VU1, whose state lives in the machine. FBRST itself reads zero.
         ctrl::FBRST if v & 2 != 0 => {

@@ -198,8 +198,6 @@ pub struct Kernel {
     /// Alarms that expired and wait for their callback.
     expired_alarms: Vec<u32>,
     frames: Vec<Frame>,
-    /// DisableDispatchThread is in force.
-    pub dispatch_disabled: bool,
     /// The OSD configuration (Get/SetOsdConfigParam).
     pub osd_config: u32,
     /// The extended OSD configuration (Get/SetOsdConfigParam2).
@@ -231,7 +229,6 @@ impl Default for Kernel {
             alarms: vec![None; alarm::MAX_ALARMS],
             expired_alarms: Vec::new(),
             frames: Vec::new(),
-            dispatch_disabled: false,
             osd_config: DEFAULT_OSD_CONFIG,
             osd_config2: Vec::new(),
             gs_crt: None,
@@ -401,10 +398,6 @@ impl Machine {
         if self.kernel.in_handler() {
             return;
         }
-        let k = &self.kernel;
-        if k.dispatch_disabled && k.current.is_some_and(|c| k.ready.contains(&c)) {
-            return;
-        }
         let next = self.kernel.ready.first().copied();
         if next == self.kernel.current {
             return;
@@ -508,14 +501,9 @@ impl Machine {
             0x23 => self.sys_exit_thread(false, pc)?,
             0x24 => self.sys_exit_thread(true, pc)?,
             0x25 | -0x26 => self.sys_terminate_thread(a0),
-            0x27 => {
-                self.kernel.dispatch_disabled = true;
-                Ret::V(0)
-            }
-            0x28 => {
-                self.kernel.dispatch_disabled = false;
-                Ret::V(0)
-            }
+            // DisableDispatchThread / EnableDispatchThread: the real kernel does not implement
+            // them (ps2sdk: "not supported"); they change nothing.
+            0x27 | 0x28 => Ret::V(0),
             0x29 | -0x2a => self.sys_change_priority(a0, a1),
             0x2b | -0x2c => self.sys_rotate_ready_queue(a0),
             0x2d | -0x2e => self.sys_release_wait(a0),

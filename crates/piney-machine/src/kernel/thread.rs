@@ -441,9 +441,9 @@ impl Machine {
         Ret::V(id as i32)
     }
 
-    /// CancelWakeupThread(id): returns and clears the pending wakeups.
+    /// CancelWakeupThread(id): returns and clears the pending wakeups. (Id 0 means "self" only
+    /// for ReferThreadStatus and ChangeThreadPriority on the EE.)
     pub(super) fn sys_cancel_wakeup(&mut self, id: u32) -> Ret {
-        let id = self.kernel.resolve(id);
         match self.kernel.thread_mut(id) {
             Some(t) if t.state != ThreadState::Dormant => {
                 Ret::V(std::mem::take(&mut t.wakeup_count) as i32)

@@ -19,6 +19,7 @@
 pub mod cmd;
 pub mod dma;
 pub mod fileio;
+pub mod padman;
 pub mod rpc;
 
 use std::collections::HashSet;
@@ -172,6 +173,7 @@ impl Sif {
             logged: HashSet::new(),
         };
         s.rpc.register(Box::new(fileio::FileIo::new()));
+        padman::register(&mut s.rpc);
         s
     }
 

@@ -38,6 +38,11 @@ pub trait RpcServer {
     fn call(&mut self, fno: u32, args: &[u8], ctx: &mut RpcContext<'_>) -> Result<Vec<u8>, String>;
     /// The IOP rebooted: forget all state.
     fn reset(&mut self) {}
+    /// The server as `Any`, for a module with work outside RPC calls (padman's per-frame
+    /// writes) to be reached through the registry; `None` for servers without such work.
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+        None
+    }
 }
 
 /// What a native server can reach while it runs a call.
@@ -159,6 +164,14 @@ impl RpcRegistry {
             .iter()
             .find(|e| e.server.sid() == sid && e.addr != 0)
             .map(|e| e.buff)
+    }
+
+    /// The registered server `sid`, if any.
+    pub fn server_mut(&mut self, sid: u32) -> Option<&mut dyn RpcServer> {
+        self.entries
+            .iter_mut()
+            .find(|e| e.server.sid() == sid)
+            .map(|e| &mut *e.server as &mut dyn RpcServer)
     }
 
     /// Every server forgets its state (IOP reboot).
