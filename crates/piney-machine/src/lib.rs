@@ -167,6 +167,11 @@ impl Machine {
         self.exit = Some(status);
     }
 
+    /// The guest's exit status, once it has exited.
+    pub fn exit_status(&self) -> Option<i32> {
+        self.exit
+    }
+
     /// Run until the guest exits, faults or a limit is reached.
     pub fn run(&mut self, limits: RunLimits) -> Result<RunEnd, MachineError> {
         let cycle_limit = limits.seconds.map(|s| (s * EE_CLOCK_HZ as f64) as u64);

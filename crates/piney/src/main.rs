@@ -7,6 +7,11 @@ use clap::{Parser, Subcommand};
 
 mod frames;
 mod run;
+mod window;
+
+/// The demo title (demo/, built by tools/build-demo.sh), embedded so that `piney demo` needs no
+/// file.
+const DEMO_ELF: &[u8] = include_bytes!("../../../demo/demo.elf");
 
 /// piney: a PC port runtime for CyberConnect2's PS2 engine.
 #[derive(Parser)]
@@ -25,6 +30,11 @@ enum Command {
         #[command(flatten)]
         options: run::RunOptions,
     },
+    /// Run the embedded demo title: our own PS2 program, built like the engine.
+    Demo {
+        #[command(flatten)]
+        options: run::RunOptions,
+    },
     /// Replay a PCSX2 GS dump (.gs, .gs.xz, .gs.zst) through piney's GS.
     Replay(frames::ReplayArgs),
     /// Compare frames: two PNG files or two folders of numbered frames.
@@ -40,6 +50,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Run { program, options } => run::run(&program, &options),
+        Command::Demo { options } => run::run_image(DEMO_ELF, "demo", &options),
         Command::Replay(args) => frames::replay(&args),
         Command::Compare(args) => frames::compare(&args),
         Command::PadTrace { file } => pad_trace(file.as_deref()),

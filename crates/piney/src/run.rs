@@ -1,9 +1,10 @@
-//! `piney run`: load a program and run it.
+//! `piney run` and `piney demo`: load a program and run it, headless or in a window.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use piney_machine::{Machine, RunEnd, RunLimits};
+use piney_gs::{Image, Pcrtc, Presenter};
+use piney_machine::{Machine, MachineError, RunEnd, RunLimits};
 
 /// Options shared by `run` and `demo`.
 #[derive(clap::Args, Debug, Clone)]
@@ -17,6 +18,12 @@ pub struct RunOptions {
     /// Stop after S seconds of emulated time.
     #[arg(long, value_name = "S")]
     pub seconds: Option<f64>,
+    /// Write each presented frame (one per vertical blank) as DIR/NNNNNN.png.
+    #[arg(long, value_name = "DIR")]
+    pub dump_frames: Option<PathBuf>,
+    /// Merge each line with the line below at ALP/255, as the console's frame mode does.
+    #[arg(long)]
+    pub deflicker: bool,
     /// Print run statistics on stderr at the end (guest instructions, emulated time, frames).
     #[arg(long)]
     pub stats: bool,
@@ -26,7 +33,7 @@ pub struct RunOptions {
     /// Play the pads from an input script: lines `F[-G] BUTTON[+BUTTON...]` with vertical blank
     /// numbers, sticks as `lx=N ly=N rx=N ry=N`, `p2:` for port 2 (see piney_input::script).
     #[arg(long, value_name = "FILE")]
-    pub input: Option<std::path::PathBuf>,
+    pub input: Option<PathBuf>,
 }
 
 /// The EE engines.
@@ -38,15 +45,23 @@ pub enum CpuEngine {
     Jit,
 }
 
-/// Run the program at `path`. Exit status 0 when the guest exits or a limit is reached; 1 on a
-/// guest fault or bad input, with one line on stderr; 2 for a bad option.
+/// `piney run`: the program at `path`.
 pub fn run(path: &Path, opts: &RunOptions) -> ExitCode {
+    let image = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("piney: cannot read {}: {e}", path.display());
+            return ExitCode::from(1);
+        }
+    };
+    run_image(&image, &path.display().to_string(), opts)
+}
+
+/// Run an ELF image. Exit status 0 when the guest exits or a limit is reached; 1 on a guest
+/// fault or bad input, with one line on stderr; 2 for a bad option.
+pub fn run_image(image: &[u8], name: &str, opts: &RunOptions) -> ExitCode {
     if opts.cpu == CpuEngine::Jit {
         eprintln!("piney: --cpu jit: the recompiler is not built yet; use --cpu interp");
-        return ExitCode::from(2);
-    }
-    if !opts.headless {
-        eprintln!("piney: no window yet: the windowed frontend is not built; use --headless");
         return ExitCode::from(2);
     }
     if let Some(s) = opts.seconds
@@ -55,13 +70,6 @@ pub fn run(path: &Path, opts: &RunOptions) -> ExitCode {
         eprintln!("piney: --seconds must be a non-negative number, not {s}");
         return ExitCode::from(2);
     }
-    let image = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("piney: cannot read {}: {e}", path.display());
-            return ExitCode::from(1);
-        }
-    };
     let mut machine = Machine::new(Box::new(std::io::stdout()));
     if let Some(file) = &opts.input {
         match piney_input::script::InputScript::load(file) {
@@ -74,16 +82,22 @@ pub fn run(path: &Path, opts: &RunOptions) -> ExitCode {
             }
         }
     }
-    if let Err(e) = machine.load_elf(&image) {
-        eprintln!("piney: {}: {e}", path.display());
+    if let Err(e) = machine.load_elf(image) {
+        eprintln!("piney: {name}: {e}");
         return ExitCode::from(1);
     }
-    let limits = RunLimits {
-        frames: opts.frames,
-        seconds: opts.seconds,
-    };
     let started = std::time::Instant::now();
-    let result = machine.run(limits);
+    let result = if opts.headless {
+        run_headless(&mut machine, opts)
+    } else {
+        match crate::window::run(&mut machine, opts, name) {
+            Ok(()) => Ok(RunEnd::Exited(machine.exit_status().unwrap_or(0))),
+            Err(e) => {
+                eprintln!("piney: {e}");
+                return ExitCode::from(1);
+            }
+        }
+    };
     if opts.stats {
         let wall = started.elapsed().as_secs_f64();
         let emulated = machine.cpu.cycles as f64 / piney_machine::EE_CLOCK_HZ as f64;
@@ -107,6 +121,69 @@ pub fn run(path: &Path, opts: &RunOptions) -> ExitCode {
         Err(e) => {
             eprintln!("piney: {e}");
             ExitCode::from(1)
+        }
+    }
+}
+
+/// Why a headless run stopped abnormally.
+#[derive(Debug, thiserror::Error)]
+pub enum HeadlessError {
+    /// The machine stopped.
+    #[error(transparent)]
+    Machine(#[from] MachineError),
+    /// A frame could not be written.
+    #[error("--dump-frames: {0}")]
+    Frames(#[from] piney_gs::ImageError),
+    /// The frame folder could not be made.
+    #[error("--dump-frames {path}: {source}")]
+    Folder {
+        /// The folder.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+/// The picture presented at this moment: the PCRTC's merge of the read circuits, shown 4:3.
+pub fn presented_frame(machine: &mut Machine, deflicker: bool) -> Option<Image> {
+    let img = machine.frame(Pcrtc { deflicker })?;
+    if img.width == 0 || img.height == 0 {
+        // Nothing displayed yet (no read circuit enabled): a black NTSC picture.
+        let (w, h) = Presenter::aspect_size(448);
+        return Some(Image::new(w, h, [0, 0, 0, 255]));
+    }
+    Some(Presenter::default().present_4_3(&img))
+}
+
+fn run_headless(machine: &mut Machine, opts: &RunOptions) -> Result<RunEnd, HeadlessError> {
+    let limits = RunLimits {
+        frames: opts.frames,
+        seconds: opts.seconds,
+    };
+    let Some(dir) = &opts.dump_frames else {
+        return Ok(machine.run(limits)?);
+    };
+    std::fs::create_dir_all(dir).map_err(|source| HeadlessError::Folder {
+        path: dir.display().to_string(),
+        source,
+    })?;
+    // One vertical blank at a time; the frame shown as each one starts is frame N-1.
+    loop {
+        let next = machine.vblank_count + 1;
+        let frames = Some(opts.frames.map_or(next, |f| f.min(next)));
+        match machine.run(RunLimits {
+            frames,
+            seconds: opts.seconds,
+        })? {
+            RunEnd::FrameLimit => {
+                if let Some(img) = presented_frame(machine, opts.deflicker) {
+                    img.write_png(&dir.join(Image::frame_file_name(machine.vblank_count - 1)))?;
+                }
+                if opts.frames.is_some_and(|f| machine.vblank_count >= f) {
+                    return Ok(RunEnd::FrameLimit);
+                }
+            }
+            end => return Ok(end),
         }
     }
 }
