@@ -619,30 +619,30 @@ impl SoftwareRenderer {
         let tw = s.tex.as_ref().map_or(0, |t| t.tw);
         let th = s.tex.as_ref().map_or(0, |t| t.th);
         let q = last.q;
+        // U depends only on the column and V only on the row: computed once each.
+        let tex_coord = |px: i64, a: i64, d: i64, c0: (i64, f64), c1: (i64, f64), log2: u32| {
+            let f = px * 16 - a;
+            if s.tex.is_none() {
+                0
+            } else if s.fst {
+                lerp_i(c0.0, c1.0, f, d) as i32
+            } else {
+                st_to_fixed(lerp_f(c0.1, c1.1, f, d), q as f64, log2) as i32
+            }
+        };
+        let us: Vec<i32> = (x0..x1)
+            .map(|px| tex_coord(px, a.x as i64, dx, ua, ub, tw))
+            .collect();
+        let rgba = last.rgba.map(|c| c as i32);
         for py in y0..y1 {
-            let fy = py * 16 - a.y as i64;
-            for px in x0..x1 {
-                let fx = px * 16 - a.x as i64;
-                let (u, v) = if s.tex.is_none() {
-                    (0, 0)
-                } else if s.fst {
-                    (lerp_i(ua.0, ub.0, fx, dx), lerp_i(va.0, vb.0, fy, dy))
-                } else {
-                    let sv = lerp_f(ua.1, ub.1, fx, dx);
-                    let tv = lerp_f(va.1, vb.1, fy, dy);
-                    (st_to_fixed(sv, q as f64, tw), st_to_fixed(tv, q as f64, th))
-                };
+            let v = tex_coord(py, a.y as i64, dy, va, vb, th);
+            for (px, &u) in (x0..x1).zip(&us) {
                 let fr = Frag {
-                    rgba: [
-                        last.rgba[0] as i32,
-                        last.rgba[1] as i32,
-                        last.rgba[2] as i32,
-                        last.rgba[3] as i32,
-                    ],
+                    rgba,
                     z: last.z as u64,
                     f: last.f as i32,
-                    u: u as i32,
-                    v: v as i32,
+                    u,
+                    v,
                     q,
                 };
                 self.pixel(s, px as i32, py as i32, &fr);
@@ -682,67 +682,73 @@ impl SoftwareRenderer {
                 edge_ceil(m, b, y16)
             };
             let (lo, hi) = (xl.min(xs).max(sx0 as i64), xl.max(xs).min(sx1 as i64 + 1));
+            if lo >= hi {
+                continue;
+            }
+            // Edge functions at the span's first pixel: w[i] is the weight of vertex i times the
+            // doubled area (exact in i64: coordinate differences stay below 2^18). Each step
+            // right adds dw[i]; every interpolant is floor(sum(w[i] * a[i]) / area), kept as a
+            // quotient and remainder that step exactly, with no division per pixel.
+            let x16 = lo * 16;
+            let e = |a: (i64, i64), c: (i64, i64)| {
+                (a.0 - x16) * (c.1 - y16) - (c.0 - x16) * (a.1 - y16)
+            };
+            let mut w = [
+                sign * e(p(1), p(2)),
+                sign * e(p(2), p(0)),
+                sign * e(p(0), p(1)),
+            ];
+            let dw = [
+                sign * 16 * (p(1).1 - p(2).1),
+                sign * 16 * (p(2).1 - p(0).1),
+                sign * 16 * (p(0).1 - p(1).1),
+            ];
+            let attr = |a: [i64; 3]| {
+                let n = w[0] as i128 * a[0] as i128
+                    + w[1] as i128 * a[1] as i128
+                    + w[2] as i128 * a[2] as i128;
+                let d = dw[0] as i128 * a[0] as i128
+                    + dw[1] as i128 * a[1] as i128
+                    + dw[2] as i128 * a[2] as i128;
+                StepDiv::new(n, d, area as i128)
+            };
+            let mut col =
+                gouraud.then(|| [0, 1, 2, 3].map(|i| attr([0, 1, 2].map(|k| v[k].rgba[i] as i64))));
+            let mut zs = s.need_z.then(|| attr([0, 1, 2].map(|k| v[k].z as i64)));
+            let mut fs = s
+                .fog
+                .is_some()
+                .then(|| attr([0, 1, 2].map(|k| v[k].f as i64)));
+            let mut uvs = (s.tex.is_some() && s.fst).then(|| {
+                [
+                    attr([0, 1, 2].map(|k| v[k].u as i64)),
+                    attr([0, 1, 2].map(|k| v[k].v as i64)),
+                ]
+            });
             for px in lo..hi {
-                let x16 = px * 16;
-                // Edge functions: w[i] is the weight of vertex i times the doubled area (exact
-                // in i64: coordinate differences stay below 2^18).
-                let e = |a: (i64, i64), c: (i64, i64)| {
-                    (a.0 - x16) * (c.1 - y16) - (c.0 - x16) * (a.1 - y16)
-                };
-                let w = [
-                    sign * e(p(1), p(2)),
-                    sign * e(p(2), p(0)),
-                    sign * e(p(0), p(1)),
-                ];
-                let interp = |a0: i64, a1: i64, a2: i64| -> i64 {
-                    (w[0] * a0 + w[1] * a1 + w[2] * a2).div_euclid(area)
-                };
-                let rgba = if gouraud {
-                    let mut c = [0; 4];
-                    for (i, ci) in c.iter_mut().enumerate() {
-                        let (c0, c1, c2) = (
-                            v[0].rgba[i] as i64,
-                            v[1].rgba[i] as i64,
-                            v[2].rgba[i] as i64,
-                        );
-                        *ci = interp(c0, c1, c2).clamp(0, 255) as i32;
-                    }
-                    c
-                } else {
-                    flat
+                let rgba = match &col {
+                    Some(c) => c.map(|d| d.q.clamp(0, 255) as i32),
+                    None => flat,
                 };
                 // Z needs 128 bits (32-bit Z times a 34-bit weight); only computed when used.
-                let z = if s.need_z {
-                    let wz = w[0] as i128 * v[0].z as i128
-                        + w[1] as i128 * v[1].z as i128
-                        + w[2] as i128 * v[2].z as i128;
-                    wz.div_euclid(area as i128).clamp(0, u32::MAX as i128) as u64
-                } else {
-                    0
-                };
-                let f = if s.fog.is_some() {
-                    interp(v[0].f as i64, v[1].f as i64, v[2].f as i64).clamp(0, 255) as i32
-                } else {
-                    0
-                };
+                let z = zs.map_or(0, |d| d.q.clamp(0, u32::MAX as i128) as u64);
+                let f = fs.map_or(0, |d| d.q.clamp(0, 255) as i32);
                 let (mut u, mut vv, mut q) = (0, 0, last.q);
-                if s.tex.is_some() {
-                    if s.fst {
-                        u = interp(v[0].u as i64, v[1].u as i64, v[2].u as i64) as i32;
-                        vv = interp(v[0].v as i64, v[1].v as i64, v[2].v as i64) as i32;
-                    } else {
-                        let af = area as f64;
-                        let wf = [w[0] as f64 / af, w[1] as f64 / af, w[2] as f64 / af];
-                        let fi = |g: &dyn Fn(&Vertex) -> f64| {
-                            wf[0] * g(&v[0]) + wf[1] * g(&v[1]) + wf[2] * g(&v[2])
-                        };
-                        let sq = fi(&|vx| vx.s as f64);
-                        let tq = fi(&|vx| vx.t as f64);
-                        let qq = fi(&|vx| vx.q as f64);
-                        q = qq as f32;
-                        u = st_to_fixed(sq, qq, tw) as i32;
-                        vv = st_to_fixed(tq, qq, th) as i32;
-                    }
+                if let Some([du, dv]) = &uvs {
+                    u = du.q as i32;
+                    vv = dv.q as i32;
+                } else if s.tex.is_some() {
+                    let af = area as f64;
+                    let wf = [w[0] as f64 / af, w[1] as f64 / af, w[2] as f64 / af];
+                    let fi = |g: &dyn Fn(&Vertex) -> f64| {
+                        wf[0] * g(&v[0]) + wf[1] * g(&v[1]) + wf[2] * g(&v[2])
+                    };
+                    let sq = fi(&|vx| vx.s as f64);
+                    let tq = fi(&|vx| vx.t as f64);
+                    let qq = fi(&|vx| vx.q as f64);
+                    q = qq as f32;
+                    u = st_to_fixed(sq, qq, tw) as i32;
+                    vv = st_to_fixed(tq, qq, th) as i32;
                 }
                 let fr = Frag {
                     rgba,
@@ -753,6 +759,21 @@ impl SoftwareRenderer {
                     q,
                 };
                 self.pixel(s, px as i32, py as i32, &fr);
+                for (wi, d) in w.iter_mut().zip(dw) {
+                    *wi += d;
+                }
+                if let Some(c) = &mut col {
+                    c.iter_mut().for_each(StepDiv::step);
+                }
+                if let Some(d) = &mut zs {
+                    d.step();
+                }
+                if let Some(d) = &mut fs {
+                    d.step();
+                }
+                if let Some(d) = &mut uvs {
+                    d.iter_mut().for_each(StepDiv::step);
+                }
             }
         }
     }
@@ -929,6 +950,52 @@ fn edge_ceil(a: (i64, i64), b: (i64, i64), y16: i64) -> i64 {
         return ceil_div(a.0.min(b.0), 16);
     }
     ceil_div(a.0 * dy + (b.0 - a.0) * (y16 - a.1), 16 * dy)
+}
+
+/// `floor(n / den)` (`den` > 0) for an `n` that grows by a constant `step` each pixel: the
+/// quotient and remainder step exactly, so a span costs two divisions, not one a pixel.
+#[derive(Clone, Copy)]
+struct StepDiv {
+    /// The current quotient.
+    q: i128,
+    r: i128,
+    dq: i128,
+    dr: i128,
+    den: i128,
+}
+
+impl StepDiv {
+    fn new(n: i128, step: i128, den: i128) -> StepDiv {
+        let (q, r, dq, dr) = if let (Ok(n), Ok(step), Ok(den)) =
+            (i64::try_from(n), i64::try_from(step), i64::try_from(den))
+        {
+            // The usual case, without 128-bit divisions.
+            (
+                n.div_euclid(den) as i128,
+                n.rem_euclid(den) as i128,
+                step.div_euclid(den) as i128,
+                step.rem_euclid(den) as i128,
+            )
+        } else {
+            (
+                n.div_euclid(den),
+                n.rem_euclid(den),
+                step.div_euclid(den),
+                step.rem_euclid(den),
+            )
+        };
+        StepDiv { q, r, dq, dr, den }
+    }
+
+    #[inline]
+    fn step(&mut self) {
+        self.q += self.dq;
+        self.r += self.dr;
+        if self.r >= self.den {
+            self.r -= self.den;
+            self.q += 1;
+        }
+    }
 }
 
 /// a / b rounded down, for either sign of b (b != 0).

@@ -437,3 +437,15 @@ impl Bus for EeBus {
     mem_access!(read64, write64, u64, 8);
     mem_access!(read128, write128, u128, 16);
 }
+
+impl piney_jit::JitBus for EeBus {
+    fn ram(&mut self) -> &mut [u8] {
+        &mut self.ram
+    }
+    fn scratchpad(&mut self) -> &mut [u8] {
+        &mut self.spr
+    }
+    fn sync_cycles(&mut self, cycles: u64) {
+        self.now = cycles;
+    }
+}

@@ -18,6 +18,7 @@ pub mod dmac;
 pub mod elf;
 pub mod gif;
 pub mod gsunit;
+pub mod hooks;
 pub mod intc;
 pub mod kernel;
 pub mod scheduler;
@@ -122,10 +123,14 @@ pub struct Machine {
     pub stdout: Box<dyn Write>,
     /// VBlanks since power-on.
     pub vblank_count: u64,
+    /// The recompiler, when the run uses it (`--cpu jit`); the interpreter steps otherwise.
+    pub jit: Option<Box<piney_jit::Jit>>,
     /// VU0 in micro mode (its registers are swapped in from `cpu.vu0` for a VCALLMS).
     pub vu0: piney_vu::Vu,
     /// Guest instructions executed (for benchmarks; not architectural state).
     pub instructions: u64,
+    /// Native functions standing for guest functions ([`hooks`]); empty unless installed.
+    pub hooks: hooks::Hooks,
     exit: Option<i32>,
 }
 
@@ -140,7 +145,9 @@ impl Machine {
             stdout,
             vblank_count: 0,
             vu0: piney_vu::Vu::new(piney_vu::Unit::Vu0),
+            jit: None,
             instructions: 0,
+            hooks: hooks::Hooks::default(),
             exit: None,
         };
         m.reset();
@@ -158,6 +165,7 @@ impl Machine {
     /// Load an ELF image (bytes) and point the CPU at its entry, as the kernel's LoadExecPS2 would.
     pub fn load_elf(&mut self, image: &[u8]) -> Result<(), MachineError> {
         let entry = elf::load(image, &mut self.bus)?;
+        self.invalidate_code();
         self.kernel_boot(entry);
         Ok(())
     }
@@ -165,6 +173,20 @@ impl Machine {
     /// Ask the run to end with this exit status (the guest's Exit).
     pub fn request_exit(&mut self, status: i32) {
         self.exit = Some(status);
+    }
+
+    /// Run the EE on the recompiler from now on (`--cpu jit`).
+    pub fn use_recompiler(&mut self) -> Result<(), String> {
+        let jit = piney_jit::Jit::new().map_err(|e| e.to_string())?;
+        self.jit = Some(Box::new(jit));
+        Ok(())
+    }
+
+    /// Drop every translated block (a program load, FlushCache, an overlay load).
+    pub fn invalidate_code(&mut self) {
+        if let Some(jit) = &mut self.jit {
+            jit.invalidate_all();
+        }
     }
 
     /// The guest's exit status, once it has exited.
@@ -236,8 +258,25 @@ impl Machine {
                 self.cpu.cycles = target;
                 break;
             }
-            self.instructions += 1;
-            if let Err(e) = piney_ee::interp::step(&mut self.cpu, &mut self.bus) {
+            // A hooked guest function: its native version runs instead (one flag when none).
+            if self.hooks.enabled() && self.try_hook()? {
+                target = target.min(self.bus.sched.next_due());
+                continue;
+            }
+            let result = match &mut self.jit {
+                // The recompiler runs whole blocks, stopping at the target, after a device access
+                // or a COP0 instruction, or before the COP0 timer is due, so interrupts and events
+                // are taken exactly where the interpreter would take them.
+                Some(jit) => {
+                    let until = target.min(piney_jit::cop0_timer_due(&self.cpu));
+                    jit.run(&mut self.cpu, &mut self.bus, until)
+                }
+                None => {
+                    self.instructions += 1;
+                    piney_ee::interp::step(&mut self.cpu, &mut self.bus)
+                }
+            };
+            if let Err(e) = result {
                 self.service_exception(e)?;
             }
             if self.cpu.vu0.pending_call.is_some() || self.cpu.vu0.pending_vu1_start.is_some() {

@@ -737,13 +737,17 @@ pub fn bal(vu: &mut Vu, _h: &mut dyn VuHost, w: u32) -> LResult {
 }
 /// Lower `jr is` (VI holds a pair index).
 pub fn jr(vu: &mut Vu, _h: &mut dyn VuHost, w: u32) -> LResult {
-    vu.branch_target = Some(vu.branch_vi(Fields::of(w).fs) as u32 * 8);
+    // JR/JALR read VI[is] as written by the previous pair: the branch VI delay only applies to
+    // the conditional branches (PCSX2 microVU's mVUanalyzeJump has no analyzeBranchVI;
+    // ps2autotests vu/lower/branch: `iaddi vi1, vi0, 6` then `jalr vi1, vi1` jumps to pair 6).
+    vu.branch_target = Some(vu.vi(Fields::of(w).fs) as u32 * 8);
     Ok(())
 }
-/// Lower `jalr it, is` (the target is read before the link is written).
+/// Lower `jalr it, is` (the target is read before the link is written; no branch VI delay,
+/// see [`jr`]).
 pub fn jalr(vu: &mut Vu, _h: &mut dyn VuHost, w: u32) -> LResult {
     let x = Fields::of(w);
-    vu.branch_target = Some(vu.branch_vi(x.fs) as u32 * 8);
+    vu.branch_target = Some(vu.vi(x.fs) as u32 * 8);
     link(vu, x.ft);
     Ok(())
 }

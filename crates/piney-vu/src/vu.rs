@@ -13,8 +13,9 @@
 //! - In a pair, the lower instruction reads the state from before the upper one, and the upper
 //!   result wins when both write the same VF register.
 //! - With the I bit the lower word is loaded into I after the upper instruction has read I.
-//! - A branch reading a VI that the immediately previous instruction wrote sees the value from
-//!   before that write (flag-reading instructions excepted, as PCSX2's microVU does).
+//! - A conditional branch (IBxx) reading a VI that the immediately previous instruction wrote
+//!   sees the value from before that write (flag-reading instructions excepted, as PCSX2's
+//!   microVU does); JR and JALR see the new value.
 //! - The E bit ends the program after one more pair (the delay slot); pipelines are then
 //!   drained into the registers.
 //! - The M bit (VU0/COP2 interlock) has no effect in micro mode here.

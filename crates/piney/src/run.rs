@@ -30,10 +30,23 @@ pub struct RunOptions {
     /// The EE engine.
     #[arg(long, value_enum, default_value = "interp")]
     pub cpu: CpuEngine,
+    /// Turn every native hook off: the engine's functions run as emulated guest code.
+    #[arg(long)]
+    pub no_hle: bool,
+    /// The game profile (TOML) naming the functions to hook (our own programs: their symbols).
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
     /// Play the pads from an input script: lines `F[-G] BUTTON[+BUTTON...]` with vertical blank
     /// numbers, sticks as `lx=N ly=N rx=N ry=N`, `p2:` for port 2 (see piney_input::script).
     #[arg(long, value_name = "FILE")]
     pub input: Option<PathBuf>,
+    /// The window's initial inner size in pixels, WIDTHxHEIGHT (default 1024x768).
+    #[arg(long, value_name = "WxH", value_parser = crate::window::parse_size)]
+    pub window_size: Option<(u32, u32)>,
+    /// In a window with --frames N: keep showing frame N-1 for S seconds, then close (for
+    /// tests that screenshot the window).
+    #[arg(long, value_name = "S", hide = true)]
+    pub hold: Option<f64>,
 }
 
 /// The EE engines.
@@ -54,16 +67,13 @@ pub fn run(path: &Path, opts: &RunOptions) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    run_image(&image, &path.display().to_string(), opts)
+    run_image(&image, &path.display().to_string(), opts, false)
 }
 
 /// Run an ELF image. Exit status 0 when the guest exits or a limit is reached; 1 on a guest
-/// fault or bad input, with one line on stderr; 2 for a bad option.
-pub fn run_image(image: &[u8], name: &str, opts: &RunOptions) -> ExitCode {
-    if opts.cpu == CpuEngine::Jit {
-        eprintln!("piney: --cpu jit: the recompiler is not built yet; use --cpu interp");
-        return ExitCode::from(2);
-    }
+/// fault or bad input, with one line on stderr; 2 for a bad option. `own_program`: without
+/// `--profile`, derive the hooks' profile from the image's symbol table (our own programs).
+pub fn run_image(image: &[u8], name: &str, opts: &RunOptions, own_program: bool) -> ExitCode {
     if let Some(s) = opts.seconds
         && !(s.is_finite() && s >= 0.0)
     {
@@ -82,9 +92,39 @@ pub fn run_image(image: &[u8], name: &str, opts: &RunOptions) -> ExitCode {
             }
         }
     }
+    if opts.cpu == CpuEngine::Jit
+        && let Err(e) = machine.use_recompiler()
+    {
+        eprintln!("piney: --cpu jit: {e}");
+        return ExitCode::from(1);
+    }
     if let Err(e) = machine.load_elf(image) {
         eprintln!("piney: {name}: {e}");
         return ExitCode::from(1);
+    }
+    if !opts.no_hle {
+        let profile = match &opts.profile {
+            Some(file) => match piney_engine::Profile::load(file) {
+                Ok(p) => Some(p),
+                Err(e) => {
+                    eprintln!("piney: --profile {e}");
+                    return ExitCode::from(1);
+                }
+            },
+            None if own_program => match piney_engine::Profile::from_elf_symbols(image) {
+                Ok(p) => Some(p),
+                Err(e) => {
+                    eprintln!("piney: warning: {name}: no hooks: {e}");
+                    None
+                }
+            },
+            None => None,
+        };
+        if let Some(p) = profile {
+            for w in piney_engine::install(&mut machine, &p, image).warnings {
+                eprintln!("piney: warning: {w}");
+            }
+        }
     }
     let started = std::time::Instant::now();
     let result = if opts.headless {
@@ -107,6 +147,12 @@ pub fn run_image(image: &[u8], name: &str, opts: &RunOptions) -> ExitCode {
             emulated / wall.max(1e-9),
             machine.vblank_count
         );
+        for (addr, hook) in machine.hooks.iter() {
+            eprintln!(
+                "piney: hook {} at {addr:#010x}: {} calls",
+                hook.name, hook.calls
+            );
+        }
     }
     match result {
         Ok(RunEnd::Exited(status)) => {

@@ -3,6 +3,7 @@
 //! the emulated padman, and padman's motor sends back to the host's pads.
 
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use piney_frontend::{Emulator, Frame, WindowOptions, run_window};
 use piney_input::{Motors, PadReport, Port};
@@ -43,10 +44,18 @@ struct MachineSession<'a> {
     seconds: Option<f64>,
     ended: bool,
     last: Option<Vec<u8>>,
+    /// `--hold`: how long the last picture stays once `--frames` is reached.
+    hold: Option<Duration>,
+    /// When the hold ends (set when `--frames` is reached).
+    hold_until: Option<Instant>,
 }
 
 impl Emulator for MachineSession<'_> {
     fn run_vblank(&mut self) -> Result<Option<Frame>, String> {
+        if self.hold_until.is_some() {
+            // Holding: the machine stays at the frame limit and the window keeps its picture.
+            return Ok(None);
+        }
         let next = self.machine.vblank_count + 1;
         let limits = RunLimits {
             frames: Some(next),
@@ -56,14 +65,32 @@ impl Emulator for MachineSession<'_> {
             RunEnd::FrameLimit => {}
             RunEnd::Exited(_) | RunEnd::TimeLimit => self.ended = true,
         }
-        if self.frames.is_some_and(|f| self.machine.vblank_count >= f) {
-            self.ended = true;
+        if let Some(f) = self.frames
+            && self.machine.vblank_count >= f
+        {
+            match self.hold {
+                // The picture returned below is what headless `--dump-frames` writes as frame
+                // N-1 (the frame shown as vertical blank N starts).
+                Some(hold) if !self.ended => {
+                    eprintln!(
+                        "piney: --frames {f} reached: showing frame {} for {:.1} s",
+                        f.saturating_sub(1),
+                        hold.as_secs_f64()
+                    );
+                    self.hold_until = Some(Instant::now() + hold);
+                }
+                _ => self.ended = true,
+            }
         }
         let Some(img) = self.machine.frame(piney_gs::Pcrtc {
             deflicker: self.deflicker,
         }) else {
             return Ok(None);
         };
+        if img.width == 0 || img.height == 0 {
+            // Nothing displayed yet (no read circuit enabled): the window stays black.
+            return Ok(None);
+        }
         // Only a changed picture is presented again.
         if self.last.as_ref() == Some(&img.rgba) {
             return Ok(None);
@@ -85,7 +112,7 @@ impl Emulator for MachineSession<'_> {
     }
 
     fn finished(&self) -> bool {
-        self.ended
+        self.ended || self.hold_until.is_some_and(|t| Instant::now() >= t)
     }
 }
 
@@ -96,6 +123,13 @@ pub fn run(machine: &mut Machine, opts: &RunOptions, title: &str) -> Result<(), 
             "--dump-frames needs --headless (frames are written from headless runs)".into(),
         );
     }
+    let hold = match opts.hold {
+        Some(s) if !(s.is_finite() && (0.0..=3600.0).contains(&s)) => {
+            return Err(format!("--hold must be 0 to 3600 seconds, not {s}"));
+        }
+        Some(_) if opts.frames.is_none() => return Err("--hold needs --frames".into()),
+        h => h,
+    };
     let pads = Arc::new(Mutex::new(HostPadState::default()));
     if opts.input.is_none() {
         machine.set_pad_input(Box::new(HostPads(pads.clone())));
@@ -108,12 +142,43 @@ pub fn run(machine: &mut Machine, opts: &RunOptions, title: &str) -> Result<(), 
         seconds: opts.seconds,
         ended: false,
         last: None,
+        hold: hold.map(Duration::from_secs_f64),
+        hold_until: None,
     };
-    let options = WindowOptions {
+    let mut options = WindowOptions {
         title: format!("piney: {title}"),
         ..Default::default()
     };
+    if let Some(size) = opts.window_size {
+        options.size = size;
+    }
     run_window(&mut session, options)
         .map(|_| ())
         .map_err(|e| e.to_string())
+}
+
+/// `--window-size`: `WIDTHxHEIGHT`, each 1 to 16384.
+pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("{s:?} is not WIDTHxHEIGHT (for example 1024x768)");
+    let (w, h) = s.split_once(['x', 'X']).ok_or_else(bad)?;
+    let w: u32 = w.trim().parse().map_err(|_| bad())?;
+    let h: u32 = h.trim().parse().map_err(|_| bad())?;
+    if !(1..=16384).contains(&w) || !(1..=16384).contains(&h) {
+        return Err(format!("{s:?}: each side must be 1 to 16384 pixels"));
+    }
+    Ok((w, h))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_size;
+
+    #[test]
+    fn window_sizes() {
+        assert_eq!(parse_size("597x448"), Ok((597, 448)));
+        assert_eq!(parse_size("800X600"), Ok((800, 600)));
+        for bad in ["", "640", "x480", "640x", "0x480", "640x99999", "axb"] {
+            assert!(parse_size(bad).is_err(), "{bad}");
+        }
+    }
 }

@@ -161,5 +161,11 @@ impl Machine {
 
     /// FlushCache / iFlushCache(mode) and kernel copies: guest code or data may have changed.
     /// Memory has no cache to write back; a code translator must drop what it translated here.
-    pub(super) fn cache_flushed(&mut self, _mode: u32) {}
+    pub(super) fn cache_flushed(&mut self, _mode: u32) {
+        // Nothing to drop here: the recompiler sees every CPU store into translated code itself
+        // (and drops those blocks), and engines flush every frame (ccSystem::Ctrl), so dropping
+        // everything here would retranslate the whole program each frame. Device writes into
+        // RAM (DMA, SIF) do not reach the recompiler yet: a program loading code that way needs
+        // `Machine::invalidate_code` from those paths (noted in issue 2).
+    }
 }

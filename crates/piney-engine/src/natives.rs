@@ -1,0 +1,373 @@
+//! The native functions, and installing them from a profile.
+//!
+//! What is hooked (the demo title's `ccPad` layout, demo/src/ccpad.h):
+//! - `ccPad_ReadReport(p, buttons, sticks)`: `ccPad::Read`'s logic on one report, through
+//!   piney-input's [`PadReader`]; the stick angles computed natively with the demo's own
+//!   `atan2f_` algorithm under PS2 float rules ([`ps2_atan2`]), so hooked and emulated runs agree
+//!   bit for bit.
+//! - `ccPad_SetActuater(p, small, power, ms)` and `ccPad_ActTick(p, frameRate)`: piney-input's
+//!   [`ActuatorQueue`] read from and written back to `ccPad` +0x28..+0x3f.
+//!
+//! Not hooked, on purpose: `ccPad_Read` (its `scePadRead` reads the buffer padman's SIF
+//! transfer fills, then calls `ccPad_ReadReport`, which is hooked) and `ccPad_Ctrl` (its sends
+//! and state queries are libpad's SIF RPC calls to the native padman: the guest's own code makes
+//! them, so the guest-visible effect is the same by construction).
+
+use std::sync::Arc;
+
+use piney_ee::Bus;
+use piney_ee::float;
+use piney_input::{ActuatorQueue, PadReader, Stick, actuator};
+use piney_machine::hooks::{HookFn, HookResult};
+use piney_machine::{Machine, MachineError};
+
+use crate::profile::{Profile, fnv1a64};
+
+/// One native function: its name (the guest function symbol it replaces, first in `needs`),
+/// and every symbol it needs.
+pub struct Native {
+    /// The name a profile's `hooks` lists; also the guest function's symbol.
+    pub name: &'static str,
+    /// The symbols it needs: the hooked function first, then data.
+    pub needs: &'static [&'static str],
+    make: fn(&Profile) -> HookFn,
+}
+
+/// Every native function piney has.
+pub const NATIVES: &[Native] = &[
+    Native {
+        name: "ccPad_ReadReport",
+        needs: &["ccPad_ReadReport"],
+        make: |_| Arc::new(read_report),
+    },
+    Native {
+        name: "ccPad_SetActuater",
+        needs: &["ccPad_SetActuater", "ccPad_actuaterSw"],
+        make: |p| {
+            let sw = p.address("ccPad_actuaterSw").unwrap_or(0);
+            Arc::new(move |m| set_actuater(m, sw))
+        },
+    },
+    Native {
+        name: "ccPad_ActTick",
+        needs: &["ccPad_ActTick"],
+        make: |_| Arc::new(act_tick),
+    },
+];
+
+/// What installing a profile did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Installed {
+    /// The hooks installed, by name, with their guest address.
+    pub hooks: Vec<(String, u32)>,
+    /// Hooks refused and other problems, one line each (print them on stderr).
+    pub warnings: Vec<String>,
+}
+
+/// Install the profile's hooks in `machine`, whose program (`image`, already loaded) the profile
+/// should describe. A hook is refused with a warning when its native function is unknown, a
+/// symbol it needs has no address, the words the profile expects are not the loaded code, or the
+/// profile pins another ELF (every hook refused then).
+pub fn install(machine: &mut Machine, profile: &Profile, image: &[u8]) -> Installed {
+    let mut out = Installed::default();
+    let src = &profile.source;
+    if let Some(want) = profile.elf_fnv1a64 {
+        let have = fnv1a64(image);
+        if want != have {
+            out.warnings.push(format!(
+                "{src}: the profile is for the ELF with FNV-1a 64 {want:#018x}, this one is \
+                 {have:#018x}: no hooks installed"
+            ));
+            return out;
+        }
+    }
+    'hooks: for name in &profile.hooks {
+        let Some(native) = NATIVES.iter().find(|n| n.name == name) else {
+            out.warnings.push(format!(
+                "{src}: hook {name}: no native function of that name (known: {})",
+                NATIVES
+                    .iter()
+                    .map(|n| n.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+            continue;
+        };
+        for need in native.needs {
+            if profile.address(need).is_none() {
+                out.warnings.push(format!(
+                    "{src}: hook {name} refused: symbol {need} has no known address"
+                ));
+                continue 'hooks;
+            }
+        }
+        let sym = &profile.symbols[native.needs[0]];
+        let addr = sym.address.unwrap_or(0);
+        for (i, &want) in sym.words.iter().enumerate() {
+            let at = addr.wrapping_add(4 * i as u32);
+            match machine.bus.read32(at) {
+                Ok(have) if have == want => {}
+                Ok(have) => {
+                    out.warnings.push(format!(
+                        "{src}: hook {name} refused: the word at {at:#010x} is {have:#010x}, \
+                         the profile expects {want:#010x}"
+                    ));
+                    continue 'hooks;
+                }
+                Err(_) => {
+                    out.warnings.push(format!(
+                        "{src}: hook {name} refused: {at:#010x} cannot be read"
+                    ));
+                    continue 'hooks;
+                }
+            }
+        }
+        match machine.hooks.install(addr, name, (native.make)(profile)) {
+            Ok(()) => out.hooks.push((name.clone(), addr)),
+            Err(e) => out.warnings.push(format!("{src}: {e}")),
+        }
+    }
+    out
+}
+
+// ---- guest access ----
+
+fn arg(m: &Machine, n: usize) -> u32 {
+    m.cpu.gpr[4 + n] as u32
+}
+
+fn fault(m: &Machine, what: &str, addr: u32) -> MachineError {
+    MachineError::Kernel {
+        what: format!("native {what}: guest address {addr:#010x} cannot be accessed"),
+        pc: m.cpu.pc,
+    }
+}
+
+fn read_bytes<const N: usize>(
+    m: &mut Machine,
+    addr: u32,
+    what: &str,
+) -> Result<[u8; N], MachineError> {
+    let mut b = [0u8; N];
+    m.bus
+        .read_bytes(addr, &mut b)
+        .map_err(|_| fault(m, what, addr))?;
+    Ok(b)
+}
+
+fn write_bytes(m: &mut Machine, addr: u32, b: &[u8], what: &str) -> Result<(), MachineError> {
+    m.bus.write_bytes(addr, b).map_err(|_| fault(m, what, addr))
+}
+
+// ---- the demo's atan2f_ under PS2 float rules ----
+
+// The constants as gcc's R5900 target stores them: it converts float literals and folds constant
+// expressions rounding toward zero, as the FPU does (so 3.14159265f is 0x40490fda, not the IEEE
+// nearest 0x40490fdb, and 1.0f / 5 is 0x3e4ccccc).
+/// `PI_F` (3.14159265f).
+const PI_F: u32 = 0x4049_0fda;
+/// `PI_F / 2`.
+const PI_F_2: u32 = 0x3fc9_0fda;
+/// `PI_F / 8`.
+const PI_F_8: u32 = 0x3ec9_0fda;
+/// 1/13, 1/11, 1/9, 1/7, 1/5, 1/3.
+const ATAN_COEFF: [u32; 6] = [
+    0x3d9d_89d8,
+    0x3dba_2e8b,
+    0x3de3_8e38,
+    0x3e12_4924,
+    0x3e4c_cccc,
+    0x3eaa_aaaa,
+];
+
+fn add(a: u32, b: u32) -> u32 {
+    float::add(a, b).bits
+}
+fn sub(a: u32, b: u32) -> u32 {
+    float::sub(a, b).bits
+}
+fn mul(a: u32, b: u32) -> u32 {
+    float::mul(a, b).bits
+}
+fn div(a: u32, b: u32) -> u32 {
+    float::div(a, b).bits
+}
+
+/// The demo's `atan_unit` (demo/src/mathf.c), operation for operation as gcc compiled it (no
+/// fused operations; the odd coefficients stored positive and subtracted), on the PS2 FPU.
+fn atan_unit(t: u32) -> u32 {
+    let one = float::ONE;
+    let u = div(t, add(float::sqrt(add(mul(t, t), one)).bits, one));
+    let u2 = mul(u, u);
+    let [c13, c11, c9, c7, c5, c3] = ATAN_COEFF;
+    let mut s = mul(u2, c13);
+    s = sub(s, c11);
+    s = add(mul(s, u2), c9);
+    s = sub(mul(s, u2), c7);
+    s = add(mul(s, u2), c5);
+    s = sub(mul(s, u2), c3);
+    s = add(mul(s, u2), one);
+    s = mul(s, u);
+    add(s, s)
+}
+
+/// The demo's `atan2f_(y, x)` on PS2 floats (bit patterns in and out).
+pub fn ps2_atan2(y: u32, x: u32) -> u32 {
+    let zero = 0;
+    let ax = if float::lt(x, zero) { float::neg(x) } else { x };
+    let ay = if float::lt(y, zero) { float::neg(y) } else { y };
+    if float::eq(ax, zero) && float::eq(ay, zero) {
+        return 0;
+    }
+    let mut a = if float::le(ay, ax) {
+        atan_unit(div(ay, ax))
+    } else {
+        sub(PI_F_2, atan_unit(div(ax, ay)))
+    };
+    if float::lt(x, zero) {
+        a = sub(PI_F, a);
+    }
+    if float::lt(y, zero) { float::neg(a) } else { a }
+}
+
+/// `analog_stick`'s angle: `atan2f_(-dx, dy)` of the raw offsets, 0 when dy is 0 (quirk).
+fn stick_angle(x: u8, y: u8) -> u32 {
+    let (dx, dy) = (x as i32 - 128, y as i32 - 128);
+    if dy == 0 {
+        return 0;
+    }
+    ps2_atan2(
+        float::from_int((-dx) as u32, 0),
+        float::from_int(dy as u32, 0),
+    )
+}
+
+/// `dpad_direction`'s angle: `(float)e * (PI_F / 8)` by the D-pad bits' eighth (0 for none).
+fn dpad_angle(now: u16) -> u32 {
+    const EIGHTHS: [i32; 16] = [99, 8, -4, -6, 0, 99, -2, 99, 4, 6, 99, 99, 2, 99, 99, 99];
+    match EIGHTHS[(now >> 12) as usize] {
+        99 => 0,
+        e => mul(float::from_int(e as u32, 0), PI_F_8),
+    }
+}
+
+// ---- ccPad (demo/src/ccpad.h) ----
+
+/// `analog`: 1 when the last report carried sticks.
+const PAD_ANALOG: usize = 0x0b;
+/// `actReady`: a DualShock with its actuators set up.
+const PAD_ACT_READY: u32 = 0x24;
+
+fn read_report(m: &mut Machine) -> Result<HookResult, MachineError> {
+    let (p, buttons_at, sticks_at) = (arg(m, 0), arg(m, 1), arg(m, 2));
+    let rec: [u8; 0x1c] = read_bytes(m, p, "ccPad_ReadReport: the ccPad record")?;
+    let buttons: [u8; 2] = read_bytes(m, buttons_at, "ccPad_ReadReport: the buttons")?;
+    let sticks = if sticks_at == 0 {
+        None
+    } else {
+        Some(read_bytes::<4>(
+            m,
+            sticks_at,
+            "ccPad_ReadReport: the sticks",
+        )?)
+    };
+    let h = |o: usize| u16::from_le_bytes([rec[o], rec[o + 1]]);
+    let f = |o: usize| {
+        f32::from_bits(u32::from_le_bytes([
+            rec[o],
+            rec[o + 1],
+            rec[o + 2],
+            rec[o + 3],
+        ]))
+    };
+    let mut r = PadReader {
+        direct: piney_input::Buttons(h(0)),
+        push: piney_input::Buttons(h(2)),
+        unpush: piney_input::Buttons(h(4)),
+        repeat: piney_input::Buttons(h(6)),
+        repeat_count: rec[8],
+        left: Stick {
+            angle: f(0x0c),
+            strength: rec[0x14],
+        },
+        right: Stick {
+            angle: f(0x10),
+            strength: rec[0x15],
+        },
+    };
+    r.read(buttons, sticks);
+    // The angles as the guest computes them (PadReader's come from the host's atan2).
+    let now = r.direct.0;
+    let (left_angle, right_angle) = match sticks {
+        Some([rx, ry, lx, ly]) => {
+            let left = if piney_input::reader::analog_stick(lx, ly).is_some() {
+                stick_angle(lx, ly)
+            } else {
+                dpad_angle(now)
+            };
+            let right = if piney_input::reader::analog_stick(rx, ry).is_some() {
+                stick_angle(rx, ry)
+            } else {
+                0
+            };
+            (left, right)
+        }
+        None => (dpad_angle(now), 0),
+    };
+    let mut out = [0u8; 0x1c];
+    out.copy_from_slice(&rec);
+    out[0..2].copy_from_slice(&r.direct.0.to_le_bytes());
+    out[2..4].copy_from_slice(&r.push.0.to_le_bytes());
+    out[4..6].copy_from_slice(&r.unpush.0.to_le_bytes());
+    out[6..8].copy_from_slice(&r.repeat.0.to_le_bytes());
+    out[8] = r.repeat_count;
+    out[PAD_ANALOG] = sticks.is_some() as u8;
+    out[0x0c..0x10].copy_from_slice(&left_angle.to_le_bytes());
+    out[0x10..0x14].copy_from_slice(&right_angle.to_le_bytes());
+    out[0x14] = r.left.strength;
+    out[0x15] = r.right.strength;
+    out[0x16..0x1a].copy_from_slice(&sticks.unwrap_or([0x80; 4]));
+    out[0x1a..0x1c].copy_from_slice(&buttons);
+    write_bytes(m, p, &out, "ccPad_ReadReport: the ccPad record")?;
+    Ok(HookResult::Return)
+}
+
+fn motor_bytes(m: &mut Machine, p: u32) -> Result<[u8; actuator::LAYOUT_SIZE], MachineError> {
+    read_bytes(m, p + actuator::LAYOUT_OFFSET, "ccPad motors")
+}
+
+fn set_actuater(m: &mut Machine, sw_addr: u32) -> Result<HookResult, MachineError> {
+    let (p, small, power, ms) = (arg(m, 0), arg(m, 1), arg(m, 2), arg(m, 3));
+    let [sw]: [u8; 1] = read_bytes(m, sw_addr, "ccPad_SetActuater: ccPad_actuaterSw")?;
+    let [ready]: [u8; 1] = read_bytes(m, p + PAD_ACT_READY, "ccPad_SetActuater: actReady")?;
+    let bytes = motor_bytes(m, p)?;
+    // Bytes the queue cannot represent (a motor state other than 1 or 4, a count over 3):
+    // let the guest's own code handle them.
+    let Ok(mut q) = ActuatorQueue::from_bytes(&bytes, sw != 0, ready != 0) else {
+        return Ok(HookResult::RunGuest);
+    };
+    q.set_actuater(small != 0, power as u8, ms);
+    write_bytes(
+        m,
+        p + actuator::LAYOUT_OFFSET,
+        &q.to_bytes(),
+        "ccPad motors",
+    )?;
+    Ok(HookResult::Return)
+}
+
+fn act_tick(m: &mut Machine) -> Result<HookResult, MachineError> {
+    let (p, frame_rate) = (arg(m, 0), arg(m, 1) as u16);
+    let bytes = motor_bytes(m, p)?;
+    let Ok(mut q) = ActuatorQueue::from_bytes(&bytes, true, true) else {
+        return Ok(HookResult::RunGuest);
+    };
+    q.tick(frame_rate);
+    write_bytes(
+        m,
+        p + actuator::LAYOUT_OFFSET,
+        &q.to_bytes(),
+        "ccPad motors",
+    )?;
+    Ok(HookResult::Return)
+}

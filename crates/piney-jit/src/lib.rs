@@ -1,0 +1,519 @@
+//! The EE recompiler: guest blocks to host code through Cranelift, checked against the
+//! interpreter.
+//!
+//! Contract:
+//! - [`Jit::run`]`(cpu, bus, target)` runs guest code until `cpu.cycles >= target`, an exception
+//!   (returned as `Err`, already entered architecturally, as [`piney_ee::interp::step`] does), or
+//!   an early stop (`Ok` with `cycles < target`, see below). Whatever it ran, the state (every
+//!   register, HI/LO, SA, FPU, VU0, COP0, `pc`/`next_pc`/`cur_pc`/delay-slot flags, `cycles`,
+//!   memory) is exactly what the same instructions leave under the interpreter: the interpreter
+//!   is the reference, and `tests/differential.rs` compares the two on random programs.
+//! - Blocks end at a branch and its delay slot, at SYSCALL/BREAK/COP0/reserved instructions, or
+//!   after 64 instructions. Each instruction is compiled natively (ALU, shifts, immediates, LUI,
+//!   HI/LO, MULT/DIV, SA moves, branches and jumps, loads and stores through a RAM and scratchpad
+//!   fast path, some MMI, COP1 and COP2 moves; see [`native_mnemonics`]) or falls back to the
+//!   interpreter's own `exec` from the opcode table. Native instructions hand every unusual case
+//!   (overflow, misalignment, device addresses, stores into compiled code, unusable coprocessor)
+//!   to that same fallback. GPRs are cached in host registers within a block; a block whose
+//!   branch returns to its own start loops without leaving while the budget allows.
+//! - Cycle accounting is the interpreter's (the sum of the table's costs). A block only runs when
+//!   the budget lets every instruction of it start (`cycles` before each is `< target`); otherwise
+//!   the interpreter steps the rest of the budget, so `run` stops exactly where an interpreter
+//!   loop `while cycles < target { step }` stops.
+//! - Granularity for the machine: `run` returns early, right after the instruction, when an
+//!   instruction accessed anything but plain RAM (a device: before the access the bus is told the
+//!   cycle count, [`JitBus::sync_cycles`]) or executed a COP0 instruction (EI, DI, MTC0, ERET...).
+//!   So interrupts can only become pending between `run` calls, except through COP0 Count
+//!   reaching Compare: the machine checks interrupts and timed events before each `run` and passes
+//!   a `target` no later than its next event and than [`cop0_timer_due`].
+//! - Code invalidation: stores the core makes into pages that hold compiled code are caught
+//!   (native stores test a page map and take the slow path there) and drop the blocks they
+//!   overlap, also within the running block (it stops after the store). Writes the core does not
+//!   make (DMA, the ELF loader, the HLE kernel, overlay loads) must be reported with
+//!   [`Jit::invalidate_range`]; FlushCache should call [`Jit::invalidate_all`].
+//! - Kill switches ([`KillSwitches`]) force the fallback per category to bisect a bug.
+//! - The only `unsafe` is in the private `native` module: calling the code Cranelift produced.
+
+mod compile;
+mod ctx;
+mod native;
+mod pages;
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use piney_ee::bus::FlatBus;
+use piney_ee::table::OpFlags;
+use piney_ee::{Bus, Cpu, Exception, OpInfo, decode};
+
+use crate::compile::{Compiler, scan};
+use crate::ctx::{Ctx, TrackBus, status};
+use crate::native::BlockFn;
+use crate::pages::{PageMap, phys};
+
+/// A bus the recompiler can run against: the core's [`Bus`] plus direct access to guest RAM.
+pub trait JitBus: Bus {
+    /// Guest RAM for the fast path: byte `p` of the slice is physical address `p`. Plain memory
+    /// with no side effects; it must not move or change length during a [`Jit::run`]. Virtual
+    /// addresses in `0x0000_0000..0x4000_0000` and `0x8000_0000..0xc000_0000` whose
+    /// `addr & 0x1fff_ffff` falls in it are read and written here directly (the PS2 kernel's map;
+    /// the uncached mirror `0x2000_0000` included). An empty slice turns the fast path off.
+    fn ram(&mut self) -> &mut [u8];
+    /// The scratchpad for the fast path: byte `o` is virtual address `0x7000_0000 + o` (up to
+    /// `0x7000_4000`), plain memory like [`JitBus::ram`]. Empty (the default): the bus serves
+    /// those addresses as a device.
+    fn scratchpad(&mut self) -> &mut [u8] {
+        &mut []
+    }
+    /// Called before an instruction accesses a device (anything outside [`JitBus::ram`]) with
+    /// `cpu.cycles` as it was before that instruction, the time the machine loop gives the bus
+    /// before an interpreter step.
+    fn sync_cycles(&mut self, _cycles: u64) {}
+}
+
+impl JitBus for FlatBus {
+    fn ram(&mut self) -> &mut [u8] {
+        &mut self.mem
+    }
+}
+
+/// The kill switches: a set category always uses the interpreter fallback.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KillSwitches {
+    /// Loads and stores (every instruction that reads or writes memory).
+    pub load_store: bool,
+    /// COP1 (FPU) instructions.
+    pub fpu: bool,
+    /// MMI (128-bit multimedia) instructions.
+    pub mmi: bool,
+    /// COP2 (VU0 macro) instructions.
+    pub cop2: bool,
+    /// Branches and jumps.
+    pub branches: bool,
+}
+
+impl KillSwitches {
+    /// Every category killed: the recompiler only strings fallbacks together.
+    pub const ALL: KillSwitches = KillSwitches {
+        load_store: true,
+        fpu: true,
+        mmi: true,
+        cop2: true,
+        branches: true,
+    };
+
+    /// Whether an instruction must use the fallback.
+    pub fn kills(&self, info: &OpInfo) -> bool {
+        let f = info.flags;
+        (self.load_store && f.intersects(OpFlags::LOAD | OpFlags::STORE))
+            || (self.fpu && f.contains(OpFlags::COP1))
+            || (self.mmi && f.contains(OpFlags::MMI))
+            || (self.cop2 && f.contains(OpFlags::COP2))
+            || (self.branches && f.contains(OpFlags::BRANCH))
+    }
+}
+
+/// Instruction categories, for statistics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Category {
+    /// Integer ALU, shifts, immediates, HI/LO, SA.
+    Integer,
+    /// Loads and stores of the integer unit.
+    LoadStore,
+    /// Branches and jumps.
+    Branch,
+    /// MMI.
+    Mmi,
+    /// COP1.
+    Fpu,
+    /// COP2.
+    Cop2,
+}
+
+impl Category {
+    /// Number of categories.
+    pub const COUNT: usize = 6;
+    /// All, in index order.
+    pub const ALL: [Category; 6] = [
+        Category::Integer,
+        Category::LoadStore,
+        Category::Branch,
+        Category::Mmi,
+        Category::Fpu,
+        Category::Cop2,
+    ];
+    /// Index into [`JitStats::native`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+    /// The category of an instruction (COP2, then COP1, MMI, load/store, branch, integer).
+    pub fn of(info: &OpInfo) -> Category {
+        compile::category(info)
+    }
+}
+
+/// The mnemonics the recompiler compiles natively (everything else uses the fallback).
+pub fn native_mnemonics() -> &'static [&'static str] {
+    compile::NATIVE_MNEMONICS
+}
+
+/// Counters (not architectural state).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct JitStats {
+    /// Blocks compiled.
+    pub blocks_compiled: u64,
+    /// Blocks dropped because their code was written or invalidated.
+    pub blocks_invalidated: u64,
+    /// Instructions compiled natively, by [`Category::index`].
+    pub native: [u64; Category::COUNT],
+    /// Instructions compiled as fallbacks.
+    pub fallback: u64,
+    /// Block executions.
+    pub block_runs: u64,
+    /// Instructions run by the interpreter directly (delay slots entered from outside a block,
+    /// the tail of a cycle budget, code that cannot be compiled).
+    pub interp_steps: u64,
+    /// The last code generation error (a recompiler bug; the code was interpreted instead).
+    pub last_error: Option<String>,
+}
+
+/// Why the recompiler could not be set up or compile a block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JitError {
+    /// The host or Cranelift's settings.
+    Setup(String),
+    /// Code generation for a block.
+    Compile(String),
+}
+
+impl std::fmt::Display for JitError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            JitError::Setup(s) => write!(f, "recompiler setup: {s}"),
+            JitError::Compile(s) => write!(f, "recompiler: {s}"),
+        }
+    }
+}
+
+impl std::error::Error for JitError {}
+
+/// A block table entry.
+enum Entry {
+    /// Compiled code.
+    Block {
+        func: BlockFn,
+        need: u64,
+        phys: u32,
+        bytes: u32,
+    },
+    /// The instruction at this PC cannot start a block: interpret it.
+    Interpret { phys: u32 },
+}
+
+impl Entry {
+    fn range(&self) -> (u32, u32) {
+        match *self {
+            Entry::Block { phys, bytes, .. } => (phys, bytes),
+            Entry::Interpret { phys } => (phys, 4),
+        }
+    }
+}
+
+/// A hasher for PCs (word-aligned 32-bit keys): one multiply.
+#[derive(Default)]
+struct PcHasher(u64);
+
+impl Hasher for PcHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.0 = (v as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 16;
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.0 = (v as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 16;
+    }
+}
+
+type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<PcHasher>>;
+
+/// The recompiler: a block cache keyed by PC, its code, and the code-page map.
+pub struct Jit {
+    compiler: Compiler,
+    blocks: FastMap<u32, Entry>,
+    /// Block start PCs by code page.
+    page_blocks: FastMap<usize, Vec<u32>>,
+    map: PageMap,
+    kill: KillSwitches,
+    stats: JitStats,
+}
+
+impl Jit {
+    /// A recompiler for the host, every category native.
+    pub fn new() -> Result<Self, JitError> {
+        Self::with_kill_switches(KillSwitches::default())
+    }
+
+    /// A recompiler with these categories forced to the fallback.
+    pub fn with_kill_switches(kill: KillSwitches) -> Result<Self, JitError> {
+        Ok(Self {
+            compiler: Compiler::new()?,
+            blocks: FastMap::default(),
+            page_blocks: FastMap::default(),
+            map: PageMap::new(),
+            kill,
+            stats: JitStats::default(),
+        })
+    }
+
+    /// The kill switches.
+    pub fn kill_switches(&self) -> KillSwitches {
+        self.kill
+    }
+
+    /// Change the kill switches (drops every compiled block).
+    pub fn set_kill_switches(&mut self, kill: KillSwitches) {
+        self.kill = kill;
+        self.invalidate_all();
+    }
+
+    /// The counters.
+    pub fn stats(&self) -> &JitStats {
+        &self.stats
+    }
+
+    /// Run until `cpu.cycles >= target`, an exception (`Err`, entered as the interpreter enters
+    /// it) or an early stop after a device access or a COP0 instruction (`Ok`). See the crate doc.
+    pub fn run(
+        &mut self,
+        cpu: &mut Cpu,
+        bus: &mut dyn JitBus,
+        target: u64,
+    ) -> Result<(), Exception> {
+        loop {
+            if cpu.cycles >= target {
+                return Ok(());
+            }
+            // Blocks start on an ordinary instruction: a pending delay slot (or a pc that a
+            // branch in a slot left irregular) is stepped by the interpreter.
+            if cpu.delay_next || cpu.next_pc != cpu.pc.wrapping_add(4) {
+                if self.step(cpu, bus)? {
+                    return Ok(());
+                }
+                continue;
+            }
+            let pc = cpu.pc;
+            if !self.blocks.contains_key(&pc) {
+                self.compile(bus, pc);
+            }
+            let (func, need) = match self.blocks.get(&pc) {
+                Some(Entry::Block { func, need, .. }) => (*func, *need),
+                _ => {
+                    if self.step(cpu, bus)? {
+                        return Ok(());
+                    }
+                    continue;
+                }
+            };
+            if cpu.cycles.saturating_add(need) >= target {
+                // Not every instruction of the block may start within the budget.
+                if self.step(cpu, bus)? {
+                    return Ok(());
+                }
+                continue;
+            }
+            self.stats.block_runs += 1;
+            let ram = bus.ram();
+            let (ram_ptr, ram_len) = (ram.as_mut_ptr(), ram.len() as u64);
+            let spr = bus.scratchpad();
+            let (spr_ptr, spr_len) = (spr.as_mut_ptr(), spr.len().min(0x4000) as u64);
+            let mut ctx = Ctx {
+                cpu: &mut *cpu,
+                ram: ram_ptr,
+                ram_len,
+                spr: spr_ptr,
+                spr_len,
+                pages: self.map.bytes.as_ptr(),
+                target,
+                bus: &mut *bus,
+                map: &mut self.map,
+                exception: None,
+            };
+            let s = func.call(&mut ctx);
+            let exception = ctx.exception.take();
+            match s {
+                status::OK => {}
+                status::EXCEPTION => {
+                    self.process_writes();
+                    return Err(exception.expect("an exception status carries the exception"));
+                }
+                status::STOP_RUN => {
+                    self.process_writes();
+                    return Ok(());
+                }
+                _ => self.process_writes(),
+            }
+        }
+    }
+
+    /// One interpreter step through the tracking bus. `Ok(true)`: stop the run (a device or
+    /// COP0 was touched).
+    fn step(&mut self, cpu: &mut Cpu, bus: &mut dyn JitBus) -> Result<bool, Exception> {
+        self.stats.interp_steps += 1;
+        let cop0 = cpu.pc & 3 == 0
+            && bus
+                .fetch(cpu.pc)
+                .is_ok_and(|w| decode(w).flags.contains(OpFlags::COP0));
+        let mut tb = TrackBus {
+            bus,
+            map: &mut self.map,
+            cycles: cpu.cycles,
+            device: false,
+            code: false,
+        };
+        let r = piney_ee::interp::step(cpu, &mut tb);
+        let device = tb.device;
+        self.process_writes();
+        r.map(|()| device || cop0)
+    }
+
+    fn compile(&mut self, bus: &mut dyn JitBus, pc: u32) {
+        let Some(p) = phys(pc) else {
+            // Never compiled (the scratchpad, kseg2/3): no page to track it by.
+            return;
+        };
+        let insns = scan(bus, pc);
+        let entry = if insns.is_empty() {
+            Entry::Interpret { phys: p }
+        } else {
+            match self.compiler.compile(&insns, self.kill) {
+                Ok(c) => {
+                    self.stats.blocks_compiled += 1;
+                    for (n, s) in self.stats.native.iter_mut().zip(c.native) {
+                        *n += s as u64;
+                    }
+                    self.stats.fallback += c.fallback as u64;
+                    Entry::Block {
+                        func: c.func,
+                        need: c.need,
+                        phys: p,
+                        bytes: 4 * c.len,
+                    }
+                }
+                Err(e) => {
+                    self.stats.last_error = Some(e.to_string());
+                    Entry::Interpret { phys: p }
+                }
+            }
+        };
+        let (start, len) = entry.range();
+        for page in PageMap::pages(start, len) {
+            self.page_blocks.entry(page).or_default().push(pc);
+            if let Some(b) = self.map.bytes.get_mut(page) {
+                *b = 1;
+            }
+        }
+        self.blocks.insert(pc, entry);
+    }
+
+    fn process_writes(&mut self) {
+        while let Some((p, len)) = self.map.written.pop() {
+            self.invalidate_phys(p, len);
+        }
+    }
+
+    /// Drop the blocks that overlap `len` bytes at virtual address `addr` (DMA into code, an
+    /// overlay load, the loader). Cheap where no code is.
+    pub fn invalidate_range(&mut self, addr: u32, len: u32) {
+        if len == 0 {
+            return;
+        }
+        if let Some(p) = phys(addr) {
+            self.invalidate_phys(p, len);
+        }
+    }
+
+    /// Drop every block (FlushCache, a new program).
+    pub fn invalidate_all(&mut self) {
+        self.stats.blocks_invalidated += self.blocks.len() as u64;
+        self.blocks.clear();
+        for (page, _) in self.page_blocks.drain() {
+            if let Some(b) = self.map.bytes.get_mut(page) {
+                *b = 0;
+            }
+        }
+        self.map.written.clear();
+    }
+
+    fn invalidate_phys(&mut self, p: u32, len: u32) {
+        let end = p as u64 + len as u64;
+        for page in PageMap::pages(p, len) {
+            let Some(list) = self.page_blocks.get(&page) else {
+                continue;
+            };
+            let hit: Vec<u32> = list
+                .iter()
+                .copied()
+                .filter(|pc| {
+                    self.blocks.get(pc).is_some_and(|e| {
+                        let (s, l) = e.range();
+                        (s as u64) < end && (p as u64) < s as u64 + l as u64
+                    })
+                })
+                .collect();
+            for pc in hit {
+                self.remove(pc);
+            }
+        }
+    }
+
+    fn remove(&mut self, pc: u32) {
+        let Some(e) = self.blocks.remove(&pc) else {
+            return;
+        };
+        self.stats.blocks_invalidated += 1;
+        let (s, l) = e.range();
+        for page in PageMap::pages(s, l) {
+            if let Some(list) = self.page_blocks.get_mut(&page) {
+                list.retain(|&x| x != pc);
+                if list.is_empty() {
+                    self.page_blocks.remove(&page);
+                    if let Some(b) = self.map.bytes.get_mut(page) {
+                        *b = 0;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The cycle at which COP0 Count reaches Compare (raising Cause.IP7), or `u64::MAX` while
+/// Status.IM7 masks the COP0 timer. A machine loop that checks interrupts between
+/// [`Jit::run`] calls passes a target no later than this, so the timer interrupt is taken at the
+/// same instruction as under the interpreter (which checks before every instruction).
+pub fn cop0_timer_due(cpu: &Cpu) -> u64 {
+    use piney_ee::cpu::{cop0reg, status};
+    let regs = &cpu.cop0.regs;
+    if regs[cop0reg::STATUS] & status::IM7 == 0 {
+        return u64::MAX;
+    }
+    // Count as of `count_sync`; it hits Compare after `compare - count` more cycles (a full
+    // wrap when they are equal now).
+    let d = regs[cop0reg::COMPARE].wrapping_sub(regs[cop0reg::COUNT]);
+    let d = if d == 0 { 1u64 << 32 } else { d as u64 };
+    cpu.cop0.count_sync.saturating_add(d)
+}
+
+/// Run the reference interpreter with the same contract as [`Jit::run`] minus the early stops:
+/// until `cpu.cycles >= target` or an exception. For comparisons and benchmarks.
+pub fn interp_run(cpu: &mut Cpu, bus: &mut dyn Bus, target: u64) -> Result<(), Exception> {
+    while cpu.cycles < target {
+        piney_ee::interp::step(cpu, bus)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,196 @@
+//! Hooks: guest address -> native function (DESIGN.md section 4).
+//!
+//! A hook replaces a whole guest function. When the CPU is about to execute the first
+//! instruction of a hooked function (not as a delay slot), the native function runs instead: it
+//! reads its arguments from `$a0..$a3` and guest memory, does the work, sets `$v0`, and returns
+//! [`HookResult::Return`], after which the guest continues at `$ra`. A hook may also decline
+//! ([`HookResult::RunGuest`]: the guest's own code runs this time) or continue somewhere it chose
+//! itself ([`HookResult::Continue`]: it set `pc` and the argument registers, e.g. to call a guest
+//! function in its place).
+//!
+//! The check is cheap: a bitmap over the 4-byte slots of the 32 MiB of RAM, looked at only while
+//! at least one hook is installed and hooks are enabled.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::bus::RAM_SIZE;
+use crate::{Machine, MachineError};
+
+/// What the machine does after a hook ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookResult {
+    /// The native function did the guest function's work: continue at `$ra`.
+    Return,
+    /// The hook declined: run the guest's own code for this call.
+    RunGuest,
+    /// The hook set `pc` itself (and whatever registers the code there expects).
+    Continue,
+}
+
+/// A native function standing for a guest function.
+pub type HookFn = Arc<dyn Fn(&mut Machine) -> Result<HookResult, MachineError> + Send + Sync>;
+
+/// One installed hook.
+#[derive(Clone)]
+pub struct Hook {
+    /// A name for messages (the guest symbol).
+    pub name: String,
+    /// The native function.
+    pub func: HookFn,
+    /// Times it ran (returned or continued), for statistics and tests.
+    pub calls: u64,
+}
+
+/// The hook table.
+#[derive(Default)]
+pub struct Hooks {
+    /// One bit per 4-byte slot of RAM (physical address / 4).
+    bitmap: Vec<u64>,
+    table: HashMap<u32, Hook>,
+    /// Hooks are consulted only when this is set (`--no-hle` clears it).
+    enabled: bool,
+}
+
+/// The physical RAM address of `addr` (kuseg or kseg0/1), when it is in RAM.
+fn ram_slot(addr: u32) -> Option<usize> {
+    let phys = match addr >> 28 {
+        0x8..=0xb => addr & 0x1fff_ffff,
+        _ => addr,
+    };
+    ((phys as usize) < RAM_SIZE && addr & 3 == 0).then_some(phys as usize / 4)
+}
+
+impl Hooks {
+    /// Install `func` at guest address `addr` (replacing any hook there) and enable hooks.
+    /// Fails when `addr` is not a word-aligned RAM address.
+    pub fn install(&mut self, addr: u32, name: &str, func: HookFn) -> Result<(), String> {
+        let Some(slot) = ram_slot(addr) else {
+            return Err(format!(
+                "hook {name}: address {addr:#010x} is not a word-aligned address in RAM"
+            ));
+        };
+        if self.bitmap.is_empty() {
+            self.bitmap = vec![0; RAM_SIZE / 4 / 64];
+        }
+        self.bitmap[slot / 64] |= 1 << (slot % 64);
+        self.table.insert(
+            slot as u32 * 4,
+            Hook {
+                name: name.to_string(),
+                func,
+                calls: 0,
+            },
+        );
+        self.enabled = true;
+        Ok(())
+    }
+
+    /// Remove every hook.
+    pub fn clear(&mut self) {
+        self.bitmap.clear();
+        self.table.clear();
+        self.enabled = false;
+    }
+
+    /// Turn every hook on or off (`--no-hle`) without forgetting them.
+    pub fn set_enabled(&mut self, on: bool) {
+        self.enabled = on && !self.table.is_empty();
+    }
+
+    /// Whether hooks are consulted.
+    pub fn enabled(&self) -> bool {
+        self.enabled
+    }
+
+    /// The hook at `addr`, if any.
+    pub fn get(&self, addr: u32) -> Option<&Hook> {
+        self.table.get(&(ram_slot(addr)? as u32 * 4))
+    }
+
+    /// Every installed hook by physical address.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, &Hook)> {
+        self.table.iter().map(|(a, h)| (*a, h))
+    }
+
+    /// Whether execution reaching `pc` runs a hook (hooks on and `pc` hooked). A recompiler
+    /// running several blocks at once must stop before such a pc so that the machine runs it.
+    #[inline]
+    pub fn is_hooked(&self, pc: u32) -> bool {
+        self.enabled && self.hit(pc).is_some()
+    }
+
+    /// The slot of the hook at `pc`, if `pc` is hooked (the fast path: one bit).
+    #[inline]
+    fn hit(&self, pc: u32) -> Option<usize> {
+        let slot = ram_slot(pc)?;
+        (self.bitmap[slot / 64] >> (slot % 64) & 1 != 0).then_some(slot)
+    }
+}
+
+impl Machine {
+    /// Run the hook at the CPU's pc, if there is one and it applies. Returns whether a hook
+    /// took the step; when not, the caller executes the guest instruction at pc at once.
+    #[inline]
+    pub(crate) fn try_hook(&mut self) -> Result<bool, MachineError> {
+        if !self.hooks.enabled || self.cpu.delay_next {
+            return Ok(false);
+        }
+        let pc = self.cpu.pc;
+        let Some(slot) = self.hooks.hit(pc) else {
+            return Ok(false);
+        };
+        let key = slot as u32 * 4;
+        let Some(func) = self.hooks.table.get(&key).map(|h| h.func.clone()) else {
+            return Ok(false);
+        };
+        match func(self)? {
+            HookResult::Return => {
+                let ra = self.cpu.gpr[31] as u32;
+                self.cpu.pc = ra;
+                self.cpu.next_pc = ra.wrapping_add(4);
+            }
+            HookResult::Continue => {
+                self.cpu.next_pc = self.cpu.pc.wrapping_add(4);
+            }
+            // The caller executes the guest instruction at pc next, without asking again.
+            HookResult::RunGuest => return Ok(false),
+        }
+        if let Some(h) = self.hooks.table.get_mut(&key) {
+            h.calls += 1;
+        }
+        // A native call is not free on the console either; charge one cycle so that time moves.
+        self.cpu.cycles += 1;
+        Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slots_cover_ram_and_its_mirrors_only() {
+        assert_eq!(ram_slot(0x0010_0000), Some(0x0010_0000 / 4));
+        assert_eq!(ram_slot(0x8010_0000), Some(0x0010_0000 / 4));
+        assert_eq!(ram_slot(0xa010_0000), Some(0x0010_0000 / 4));
+        assert_eq!(ram_slot(0x0010_0002), None);
+        assert_eq!(ram_slot(0x0200_0000), None);
+        assert_eq!(ram_slot(0x1fc0_0000), None);
+    }
+
+    #[test]
+    fn install_refuses_outside_ram_and_disable_keeps_the_table() {
+        let mut h = Hooks::default();
+        let f: HookFn = Arc::new(|_| Ok(HookResult::Return));
+        assert!(h.install(0x1fc0_0000, "bios", f.clone()).is_err());
+        assert!(!h.enabled());
+        h.install(0x0010_0040, "f", f).unwrap();
+        assert!(h.enabled());
+        assert!(h.hit(0x8010_0040).is_some());
+        assert!(h.hit(0x0010_0044).is_none());
+        h.set_enabled(false);
+        assert!(!h.enabled());
+        assert!(h.get(0x0010_0040).is_some());
+    }
+}

@@ -1,0 +1,364 @@
+//! `piney demo` in a real window (issue 6, "What it must show"): under Xvfb, the window shows
+//! the scene: a screenshot of the X display is not blank and equals the headless run's frame at
+//! that point, presented the way the frontend presents it. wgpu runs there on whatever adapter
+//! the machine has (Mesa's lavapipe on CI). Also: with no display, `piney demo` says so,
+//! suggests `--headless` and fails.
+//!
+//! "At that point": `piney demo --frames N --hold S` runs N vertical blanks in the window, then
+//! keeps showing the picture of vertical blank N (what `--headless --frames N --dump-frames`
+//! writes as frame N-1) for S seconds. The window is 597 x 448, the 4:3 size of the demo's 448
+//! rows, so the frontend's letterbox fills it and its nearest-neighbour stretch is the headless
+//! presenter's.
+//!
+//! Its own `main` (harness = false): it starts processes and an X server. Needs Xvfb (package
+//! `xvfb`), xwd (package `x11-apps`) and a wgpu adapter (lavapipe: `mesa-vulkan-drivers
+//! libvulkan1`); a missing one fails the test, naming the package.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitCode, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use piney_frontend::Frame;
+use piney_gs::Image;
+
+/// Vertical blanks run before the picture is compared: the scene, the panels and the text are
+/// all up by then.
+const FRAMES: u64 = 90;
+/// The window's inner size: the 4:3 size of 448 rows (`Presenter::aspect_size(448)`).
+const SIZE: (u32, u32) = (597, 448);
+
+fn piney() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_piney"));
+    // Mesa warns without a runtime directory of mode 700.
+    let runtime = std::env::temp_dir().join(format!("piney-demo-xdg-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&runtime);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o700));
+    }
+    cmd.env("XDG_RUNTIME_DIR", runtime);
+    cmd.env_remove("WAYLAND_DISPLAY")
+        .env_remove("WAYLAND_SOCKET");
+    cmd
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Kills a child process when dropped.
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn spawn_or_explain(cmd: &mut Command, package: &str) -> Child {
+    match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => panic!(
+            "{:?} is not installed: install the `{package}` package (apt-get install {package})",
+            cmd.get_program()
+        ),
+        Err(e) => panic!("starting {:?}: {e}", cmd.get_program()),
+    }
+}
+
+/// Starts Xvfb on a free display number (it picks one and tells us through -displayfd).
+fn start_xvfb() -> (Killed, String) {
+    let mut xvfb = Killed(spawn_or_explain(
+        Command::new("Xvfb")
+            .args(["-displayfd", "1", "-screen", "0", "1024x768x24"])
+            // A white root window, so the picture's edges stand out; no TCP.
+            .args(["-wr", "-nolisten", "tcp"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null()),
+        "xvfb",
+    ));
+    let out = xvfb.0.stdout.take().expect("Xvfb's stdout");
+    let mut line = String::new();
+    BufReader::new(out)
+        .read_line(&mut line)
+        .expect("reading Xvfb's display number");
+    let n: u32 = line
+        .trim()
+        .parse()
+        .unwrap_or_else(|_| panic!("Xvfb did not start (said {line:?})"));
+    (xvfb, format!(":{n}"))
+}
+
+/// An X screenshot: width, height, RGB rows.
+struct Shot {
+    width: u32,
+    height: u32,
+    rgb: Vec<u8>,
+}
+
+impl Shot {
+    fn get(&self, x: u32, y: u32) -> [u8; 3] {
+        let i = ((y * self.width + x) * 3) as usize;
+        [self.rgb[i], self.rgb[i + 1], self.rgb[i + 2]]
+    }
+}
+
+/// The root window of `display`, through `xwd`.
+fn screenshot(display: &str) -> Shot {
+    let out = spawn_or_explain(
+        Command::new("xwd")
+            .args(["-root", "-silent", "-display", display])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+        "x11-apps",
+    )
+    .wait_with_output()
+    .expect("running xwd");
+    assert!(
+        out.status.success(),
+        "xwd failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    parse_xwd(&out.stdout).unwrap_or_else(|e| panic!("xwd's output: {e}"))
+}
+
+/// Reads an XWD file (X11 window dump, version 7, ZPixmap, TrueColor at 24 or 32 bits per
+/// pixel). The header is 25 big-endian 32-bit words, then the window name, the colour map
+/// (12 bytes an entry) and the pixels in the header's byte order.
+fn parse_xwd(d: &[u8]) -> Result<Shot, String> {
+    let word = |i: usize| -> Result<u32, String> {
+        d.get(i * 4..i * 4 + 4)
+            .map(|b| u32::from_be_bytes(b.try_into().unwrap()))
+            .ok_or_else(|| format!("truncated header at word {i}"))
+    };
+    let (header_size, version, format) = (word(0)?, word(1)?, word(2)?);
+    if version != 7 || format != 2 {
+        return Err(format!(
+            "version {version} format {format}, want 7 and ZPixmap (2)"
+        ));
+    }
+    let (width, height) = (word(4)?, word(5)?);
+    let (byte_order, bpp, bytes_per_line) = (word(7)?, word(11)?, word(12)?);
+    let masks = [word(14)?, word(15)?, word(16)?];
+    let ncolors = word(19)?;
+    if bpp != 32 && bpp != 24 {
+        return Err(format!("{bpp} bits per pixel"));
+    }
+    let start = header_size as usize + ncolors as usize * 12;
+    let need = start + bytes_per_line as usize * height as usize;
+    if d.len() < need {
+        return Err(format!("{} bytes, need {need}", d.len()));
+    }
+    let channel = |p: u32, m: u32| ((p & m) >> m.trailing_zeros()) as u8;
+    let mut rgb = Vec::with_capacity((width * height * 3) as usize);
+    for y in 0..height as usize {
+        let row = &d[start + y * bytes_per_line as usize..];
+        for x in 0..width as usize {
+            let n = (bpp / 8) as usize;
+            let mut b = [0u8; 4];
+            b[..n].copy_from_slice(&row[x * n..x * n + n]);
+            let p = if byte_order == 0 {
+                u32::from_le_bytes(b)
+            } else {
+                u32::from_be_bytes(b) >> (32 - bpp)
+            };
+            rgb.extend(masks.map(|m| channel(p, m)));
+        }
+    }
+    Ok(Shot { width, height, rgb })
+}
+
+/// Where `want` (RGBA rows, `SIZE`) appears in the shot, searching the top-left corner.
+fn find(shot: &Shot, want: &[u8]) -> Option<(u32, u32)> {
+    let (w, h) = SIZE;
+    let matches_at = |ox: u32, oy: u32| {
+        (0..h).all(|y| {
+            (0..w).all(|x| {
+                let i = ((y * w + x) * 4) as usize;
+                shot.get(ox + x, oy + y) == [want[i], want[i + 1], want[i + 2]]
+            })
+        })
+    };
+    (0..=32.min(shot.height.saturating_sub(h)))
+        .flat_map(|oy| (0..=32.min(shot.width.saturating_sub(w))).map(move |ox| (ox, oy)))
+        .find(|&(ox, oy)| matches_at(ox, oy))
+}
+
+/// How many pixels of the shot's `SIZE` rectangle at `at` differ from `want`.
+fn differing(shot: &Shot, want: &[u8], at: (u32, u32)) -> usize {
+    let (w, h) = SIZE;
+    (0..h)
+        .flat_map(|y| (0..w).map(move |x| (x, y)))
+        .filter(|&(x, y)| {
+            let i = ((y * w + x) * 4) as usize;
+            x + at.0 < shot.width
+                && y + at.1 < shot.height
+                && shot.get(at.0 + x, at.1 + y) != [want[i], want[i + 1], want[i + 2]]
+        })
+        .count()
+}
+
+fn no_display_says_so() {
+    let out = piney()
+        .args(["demo", "--frames", "1"])
+        .env_remove("DISPLAY")
+        .stdin(Stdio::null())
+        .output()
+        .expect("running piney");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "ran without a display? {err}");
+    assert!(
+        err.contains("no display available") && err.contains("--headless"),
+        "stderr: {err}"
+    );
+}
+
+/// The headless run's frame N-1: the picture the window must hold.
+fn headless_frame() -> Image {
+    let dir = scratch("demo-window-frames");
+    let out = piney()
+        .args(["demo", "--headless", "--frames", &FRAMES.to_string()])
+        .arg("--dump-frames")
+        .arg(&dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("running piney demo --headless");
+    assert!(
+        out.status.success(),
+        "headless run failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let path = dir.join(Image::frame_file_name(FRAMES - 1));
+    Image::read_png(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn window_shows_the_demo() {
+    let frame = headless_frame();
+    assert_eq!(
+        (frame.width, frame.height),
+        SIZE,
+        "the demo's 4:3 frame size"
+    );
+    // Not blank: the scene, panels and text give many colours.
+    let colours: std::collections::HashSet<[u8; 4]> = frame
+        .rgba
+        .chunks_exact(4)
+        .map(|p| p.try_into().unwrap())
+        .collect();
+    assert!(
+        colours.len() >= 16,
+        "frame {} has {} colours",
+        FRAMES - 1,
+        colours.len()
+    );
+    // What the window must show: the frame presented by the frontend's CPU reference of its
+    // shader at the window's size.
+    let want = piney_frontend::reference::present(
+        &Frame::new(frame.width, frame.height, frame.rgba.clone()).unwrap(),
+        SIZE.0,
+        SIZE.1,
+    );
+
+    let (_xvfb, display) = start_xvfb();
+    let mut child = Killed(
+        piney()
+            .args(["demo", "--frames", &FRAMES.to_string(), "--hold", "30"])
+            .args(["--window-size", &format!("{}x{}", SIZE.0, SIZE.1)])
+            .env("DISPLAY", &display)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starting piney demo"),
+    );
+    // stderr line by line: the adapter line, then the hold line.
+    let (tx, rx) = mpsc::channel::<String>();
+    let err = child.0.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(err).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut log = Vec::new();
+    let hold_line = format!("--frames {FRAMES} reached: showing frame {}", FRAMES - 1);
+    let deadline = Instant::now() + Duration::from_secs(240);
+    loop {
+        match rx.recv_timeout(Duration::from_millis(200)) {
+            Ok(line) => {
+                let held = line.contains(&hold_line);
+                log.push(line);
+                if held {
+                    break;
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                let status = child.0.wait();
+                panic!("piney demo ended early ({status:?}): {}", log.join("\n"));
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no hold line in 240 s: {}",
+            log.join("\n")
+        );
+    }
+    // The last picture reaches the screen at the next redraw.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let (shot, at) = loop {
+        let shot = screenshot(&display);
+        if let Some(at) = find(&shot, &want) {
+            break (shot, at);
+        }
+        if Instant::now() > deadline {
+            panic!(
+                "frame {} never appeared on {display}: {} pixels differ at (0, 0); log: {}",
+                FRAMES - 1,
+                differing(&shot, &want, (0, 0)),
+                log.join("\n")
+            );
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    };
+    // The root window around the picture is white; the picture is not.
+    if at.0 + SIZE.0 < shot.width {
+        assert_eq!(
+            shot.get(at.0 + SIZE.0 + 2, at.1 + 2),
+            [255, 255, 255],
+            "root"
+        );
+    }
+    assert!(
+        log.iter().any(|l| l.contains("piney: presenting with")),
+        "no adapter line: {}",
+        log.join("\n")
+    );
+    eprintln!(
+        "frame {} shown at {at:?} on {display}; {}",
+        FRAMES - 1,
+        log.join("; ")
+    );
+    // The rest of the hold is not needed: the child is killed on drop.
+}
+
+fn main() -> ExitCode {
+    for (name, test) in [
+        ("no_display_says_so", no_display_says_so as fn()),
+        ("window_shows_the_demo", window_shows_the_demo),
+    ] {
+        println!("test {name} ...");
+        test();
+        println!("test {name} ... ok");
+    }
+    ExitCode::SUCCESS
+}
