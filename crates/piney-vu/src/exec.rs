@@ -506,24 +506,6 @@ fn efu(vu: &mut Vu, w: u32, f: impl Fn([u32; 4], u32) -> u32) -> LResult {
     Ok(())
 }
 
-/// Evaluate `sum(c[k] * x^(first + k*step))` with the PS2 adder and multiplier, in ascending
-/// order of the powers.
-fn series(x: u32, coeffs: &[f32], first: u32, step: u32) -> u32 {
-    let mut power = x;
-    for _ in 1..first {
-        power = float::mul(power, x).bits;
-    }
-    let stride = (1..step).fold(x, |p, _| float::mul(p, x).bits);
-    let mut sum = 0;
-    for (k, c) in coeffs.iter().enumerate() {
-        if k > 0 {
-            power = float::mul(power, stride).bits;
-        }
-        sum = float::add(sum, float::mul(power, c.to_bits()).bits).bits;
-    }
-    sum
-}
-
 /// Lower `esadd p, fs`: x² + y² + z².
 pub fn esadd(vu: &mut Vu, _h: &mut dyn VuHost, w: u32) -> LResult {
     efu(vu, w, |v, _| square_sum(v))
@@ -560,47 +542,92 @@ pub fn ersqrt(vu: &mut Vu, _h: &mut dyn VuHost, w: u32) -> LResult {
     efu(vu, w, |_, s| float::rsqrt(float::ONE, s).bits)
 }
 
-/// The sine series (odd powers up to x^9).
-const SIN: [f32; 5] = [
-    1.0,
-    -0.166_666_57,
-    0.008_333_025,
-    -0.000_198_074_14,
-    0.000_002_601_887,
+// The EFU's series. Facts (PCSX2's microVU constant words S2-S5, T1-T8, E1-E6, and the
+// evaluation order that reproduces ps2autotests `vu/lower/efu` bit for bit):
+// - every step is one FMAC multiply or add (rounding towards zero, the multiplier recoding its
+//   second operand, so operand order matters): the power leads each term's multiply, except the
+//   first EATAN term where the coefficient does;
+// - each odd power comes from one multiply by x*x (x*x leads the first time, trails after);
+// - the constant term (EATAN's pi/4, EEXP's 1.0) is added between the last two terms.
+
+/// ESIN: x + S2*x^3 + S3*x^5 + S4*x^7 + S5*x^9.
+const SIN: [u32; 4] = [0xBE2A_AAA4, 0x3C08_873E, 0xB94F_B21F, 0x362E_9C14];
+/// EATAN: T1*t + T2*t^3 + ... + T8*t^15 + pi/4 for t = (x - 1) / (x + 1).
+const ATAN: [u32; 8] = [
+    0x3F7F_FFF5,
+    0xBEAA_A61C,
+    0x3E4C_40A6,
+    0xBE0E_6C63,
+    0x3DC5_77DF,
+    0xBD65_01C4,
+    0x3CB3_1652,
+    0xBB84_D7E7,
 ];
-/// The arctangent series for t = (x - 1) / (x + 1) (odd powers up to t^15), plus pi/4.
-const ATAN: [f32; 8] = [
-    0.999_999_34,
-    -0.333_298_56,
-    0.199_465_36,
-    -0.139_085_34,
-    0.096_420_04,
-    -0.055_909_887,
-    0.021_861_23,
-    -0.004_054_058,
-];
-/// The exp(-x) series: 1 / (1 + sum c_k x^k)^4.
-const EXP: [f32; 6] = [
-    0.249_998_69,
-    0.031_257_585,
-    0.002_591_371_3,
-    0.000_171_562,
-    0.000_005_430_2,
-    0.000_000_690_6,
+/// EEXP: 1 / (1 + E1*x + ... + E6*x^6)^4.
+const EXP: [u32; 6] = [
+    0x3E7F_FFA8,
+    0x3D00_07F4,
+    0x3B29_D3FF,
+    0x3933_E553,
+    0x36B6_3510,
+    0x3539_61AC,
 ];
 
 /// pi/4 as the EFU adds it (one unit below the nearest single).
 const PI_4: u32 = 0x3f49_0fda;
 
-fn atan_of(t: u32) -> u32 {
-    float::add(series(t, &ATAN, 1, 2), PI_4).bits
+fn fmul(a: u32, b: u32) -> u32 {
+    float::mul(a, b).bits
+}
+fn fadd(a: u32, b: u32) -> u32 {
+    float::add(a, b).bits
 }
 
-/// Lower `esin p, fsfsf` (a series: most hardware results exactly, some a few units off).
-pub fn esin(vu: &mut Vu, _h: &mut dyn VuHost, w: u32) -> LResult {
-    efu(vu, w, |_, s| series(s, &SIN, 1, 2))
+fn atan_of(t: u32) -> u32 {
+    let tt = fmul(t, t);
+    let mut tn = fmul(tt, t);
+    let mut p = fadd(fmul(ATAN[0], t), fmul(tn, ATAN[1]));
+    for (i, &c) in ATAN.iter().enumerate().skip(2) {
+        tn = fmul(tn, tt);
+        if i == ATAN.len() - 1 {
+            p = fadd(p, PI_4);
+        }
+        p = fadd(p, fmul(tn, c));
+    }
+    p
 }
-/// Lower `eatan p, fsfsf` (a series; some results a unit or two off the hardware's).
+
+fn sin_of(x: u32) -> u32 {
+    let xx = fmul(x, x);
+    let mut xn = fmul(xx, x);
+    let mut p = fadd(x, fmul(xn, SIN[0]));
+    for &c in &SIN[1..] {
+        xn = fmul(xn, xx);
+        p = fadd(p, fmul(xn, c));
+    }
+    p
+}
+
+fn exp_of(x: u32) -> u32 {
+    let mut p = fmul(x, EXP[0]);
+    let mut xn = x;
+    for (i, &c) in EXP.iter().enumerate().skip(1) {
+        xn = fmul(xn, x);
+        if i == EXP.len() - 1 {
+            p = fadd(p, float::ONE);
+        }
+        p = fadd(p, fmul(xn, c));
+    }
+    let p2 = fmul(p, p);
+    let p4 = fmul(p2, p2);
+    float::div(float::ONE, p4).bits
+}
+
+/// Lower `esin p, fsfsf`.
+pub fn esin(vu: &mut Vu, _h: &mut dyn VuHost, w: u32) -> LResult {
+    efu(vu, w, |_, s| sin_of(s))
+}
+/// Lower `eatan p, fsfsf`: atan(x) = pi/4 + atan((x - 1) / (x + 1)).
 pub fn eatan(vu: &mut Vu, _h: &mut dyn VuHost, w: u32) -> LResult {
     efu(vu, w, |_, s| {
         let t = float::div(
@@ -610,28 +637,23 @@ pub fn eatan(vu: &mut Vu, _h: &mut dyn VuHost, w: u32) -> LResult {
         atan_of(t.bits)
     })
 }
-/// Lower `eatanxy p, fs`: atan(y / x) via t = (y - x) / (y + x) (a series, as EATAN).
+/// Lower `eatanxy p, fs`: atan(y / x) via t = (y - x) / (x + y) (as EATAN).
 pub fn eatanxy(vu: &mut Vu, _h: &mut dyn VuHost, w: u32) -> LResult {
     efu(vu, w, |v, _| {
-        let t = float::div(float::sub(v[1], v[0]).bits, float::add(v[1], v[0]).bits);
+        let t = float::div(float::sub(v[1], v[0]).bits, float::add(v[0], v[1]).bits);
         atan_of(t.bits)
     })
 }
-/// Lower `eatanxz p, fs`: atan(z / x) (a series, as EATAN).
+/// Lower `eatanxz p, fs`: atan(z / x) (as EATAN).
 pub fn eatanxz(vu: &mut Vu, _h: &mut dyn VuHost, w: u32) -> LResult {
     efu(vu, w, |v, _| {
-        let t = float::div(float::sub(v[2], v[0]).bits, float::add(v[2], v[0]).bits);
+        let t = float::div(float::sub(v[2], v[0]).bits, float::add(v[0], v[2]).bits);
         atan_of(t.bits)
     })
 }
-/// Lower `eexp p, fsfsf`: exp(-x) (a series; some results a few units off the hardware's).
+/// Lower `eexp p, fsfsf`: exp(-x).
 pub fn eexp(vu: &mut Vu, _h: &mut dyn VuHost, w: u32) -> LResult {
-    efu(vu, w, |_, s| {
-        let p = float::add(float::ONE, series(s, &EXP, 1, 1)).bits;
-        let p2 = float::mul(p, p).bits;
-        let p4 = float::mul(p2, p2).bits;
-        float::div(float::ONE, p4).bits
-    })
+    efu(vu, w, |_, s| exp_of(s))
 }
 
 // ---------------------------------------------------------------- lower: flags

@@ -344,11 +344,31 @@ fn jalr_from_ps2autotests_branch() {
              exit: {EXIT}"
         )
     };
+    // JR and JALR read the VI the previous pair wrote (no branch VI delay for them): VI1 held
+    // 0 before, and the jump still goes to pair 6.
     let vu = run0(&body(1, 2), |_| {});
     assert_eq!((vu.vi(1), vu.vi(2), vu.vi(3)), (6, 4, 1));
-    // On the hardware the second case ran right after the first, with VI1 = 6 left over.
-    let vu = run0(&body(1, 1), |vu| vu.regs.vi[1] = 6);
+    let vu = run0(&body(1, 1), |_| {});
     assert_eq!((vu.vi(1), vu.vi(3)), (4, 1));
+}
+
+#[test]
+fn jr_reads_the_vi_written_just_before() {
+    // With the old VI5 (0) the jump would go back to pair 0 and count a second entry.
+    let vu = run0(
+        &format!(
+            "nop iaddiu vi6, vi6, 1\n\
+             nop iaddiu vi5, vi0, 6\n\
+             nop jr vi5\n\
+             nop\n\
+             nop iaddiu vi2, vi0, 7\n\
+             nop iaddiu vi3, vi0, 9\n\
+             nop iaddiu vi4, vi0, 1\n\
+             {EXIT}"
+        ),
+        |_| {},
+    );
+    assert_eq!((vu.vi(6), vu.vi(2), vu.vi(3), vu.vi(4)), (1, 0, 0, 1));
 }
 
 #[test]

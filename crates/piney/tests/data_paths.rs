@@ -176,7 +176,7 @@ fn pc_of(line: &str) -> u32 {
         .and_then(|(_, h)| u32::from_str_radix(h, 16).ok())
         .unwrap_or_else(|| panic!("no pc in {line:?}"));
     assert!(
-        (0x0010_0000..0x0010_2000).contains(&pc) && pc % 4 == 0,
+        (0x0010_0000..0x0010_2000).contains(&pc) && pc.is_multiple_of(4),
         "pc {pc:#x} is not in the program: {line:?}"
     );
     pc
