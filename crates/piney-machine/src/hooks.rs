@@ -124,14 +124,16 @@ impl Hooks {
     #[inline]
     fn hit(&self, pc: u32) -> Option<usize> {
         let slot = ram_slot(pc)?;
-        (self.bitmap[slot / 64] >> (slot % 64) & 1 != 0).then_some(slot)
+        let word = self.bitmap.get(slot / 64)?;
+        (word >> (slot % 64) & 1 != 0).then_some(slot)
     }
 }
 
 impl Machine {
     /// Run the hook at the CPU's pc, if there is one and it applies. Returns whether a hook
-    /// took the step; when not, the caller executes the guest instruction at pc at once.
-    #[inline]
+    /// took the step; when not, the caller executes the guest instruction at pc at once. Kept
+    /// out of line: the run loop's hot path is only the `enabled` test before the call.
+    #[inline(never)]
     pub(crate) fn try_hook(&mut self) -> Result<bool, MachineError> {
         if !self.hooks.enabled || self.cpu.delay_next {
             return Ok(false);
@@ -177,6 +179,47 @@ mod tests {
         assert_eq!(ram_slot(0x0010_0002), None);
         assert_eq!(ram_slot(0x0200_0000), None);
         assert_eq!(ram_slot(0x1fc0_0000), None);
+    }
+
+    /// `jal f; nop; addiu v1, zero, 7; b .; nop` at 0x100000, `f: addiu v0, zero, 5; jr ra;
+    /// nop` at 0x100100, run for a few hundred cycles with `f` hooked by `result`.
+    fn call_through(result: Option<HookResult>) -> (u32, u32, u64) {
+        let mut m = Machine::new(Box::new(std::io::sink()));
+        let code: [(u32, u32); 8] = [
+            (0x0010_0000, 0x0c04_0040),
+            (0x0010_0004, 0),
+            (0x0010_0008, 0x2403_0007),
+            (0x0010_000c, 0x1000_ffff),
+            (0x0010_0010, 0),
+            (0x0010_0100, 0x2402_0005),
+            (0x0010_0104, 0x03e0_0008),
+            (0x0010_0108, 0),
+        ];
+        for (a, w) in code {
+            m.bus.ram[a as usize..a as usize + 4].copy_from_slice(&w.to_le_bytes());
+        }
+        if let Some(r) = result {
+            let f: HookFn = Arc::new(move |m: &mut Machine| {
+                if r == HookResult::Return {
+                    m.cpu.gpr[2] = 9;
+                }
+                Ok(r)
+            });
+            m.hooks.install(0x0010_0100, "f", f).unwrap();
+        }
+        m.cpu.pc = 0x0010_0000;
+        m.cpu.next_pc = 0x0010_0004;
+        let end = m.cpu.cycles + 300;
+        m.run_cpu_until(end).unwrap();
+        let calls = m.hooks.get(0x0010_0100).map_or(0, |h| h.calls);
+        (m.cpu.gpr[2] as u32, m.cpu.gpr[3] as u32, calls)
+    }
+
+    #[test]
+    fn a_hook_replaces_the_function_or_declines() {
+        assert_eq!(call_through(None), (5, 7, 0));
+        assert_eq!(call_through(Some(HookResult::Return)), (9, 7, 1));
+        assert_eq!(call_through(Some(HookResult::RunGuest)), (5, 7, 0));
     }
 
     #[test]
