@@ -204,40 +204,40 @@ impl LocalMemory {
     }
 
     /// Reads a word by word address (wrapping).
-        pub fn read_word(&self, addr: u32) -> u32 {
+    pub fn read_word(&self, addr: u32) -> u32 {
         self.words[addr as usize & (MEM_WORDS - 1)]
     }
 
     /// Writes a word by word address (wrapping).
-        pub fn write_word(&mut self, addr: u32, value: u32) {
+    pub fn write_word(&mut self, addr: u32, value: u32) {
         self.words[addr as usize & (MEM_WORDS - 1)] = value;
     }
 
-        fn read16(&self, half: u32) -> u32 {
+    fn read16(&self, half: u32) -> u32 {
         (self.read_word(half >> 1) >> ((half & 1) * 16)) & 0xffff
     }
 
-        fn write16(&mut self, half: u32, value: u32) {
+    fn write16(&mut self, half: u32, value: u32) {
         let sh = (half & 1) * 16;
         let i = (half >> 1) as usize & (MEM_WORDS - 1);
         self.words[i] = (self.words[i] & !(0xffff << sh)) | ((value & 0xffff) << sh);
     }
 
-        fn read8(&self, byte: u32) -> u32 {
+    fn read8(&self, byte: u32) -> u32 {
         (self.read_word(byte >> 2) >> ((byte & 3) * 8)) & 0xff
     }
 
-        fn write8(&mut self, byte: u32, value: u32) {
+    fn write8(&mut self, byte: u32, value: u32) {
         let sh = (byte & 3) * 8;
         let i = (byte >> 2) as usize & (MEM_WORDS - 1);
         self.words[i] = (self.words[i] & !(0xff << sh)) | ((value & 0xff) << sh);
     }
 
-        fn read4(&self, nib: u32) -> u32 {
+    fn read4(&self, nib: u32) -> u32 {
         (self.read_word(nib >> 3) >> ((nib & 7) * 4)) & 0xf
     }
 
-        fn write4(&mut self, nib: u32, value: u32) {
+    fn write4(&mut self, nib: u32, value: u32) {
         let sh = (nib & 7) * 4;
         let i = (nib >> 3) as usize & (MEM_WORDS - 1);
         self.words[i] = (self.words[i] & !(0xf << sh)) | ((value & 0xf) << sh);
@@ -245,7 +245,7 @@ impl LocalMemory {
 
     /// Reads a pixel's stored value (masked to [`Psm::value_mask`]; 8H, 4HL and 4HH give their
     /// field shifted down to bit 0).
-        pub fn read_pixel(&self, psm: Psm, x: u32, y: u32, bp: u32, bw: u32) -> u32 {
+    pub fn read_pixel(&self, psm: Psm, x: u32, y: u32, bp: u32, bw: u32) -> u32 {
         // One match: each arm computes its own address.
         match psm {
             Psm::Ct32 => self.read_word(addr32(x, y, bp, bw)),
@@ -266,7 +266,7 @@ impl LocalMemory {
 
     /// Writes a pixel's value; only the format's bits change (PSMCT24/PSMZ24 keep bits 24-31,
     /// 8H/4HL/4HH keep the rest of the word).
-        pub fn write_pixel(&mut self, psm: Psm, x: u32, y: u32, bp: u32, bw: u32, value: u32) {
+    pub fn write_pixel(&mut self, psm: Psm, x: u32, y: u32, bp: u32, bw: u32, value: u32) {
         let a = pixel_address(psm, x, y, bp, bw);
         match psm {
             Psm::Ct32 | Psm::Z32 => self.write_word(a, value),
@@ -281,13 +281,13 @@ impl LocalMemory {
     }
 
     /// Writes only the bits of `value` that are set in `mask` into the word at `addr`.
-        pub fn write_masked(&mut self, addr: u32, value: u32, mask: u32) {
+    pub fn write_masked(&mut self, addr: u32, value: u32, mask: u32) {
         let i = addr as usize & (MEM_WORDS - 1);
         self.words[i] = (self.words[i] & !mask) | (value & mask);
     }
 
     /// Writes a 16-bit pixel keeping the bits set in `keep` (a 16-bit FBMSK).
-        pub fn write_pixel16_masked(
+    pub fn write_pixel16_masked(
         &mut self,
         psm: Psm,
         x: u32,

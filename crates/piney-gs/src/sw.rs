@@ -466,9 +466,15 @@ impl SoftwareRenderer {
         }
         let fbits = s.fpsm.transfer_bits();
         let faddr = pixel_address(s.fpsm, ux, uy, s.fbp, s.fbw);
-        let dst = match fbits {
-            16 => self.mem.read_pixel(s.fpsm, ux, uy, s.fbp, s.fbw),
-            _ => self.mem.read_word(faddr),
+        // The destination is read only when the alpha test on it or blending needs it (a
+        // load that misses the cache is the costliest part of an opaque pixel).
+        let dst = if t.date() != 0 || (fb_write && s.blend) {
+            match fbits {
+                16 => self.mem.read_pixel(s.fpsm, ux, uy, s.fbp, s.fbw),
+                _ => self.mem.read_word(faddr),
+            }
+        } else {
+            0
         };
         // Destination alpha test: the stored alpha's top bit must equal DATM.
         if t.date() != 0 {
@@ -583,7 +589,12 @@ impl SoftwareRenderer {
                         | ((out[2] as u32) << 16)
                         | ((a as u32) << 24);
                     let fmt = if fbits == 24 { 0x00ff_ffff } else { u32::MAX };
-                    self.mem.write_masked(faddr, v, !mask & fmt);
+                    let keep = !mask & fmt;
+                    if keep == u32::MAX {
+                        self.mem.write_word(faddr, v);
+                    } else {
+                        self.mem.write_masked(faddr, v, keep);
+                    }
                 }
             }
         }
@@ -618,6 +629,9 @@ impl SoftwareRenderer {
         let (dx, dy) = ((b.x - a.x) as i64, (b.y - a.y) as i64);
         let tw = s.tex.as_ref().map_or(0, |t| t.tw);
         let th = s.tex.as_ref().map_or(0, |t| t.th);
+        if self.solid_sprite(s, &last, (x0, x1), (y0, y1)) {
+            return;
+        }
         let q = last.q;
         // U depends only on the column and V only on the row: computed once each.
         let tex_coord = |px: i64, a: i64, d: i64, c0: (i64, f64), c1: (i64, f64), log2: u32| {
@@ -650,6 +664,86 @@ impl SoftwareRenderer {
         }
     }
 
+    /// For an opaque, untextured, unfogged primitive whose pixels all pass (no alpha,
+    /// destination or depth test that can fail) into a 32- or 24-bit frame: the frame bits
+    /// written (FBMSK and the format) and the Z format's largest value. Such a pixel stores its
+    /// colour word and Z exactly as [`SoftwareRenderer::pixel`] would, without its per-pixel
+    /// decisions ([`SoftwareRenderer::solid_store`]). `None` for every other primitive.
+    fn solid_mode(s: &Setup) -> Option<Solid> {
+        let t = s.test;
+        let fbits = s.fpsm.transfer_bits();
+        let simple = s.tex.is_none()
+            && s.fog.is_none()
+            && !s.blend
+            && s.dither.is_none()
+            && s.scanmsk < 2
+            && (t.ate() == 0 || t.atst() == 1)
+            && t.date() == 0
+            && (t.zte() == 0 || t.ztst() == 1)
+            && (fbits == 32 || fbits == 24);
+        simple.then(|| Solid {
+            keep: !s.fbmsk & if fbits == 24 { 0x00ff_ffff } else { u32::MAX },
+            zmax: match s.zpsm.transfer_bits() {
+                32 => 0xffff_ffff,
+                24 => 0xff_ffff,
+                _ => 0xffff,
+            },
+        })
+    }
+
+    /// [`SoftwareRenderer::pixel`] for a [`Solid`] primitive: colour `c` (clamped or wrapped
+    /// per COLCLAMP, FBA on the alpha) under the mask, then Z (saturated) unless masked.
+    #[inline]
+    fn solid_store(&mut self, s: &Setup, m: &Solid, x: i64, y: i64, c: [i32; 4], z: u64) {
+        if !(0..2048).contains(&x) || !(0..2048).contains(&y) {
+            return;
+        }
+        let (ux, uy) = (x as u32, y as u32);
+        let out = c.map(|c| {
+            if s.colclamp {
+                c.clamp(0, 255)
+            } else {
+                c & 0xff
+            }
+        });
+        let mut a = (c[3] & 0xff) as u32;
+        if s.fba {
+            a |= 0x80;
+        }
+        let colour = out[0] as u32 | ((out[1] as u32) << 8) | ((out[2] as u32) << 16) | (a << 24);
+        let faddr = pixel_address(s.fpsm, ux, uy, s.fbp, s.fbw);
+        if m.keep == u32::MAX {
+            self.mem.write_word(faddr, colour);
+        } else {
+            self.mem.write_masked(faddr, colour, m.keep);
+        }
+        if !s.zmsk {
+            let z = z.min(m.zmax) as u32;
+            self.mem.write_pixel(s.zpsm, ux, uy, s.zbp, s.fbw_z(), z);
+        }
+    }
+
+    /// A [`Solid`] sprite: every pixel the same colour and Z. False (nothing drawn) for any
+    /// other sprite.
+    fn solid_sprite(
+        &mut self,
+        s: &Setup,
+        last: &Vertex,
+        (x0, x1): (i64, i64),
+        (y0, y1): (i64, i64),
+    ) -> bool {
+        let Some(m) = Self::solid_mode(s) else {
+            return false;
+        };
+        let c = last.rgba.map(|c| c as i32);
+        for py in y0..y1 {
+            for px in x0..x1 {
+                self.solid_store(s, &m, px, py, c, last.z as u64);
+            }
+        }
+        true
+    }
+
     fn draw_triangle(&mut self, s: &Setup, cmd: &DrawCommand) {
         let v = &cmd.vertices;
         let p = |i: usize| (v[i].x as i64, v[i].y as i64);
@@ -671,6 +765,7 @@ impl SoftwareRenderer {
         let tw = s.tex.as_ref().map_or(0, |t| t.tw);
         let th = s.tex.as_ref().map_or(0, |t| t.th);
         let (sx0, sx1, sy0, sy1) = s.scissor;
+        let solid = Self::solid_mode(s);
         let ystart = ceil_div(t.1, 16).max(sy0 as i64);
         let yend = ceil_div(b.1, 16).min(sy1 as i64 + 1);
         for py in ystart..yend {
@@ -704,17 +799,21 @@ impl SoftwareRenderer {
                 sign * 16 * (p(0).1 - p(1).1),
             ];
             let attr = |a: [i64; 3]| {
-                let n = w[0] as i128 * a[0] as i128
-                    + w[1] as i128 * a[1] as i128
-                    + w[2] as i128 * a[2] as i128;
-                let d = dw[0] as i128 * a[0] as i128
-                    + dw[1] as i128 * a[1] as i128
-                    + dw[2] as i128 * a[2] as i128;
-                StepDiv::new(n, d, area as i128)
+                let n = w[0] * a[0] + w[1] * a[1] + w[2] * a[2];
+                let d = dw[0] * a[0] + dw[1] * a[1] + dw[2] * a[2];
+                StepDiv::new(n, d, area)
             };
             let mut col =
                 gouraud.then(|| [0, 1, 2, 3].map(|i| attr([0, 1, 2].map(|k| v[k].rgba[i] as i64))));
-            let mut zs = s.need_z.then(|| attr([0, 1, 2].map(|k| v[k].z as i64)));
+            let mut zs = s.need_z.then(|| {
+                let (z, n) = ([0, 1, 2].map(|k| v[k].z as i128), w.map(|x| x as i128));
+                let d = dw.map(|x| x as i128);
+                WideStepDiv::new(
+                    n[0] * z[0] + n[1] * z[1] + n[2] * z[2],
+                    d[0] * z[0] + d[1] * z[1] + d[2] * z[2],
+                    area as i128,
+                )
+            });
             let mut fs = s
                 .fog
                 .is_some()
@@ -733,32 +832,36 @@ impl SoftwareRenderer {
                 // Z needs 128 bits (32-bit Z times a 34-bit weight); only computed when used.
                 let z = zs.map_or(0, |d| d.q.clamp(0, u32::MAX as i128) as u64);
                 let f = fs.map_or(0, |d| d.q.clamp(0, 255) as i32);
-                let (mut u, mut vv, mut q) = (0, 0, last.q);
-                if let Some([du, dv]) = &uvs {
-                    u = du.q as i32;
-                    vv = dv.q as i32;
-                } else if s.tex.is_some() {
-                    let af = area as f64;
-                    let wf = [w[0] as f64 / af, w[1] as f64 / af, w[2] as f64 / af];
-                    let fi = |g: &dyn Fn(&Vertex) -> f64| {
-                        wf[0] * g(&v[0]) + wf[1] * g(&v[1]) + wf[2] * g(&v[2])
+                if let Some(m) = &solid {
+                    self.solid_store(s, m, px, py, rgba, z);
+                } else {
+                    let (mut u, mut vv, mut q) = (0, 0, last.q);
+                    if let Some([du, dv]) = &uvs {
+                        u = du.q as i32;
+                        vv = dv.q as i32;
+                    } else if s.tex.is_some() {
+                        let af = area as f64;
+                        let wf = [w[0] as f64 / af, w[1] as f64 / af, w[2] as f64 / af];
+                        let fi = |g: &dyn Fn(&Vertex) -> f64| {
+                            wf[0] * g(&v[0]) + wf[1] * g(&v[1]) + wf[2] * g(&v[2])
+                        };
+                        let sq = fi(&|vx| vx.s as f64);
+                        let tq = fi(&|vx| vx.t as f64);
+                        let qq = fi(&|vx| vx.q as f64);
+                        q = qq as f32;
+                        u = st_to_fixed(sq, qq, tw) as i32;
+                        vv = st_to_fixed(tq, qq, th) as i32;
+                    }
+                    let fr = Frag {
+                        rgba,
+                        z,
+                        f,
+                        u,
+                        v: vv,
+                        q,
                     };
-                    let sq = fi(&|vx| vx.s as f64);
-                    let tq = fi(&|vx| vx.t as f64);
-                    let qq = fi(&|vx| vx.q as f64);
-                    q = qq as f32;
-                    u = st_to_fixed(sq, qq, tw) as i32;
-                    vv = st_to_fixed(tq, qq, th) as i32;
+                    self.pixel(s, px as i32, py as i32, &fr);
                 }
-                let fr = Frag {
-                    rgba,
-                    z,
-                    f,
-                    u,
-                    v: vv,
-                    q,
-                };
-                self.pixel(s, px as i32, py as i32, &fr);
                 for (wi, d) in w.iter_mut().zip(dw) {
                     *wi += d;
                 }
@@ -952,51 +1055,58 @@ fn edge_ceil(a: (i64, i64), b: (i64, i64), y16: i64) -> i64 {
     ceil_div(a.0 * dy + (b.0 - a.0) * (y16 - a.1), 16 * dy)
 }
 
-/// `floor(n / den)` (`den` > 0) for an `n` that grows by a constant `step` each pixel: the
-/// quotient and remainder step exactly, so a span costs two divisions, not one a pixel.
-#[derive(Clone, Copy)]
-struct StepDiv {
-    /// The current quotient.
-    q: i128,
-    r: i128,
-    dq: i128,
-    dr: i128,
-    den: i128,
+/// What [`SoftwareRenderer::solid_store`] needs of a primitive that always passes.
+struct Solid {
+    /// The frame bits written: FBMSK's zeros within the format's bits.
+    keep: u32,
+    /// The Z format's largest value (the incoming Z saturates to it).
+    zmax: u64,
 }
 
-impl StepDiv {
-    fn new(n: i128, step: i128, den: i128) -> StepDiv {
-        let (q, r, dq, dr) = if let (Ok(n), Ok(step), Ok(den)) =
-            (i64::try_from(n), i64::try_from(step), i64::try_from(den))
-        {
-            // The usual case, without 128-bit divisions.
-            (
-                n.div_euclid(den) as i128,
-                n.rem_euclid(den) as i128,
-                step.div_euclid(den) as i128,
-                step.rem_euclid(den) as i128,
-            )
-        } else {
-            (
-                n.div_euclid(den),
-                n.rem_euclid(den),
-                step.div_euclid(den),
-                step.rem_euclid(den),
-            )
-        };
-        StepDiv { q, r, dq, dr, den }
-    }
-
-    #[inline]
-    fn step(&mut self) {
-        self.q += self.dq;
-        self.r += self.dr;
-        if self.r >= self.den {
-            self.r -= self.den;
-            self.q += 1;
+/// Defines a `floor(n / den)` (`den` > 0) for an `n` that grows by a constant `step` each
+/// pixel: the quotient and remainder step exactly, so a span costs a few divisions, not one a
+/// pixel.
+macro_rules! step_div {
+    ($name:ident, $t:ty) => {
+        #[derive(Clone, Copy)]
+        struct $name {
+            /// The current quotient.
+            q: $t,
+            r: $t,
+            dq: $t,
+            dr: $t,
+            den: $t,
         }
-    }
+
+        impl $name {
+            fn new(n: $t, step: $t, den: $t) -> $name {
+                $name {
+                    q: n.div_euclid(den),
+                    r: n.rem_euclid(den),
+                    dq: step.div_euclid(den),
+                    dr: step.rem_euclid(den),
+                    den,
+                }
+            }
+
+            #[inline]
+            fn step(&mut self) {
+                self.q += self.dq;
+                self.r += self.dr;
+                if self.r >= self.den {
+                    self.r -= self.den;
+                    self.q += 1;
+                }
+            }
+        }
+    };
 }
+
+// Colour, fog and UV: weights below 2^36 times values below 2^16, three of them, fit in i64
+// (as the per-pixel division they replace assumed).
+step_div!(StepDiv, i64);
+// Z: 32-bit values need 128 bits.
+step_div!(WideStepDiv, i128);
 
 /// a / b rounded down, for either sign of b (b != 0).
 fn floor_div(a: i64, b: i64) -> i64 {

@@ -1,18 +1,22 @@
 //! The GS behind the GIF: piney-gs's state machine drawing with the software reference
-//! rasteriser, and the frames the PCRTC makes of its local memory.
+//! rasteriser on its own thread, and the frames the PCRTC makes of its local memory.
+//!
+//! The rasteriser runs behind a channel ([`ThreadedRenderer`]): the EE, the DMAC and the GIF
+//! run ahead while it draws, and a frame (or a GS->host transfer) waits for every earlier
+//! command, so the pictures are the same bit for bit as drawing in line.
 //!
 //! The privileged registers stay on the bus (`EeBus::gs_priv`, where the EE, the kernel and the
 //! GIF's SIGNAL/FINISH/LABEL events read and write them); the display circuits' registers are
 //! copied into the GS when a frame is taken.
 
-use piney_gs::{Gs, Image, Pcrtc, SoftwareRenderer};
+use piney_gs::{Gs, Image, Pcrtc, SoftwareRenderer, ThreadedRenderer};
 
 use crate::gif::GsSink;
 
 /// The GS as the GIF's sink.
 pub struct GsUnit {
-    /// The state machine and its renderer.
-    pub gs: Gs<SoftwareRenderer>,
+    /// The state machine and its renderer (the software rasteriser on a worker thread).
+    pub gs: Gs<ThreadedRenderer>,
     /// Register writes the GS refused (addresses it does not have), which the hardware ignores.
     pub refused_writes: u64,
 }
@@ -20,7 +24,7 @@ pub struct GsUnit {
 impl Default for GsUnit {
     fn default() -> Self {
         Self {
-            gs: Gs::new(SoftwareRenderer::new()),
+            gs: Gs::new(ThreadedRenderer::new(SoftwareRenderer::new())),
             refused_writes: 0,
         }
     }
