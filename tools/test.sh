@@ -39,11 +39,17 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 if command -v mipsel-linux-gnu-gcc >/dev/null && [ -x tools/build-guest.sh ]; then
   echo "== guest ELFs match their sources" >&2
   tools/build-guest.sh --check
+  echo "== the demo title matches its sources" >&2
+  tools/build-demo.sh --check
   if command -v qemu-mipsel >/dev/null; then
     echo "== portable guest programs print what a MIPS CPU (qemu-mipsel) prints" >&2
     tools/check-qemu.sh
   fi
 fi
+
+echo "== the demo's own ccPad code agrees with piney-input (pad-trace)" >&2
+cargo build -p piney --locked
+PINEY="${CARGO_TARGET_DIR:-target}/debug/piney" demo/padcheck/run.sh
 
 echo "== cargo test" >&2
 cargo test --workspace --locked
