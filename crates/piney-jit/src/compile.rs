@@ -519,6 +519,21 @@ impl Gen<'_> {
 
     /// Branch to the fallback for `insn` when `fail` is non-zero; continue natively otherwise.
     /// Returns with the builder in the native path; call [`Gen::join`] when it is done.
+    /// `a + c` (`add`) or `a - c`, and whether it overflowed as a signed number of the operands'
+    /// width (ADD/SUB on 32 bits, DADD/DSUB on 64): the sign bit of
+    /// `(a ^ v) & (c ^ v)` for an add, `(a ^ c) & (a ^ v)` for a subtract.
+    fn add_sub_overflow(&mut self, add: bool, a: Value, c: Value) -> (Value, Value) {
+        let (v, x, y) = if add {
+            let v = self.b.ins().iadd(a, c);
+            (v, self.b.ins().bxor(a, v), self.b.ins().bxor(c, v))
+        } else {
+            let v = self.b.ins().isub(a, c);
+            (v, self.b.ins().bxor(a, c), self.b.ins().bxor(a, v))
+        };
+        let sign = self.b.ins().band(x, y);
+        (v, self.b.ins().icmp_imm_s(IntCC::SignedLessThan, sign, 0))
+    }
+
     fn guard(&mut self, insn: &Insn, fail: Value) -> Join {
         let hot = self.b.create_block();
         let mut j = Join {
@@ -798,18 +813,7 @@ impl Gen<'_> {
             "add" | "sub" => {
                 let a = self.r32(rs(w));
                 let c = self.r32(rt(w));
-                let (v, of) = if m == "add" {
-                    let v = self.b.ins().iadd(a, c);
-                    let x = self.b.ins().bxor(a, v);
-                    let y = self.b.ins().bxor(c, v);
-                    (v, self.b.ins().band(x, y))
-                } else {
-                    let v = self.b.ins().isub(a, c);
-                    let x = self.b.ins().bxor(a, c);
-                    let y = self.b.ins().bxor(a, v);
-                    (v, self.b.ins().band(x, y))
-                };
-                let of = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, of, 0);
+                let (v, of) = self.add_sub_overflow(m == "add", a, c);
                 let j = self.guard(insn, of);
                 self.set32(rd(w), v);
                 self.join(j);
@@ -833,18 +837,7 @@ impl Gen<'_> {
             "dadd" | "dsub" => {
                 let a = self.r64(rs(w));
                 let c = self.r64(rt(w));
-                let (v, of) = if m == "dadd" {
-                    let v = self.b.ins().iadd(a, c);
-                    let x = self.b.ins().bxor(a, v);
-                    let y = self.b.ins().bxor(c, v);
-                    (v, self.b.ins().band(x, y))
-                } else {
-                    let v = self.b.ins().isub(a, c);
-                    let x = self.b.ins().bxor(a, c);
-                    let y = self.b.ins().bxor(a, v);
-                    (v, self.b.ins().band(x, y))
-                };
-                let of = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, of, 0);
+                let (v, of) = self.add_sub_overflow(m == "dadd", a, c);
                 let j = self.guard(insn, of);
                 self.set64(rd(w), v);
                 self.join(j);
