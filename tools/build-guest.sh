@@ -11,6 +11,13 @@
 #   tools/build-guest.sh --check    rebuild into a temporary folder and fail
 #                                   if any committed ELF differs (or is missing)
 #   tools/build-guest.sh NAME...    rebuild only these programs
+#
+# A program may link other sources of the repository too: a line
+#   /* build: demo/src/tscb.c demo/src/heap.c */
+# in it names them (paths from the repository root; each compiled on its own
+# with the same flags and linked after the program, in the order given), so
+# that e.g. tests/guest/tasks_*.c run the demo title's own scheduler (a
+# change to such a source needs those ELFs rebuilt too; --check tells).
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -84,8 +91,19 @@ for src in $SOURCES; do
     obj="$TMP/$name.o"
     # shellcheck disable=SC2086
     $CC $CFLAGS -c "$src" -o "$obj"
+    EXTRA=""
+    for x in $(sed -n 's|^/\* build: \(.*\) \*/$|\1|p' "$src"); do
+        if [ ! -f "$x" ]; then
+            echo "build-guest: $src: build source $x not found" >&2
+            exit 2
+        fi
+        xobj="$TMP/$name-$(echo "$x" | tr /. __).o"
+        # shellcheck disable=SC2086
+        $CC $CFLAGS -c "$x" -o "$xobj"
+        EXTRA="$EXTRA $xobj"
+    done
     # shellcheck disable=SC2086
-    $CC $CFLAGS $LDFLAGS "$TMP/crt0.o" "$obj" "$TMP/runtime.o" "$TMP/libguest.a" \
+    $CC $CFLAGS $LDFLAGS "$TMP/crt0.o" "$obj" $EXTRA "$TMP/runtime.o" "$TMP/libguest.a" \
         -o "$TMP/out/$name.elf"
     # Never let an SPECIAL2 (MIPS32 libgcc) routine or an unresolved helper in.
     if ${CROSS}nm "$TMP/out/$name.elf" | grep -q ' U '; then

@@ -1,8 +1,8 @@
 //! Block analysis and code generation.
 //!
 //! A block starts at a PC and runs straight on until, and including, a branch and its delay slot,
-//! an instruction that ends a block (SYSCALL, BREAK, COP0, reserved encodings), or
-//! [`MAX_BLOCK`] instructions. Every instruction is either compiled natively or falls back to the
+//! an instruction that ends a block (SYSCALL, BREAK, COP0, reserved encodings), before a hooked
+//! instruction (see [`crate::HookSet`]), or after [`MAX_BLOCK`] instructions. Every instruction is either compiled natively or falls back to the
 //! interpreter's `exec` through [`crate::ctx::h_interp`]. A native instruction checks what could
 //! make it fault or leave plain RAM (overflow, alignment, a device address, a store into compiled
 //! code, an unusable coprocessor) and hands exactly those cases to the same fallback, from the
@@ -52,10 +52,12 @@ pub(crate) struct Insn {
     pub slot: bool,
 }
 
-/// Read a block's instructions starting at `pc` (see the module doc for where it ends).
+/// Read a block's instructions starting at `pc` (see the module doc for where it ends); it also
+/// ends before an instruction after the first that `hooked` names (not a delay slot: the machine
+/// runs hooks only where an instruction starts on its own).
 /// Empty when the first instruction cannot start a block (misaligned, unmapped, a delay-slot
 /// chain); the caller then interprets it.
-pub(crate) fn scan(bus: &mut dyn Bus, pc: u32) -> Vec<Insn> {
+pub(crate) fn scan(bus: &mut dyn Bus, pc: u32, hooked: &dyn Fn(u32) -> bool) -> Vec<Insn> {
     let mut out = Vec::new();
     if pc & 3 != 0 {
         return out;
@@ -69,6 +71,9 @@ pub(crate) fn scan(bus: &mut dyn Bus, pc: u32) -> Vec<Insn> {
     };
     let mut addr = pc;
     while out.len() < MAX_BLOCK {
+        if addr != pc && hooked(addr) {
+            break;
+        }
         let Some(word) = fetch(bus, addr) else { break };
         let info = decode(word);
         let f = info.flags;

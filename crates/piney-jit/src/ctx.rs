@@ -17,8 +17,9 @@ pub(crate) mod status {
     pub const OK: u32 = 0;
     /// An exception was entered; it is in [`super::Ctx::exception`].
     pub const EXCEPTION: u32 = 1;
-    /// A device was accessed or COP0 state changed: return to the machine loop after this
-    /// instruction, so that it re-checks interrupts and timed events.
+    /// A device was accessed, COP0 state changed or a VU start is pending: return to the machine
+    /// loop after this instruction, so that it services it and re-checks interrupts and timed
+    /// events.
     pub const STOP_RUN: u32 = 2;
     /// Compiled code was written: leave the block, drop the stale blocks, go on.
     pub const STOP_BLOCK: u32 = 3;
@@ -71,7 +72,10 @@ pub(crate) extern "C" fn h_interp(ctx: &mut Ctx<'_>, info: &'static OpInfo, word
     match (info.exec)(ctx.cpu, &mut tb, word) {
         Ok(()) => {
             let (device, code) = (tb.device, tb.code);
-            if device || info.flags.contains(piney_ee::table::OpFlags::COP0) {
+            if device
+                || info.flags.contains(piney_ee::table::OpFlags::COP0)
+                || crate::vu_start_pending(ctx.cpu)
+            {
                 status::STOP_RUN
             } else if code {
                 status::STOP_BLOCK

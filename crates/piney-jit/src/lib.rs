@@ -31,6 +31,16 @@
 //!   overlap, also within the running block (it stops after the store). Writes the core does not
 //!   make (DMA, the ELF loader, the HLE kernel, overlay loads) must be reported with
 //!   [`Jit::invalidate_range`]; FlushCache should call [`Jit::invalidate_all`].
+//! - Hooks: [`Jit::run_hooked`] takes the machine's [`HookSet`] (guest addresses where a native
+//!   function stands for guest code). It never executes a hooked instruction that is not a delay
+//!   slot except the one it was called at (the machine offers that one to its hook before the
+//!   call; if the hook declined, that instruction is interpreted, never the start of a block):
+//!   reaching any other hooked pc, whether by a jump, a call, a return, a branch or falling
+//!   through, ends the run (`Ok`) before it. Blocks end before a hooked instruction, and a change
+//!   of the set ([`HookSet::generation`]) drops every block.
+//! - VU starts: an instruction that leaves a VU0 microprogram call or a VU1 start pending
+//!   (VCALLMS, VCALLMSR, CTC2 to CMSAR1) ends the run after it, so that the machine services it
+//!   right after that instruction, as after an interpreter step.
 //! - Kill switches ([`KillSwitches`]) force the fallback per category to bisect a bug.
 //! - The only `unsafe` is in the private `native` module: calling the code Cranelift produced.
 
@@ -74,6 +84,34 @@ pub trait JitBus: Bus {
 impl JitBus for FlatBus {
     fn ram(&mut self) -> &mut [u8] {
         &mut self.mem
+    }
+}
+
+/// Guest addresses where the machine runs a native function instead of guest code (hooks), as
+/// [`Jit::run_hooked`] sees them.
+pub trait HookSet {
+    /// Whether any address is hooked now; when false, [`HookSet::is_hooked`] is not asked.
+    fn active(&self) -> bool;
+    /// Whether the machine must take over when execution reaches `pc` (not as a delay slot).
+    fn is_hooked(&self, pc: u32) -> bool;
+    /// A number that changes whenever the answer of [`HookSet::is_hooked`] may change for some
+    /// address (a hook installed or removed, hooks turned on or off).
+    fn generation(&self) -> u64;
+}
+
+/// No hooks at all ([`Jit::run`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoHooks;
+
+impl HookSet for NoHooks {
+    fn active(&self) -> bool {
+        false
+    }
+    fn is_hooked(&self, _pc: u32) -> bool {
+        false
+    }
+    fn generation(&self) -> u64 {
+        0
     }
 }
 
@@ -251,6 +289,8 @@ pub struct Jit {
     map: PageMap,
     kill: KillSwitches,
     stats: JitStats,
+    /// The [`HookSet::generation`] the blocks were compiled for.
+    hook_generation: u64,
 }
 
 impl Jit {
@@ -268,6 +308,7 @@ impl Jit {
             map: PageMap::new(),
             kill,
             stats: JitStats::default(),
+            hook_generation: 0,
         })
     }
 
@@ -288,17 +329,53 @@ impl Jit {
     }
 
     /// Run until `cpu.cycles >= target`, an exception (`Err`, entered as the interpreter enters
-    /// it) or an early stop after a device access or a COP0 instruction (`Ok`). See the crate doc.
+    /// it) or an early stop after a device access or a COP0 instruction (`Ok`), with no hooks.
+    /// See the crate doc.
     pub fn run(
         &mut self,
         cpu: &mut Cpu,
         bus: &mut dyn JitBus,
         target: u64,
     ) -> Result<(), Exception> {
+        self.run_hooked(cpu, bus, target, &NoHooks)
+    }
+
+    /// [`Jit::run`], also stopping before any hooked pc but the one it starts at (which the
+    /// caller has offered to its hook already: if the run starts there, that instruction is
+    /// interpreted). See the crate doc.
+    pub fn run_hooked(
+        &mut self,
+        cpu: &mut Cpu,
+        bus: &mut dyn JitBus,
+        target: u64,
+        hooks: &dyn HookSet,
+    ) -> Result<(), Exception> {
+        let generation = hooks.generation();
+        if generation != self.hook_generation {
+            // Blocks compiled for other hooks may run through a newly hooked address.
+            self.invalidate_all();
+            self.hook_generation = generation;
+        }
+        let hooked = hooks.active();
+        let mut first = true;
         loop {
             if cpu.cycles >= target {
                 return Ok(());
             }
+            // A hooked pc (not a delay slot, where the machine would not run a hook either).
+            if hooked && !cpu.delay_next && hooks.is_hooked(cpu.pc) {
+                if !first {
+                    return Ok(());
+                }
+                // The caller offered this pc to its hook, which declined: the guest's own
+                // instruction runs, interpreted (a block that starts at a hook is never run).
+                first = false;
+                if self.step(cpu, bus)? {
+                    return Ok(());
+                }
+                continue;
+            }
+            first = false;
             // Blocks start on an ordinary instruction: a pending delay slot (or a pc that a
             // branch in a slot left irregular) is stepped by the interpreter.
             if cpu.delay_next || cpu.next_pc != cpu.pc.wrapping_add(4) {
@@ -309,7 +386,7 @@ impl Jit {
             }
             let pc = cpu.pc;
             if !self.blocks.contains_key(&pc) {
-                self.compile(bus, pc);
+                self.compile(bus, pc, if hooked { Some(hooks) } else { None });
             }
             let (func, need) = match self.blocks.get(&pc) {
                 Some(Entry::Block { func, need, .. }) => (*func, *need),
@@ -362,7 +439,7 @@ impl Jit {
     }
 
     /// One interpreter step through the tracking bus. `Ok(true)`: stop the run (a device or
-    /// COP0 was touched).
+    /// COP0 was touched, or a VU start is pending).
     fn step(&mut self, cpu: &mut Cpu, bus: &mut dyn JitBus) -> Result<bool, Exception> {
         self.stats.interp_steps += 1;
         let cop0 = cpu.pc & 3 == 0
@@ -379,15 +456,16 @@ impl Jit {
         let r = piney_ee::interp::step(cpu, &mut tb);
         let device = tb.device;
         self.process_writes();
-        r.map(|()| device || cop0)
+        r.map(|()| device || cop0 || vu_start_pending(cpu))
     }
 
-    fn compile(&mut self, bus: &mut dyn JitBus, pc: u32) {
+    /// Compile the block at `pc`; it ends before any instruction `hooks` names (but its first).
+    fn compile(&mut self, bus: &mut dyn JitBus, pc: u32, hooks: Option<&dyn HookSet>) {
         let Some(p) = phys(pc) else {
             // Never compiled (the scratchpad, kseg2/3): no page to track it by.
             return;
         };
-        let insns = scan(bus, pc);
+        let insns = scan(bus, pc, &|a| hooks.is_some_and(|h| h.is_hooked(a)));
         let entry = if insns.is_empty() {
             Entry::Interpret { phys: p }
         } else {
@@ -507,6 +585,13 @@ pub fn cop0_timer_due(cpu: &Cpu) -> u64 {
     let d = regs[cop0reg::COMPARE].wrapping_sub(regs[cop0reg::COUNT]);
     let d = if d == 0 { 1u64 << 32 } else { d as u64 };
     cpu.cop0.count_sync.saturating_add(d)
+}
+
+/// Whether the last instruction asked the machine for a VU0 microprogram call or a VU1 start
+/// (serviced right after that instruction).
+#[inline]
+pub(crate) fn vu_start_pending(cpu: &Cpu) -> bool {
+    cpu.vu0.pending_call.is_some() || cpu.vu0.pending_vu1_start.is_some()
 }
 
 /// Run the reference interpreter with the same contract as [`Jit::run`] minus the early stops:

@@ -1,12 +1,17 @@
 //! The differential harness: the recompiler against the reference interpreter.
 //!
 //! A seeded generator writes a random guest program (integer ALU, shifts, immediates, HI/LO,
-//! multiply/divide, MMI, FPU, COP2, loads and stores, forward branches of every kind with their
-//! delay slots, counted loops, calls through JAL/JALR, and stores that rewrite code ahead of
-//! them), with a random initial state. Both engines run it from the same state with the same
-//! cycle budget; the whole `Cpu` (128-bit GPRs, HI/LO, SA, FPRs, ACC, FCR31, VU0, COP0, pc and
-//! delay-slot state, cycles), the exception (if any) and all of memory must agree. A failure
-//! prints the seed, the differences and the program, disassembled.
+//! multiply/divide, MMI, FPU, COP2 with VU starts, loads and stores, forward branches of every
+//! kind with their delay slots, counted loops, calls through JAL/JALR, and stores that rewrite
+//! code ahead of them), with a random initial state and, for some seeds, native hooks at
+//! function entries, call continuations or any instruction. Both engines run it from the same
+//! state with the same cycle budget, in the machine's loop: a hooked pc (not a delay slot) runs
+//! the hook (which mixes the cycle count into $v0 and skips the instruction, or declines), and a
+//! VU0 call or VU1 start (VCALLMS, VCALLMSR, CTC2 to CMSAR1) is serviced right after the
+//! instruction that asked. The whole `Cpu` (128-bit GPRs, HI/LO, SA, FPRs, ACC, FCR31, VU0, COP0,
+//! pc and delay-slot state, cycles), the exception (if any), all of memory and the log of hook
+//! calls and VU starts (each with its cycle) must agree. A failure prints the seed, the
+//! differences and the program, disassembled.
 //!
 //! `PINEY_JIT_SEEDS=N` runs N seeds in `long_run` (default: a short run).
 
@@ -14,7 +19,7 @@ use piney_ee::bus::FlatBus;
 use piney_ee::disasm::disassemble;
 use piney_ee::table::{OpFlags, Operands};
 use piney_ee::{Bus, BusFault, Cpu, Exception, decode};
-use piney_jit::{Category, Jit, JitBus, KillSwitches};
+use piney_jit::{Category, HookSet, Jit, JitBus, KillSwitches};
 
 const MEM: usize = 0x40000;
 const CODE: u32 = 0x1000;
@@ -238,6 +243,12 @@ fn alu_word(rng: &mut Rng) -> u32 {
                 let rs = [0, 2, 4, 6, 0x10, 0x10, 0x10, 0x14][rng.below(8) as usize];
                 0x11 << 26 | rs << 21 | (rng.u32() & 0x001f_ffff)
             }
+            _ if rng.chance(4) => match rng.below(3) {
+                // A VU start, which the machine services right after the instruction.
+                0 => 0x4a00_0038 | (rng.below(0x8000) as u32) << 6, // vcallms
+                1 => 0x4a00_d839,                                   // vcallmsr
+                _ => 0x48c0_f800 | rng.src() << 16,                 // ctc2 rt, CMSAR1
+            },
             _ => 0x12 << 26 | (rng.u32() & 0x03ff_ffff),
         };
         let info = decode(w);
@@ -256,9 +267,9 @@ fn alu_word(rng: &mut Rng) -> u32 {
         if f.contains(OpFlags::MAY_TRAP) && !rng.chance(10) {
             continue;
         }
-        // CTC2 to the VU0 control registers (FBRST, CMSAR...) is left out: only the machine
-        // gives it meaning.
-        if info.mnemonic == "ctc2" && (w >> 11) & 31 >= 16 {
+        // CTC2 to the VU0 control registers (FBRST, CMSAR0...) is left out: only the machine
+        // gives it meaning. CMSAR1 (a VU1 start) comes from the case above.
+        if info.mnemonic == "ctc2" && (w >> 11) & 31 >= 16 && w & 0xffe0_ffff != 0x48c0_f800 {
             continue;
         }
         return fix_dests(rng, w);
@@ -320,6 +331,8 @@ fn plain(rng: &mut Rng) -> u32 {
 
 struct Program {
     words: Vec<u32>,
+    /// Addresses a hook would sit at: function entries and call continuations.
+    entries: Vec<u32>,
 }
 
 /// Pending fix-up: patch word `at` with a branch to item index `to` (PC-relative or absolute).
@@ -332,6 +345,8 @@ enum Fix {
 fn gen_program(rng: &mut Rng) -> Program {
     let mut w: Vec<u32> = Vec::new();
     let mut fixes = Vec::new();
+    // Call continuations (word indices), for hooks.
+    let mut conts = Vec::new();
     let mut funcs: Vec<Vec<u32>> = Vec::new();
     for _ in 0..1 + rng.below(3) {
         let mut f: Vec<u32> = (0..1 + rng.below(6)).map(|_| plain(rng)).collect();
@@ -413,6 +428,7 @@ fn gen_program(rng: &mut Rng) -> Program {
                     w.push(r_type(0, r, 0, 31, 0, 0x09));
                 }
                 w.push(plain(rng));
+                conts.push(w.len());
             }
             _ => {
                 // Rewrite an instruction a few words ahead (often in the same block).
@@ -475,7 +491,12 @@ fn gen_program(rng: &mut Rng) -> Program {
             }
         }
     }
-    Program { words: w }
+    let entries = func_at
+        .iter()
+        .chain(&conts)
+        .map(|&i| CODE + 4 * i as u32)
+        .collect();
+    Program { words: w, entries }
 }
 
 fn initial_state(rng: &mut Rng, prog: &Program) -> (Cpu, TestBus) {
@@ -539,10 +560,98 @@ fn initial_state(rng: &mut Rng, prog: &Program) -> (Cpu, TestBus) {
     (cpu, bus)
 }
 
-/// Run the recompiler to `target` the way a machine loop does (again after each early stop).
-fn jit_run(jit: &mut Jit, cpu: &mut Cpu, bus: &mut TestBus, target: u64) -> Result<(), Exception> {
+/// Native hooks at some addresses, as a machine has them.
+struct TestHooks {
+    addrs: Vec<u32>,
+    generation: u64,
+}
+
+impl HookSet for TestHooks {
+    fn active(&self) -> bool {
+        !self.addrs.is_empty()
+    }
+    fn is_hooked(&self, pc: u32) -> bool {
+        self.addrs.contains(&pc)
+    }
+    fn generation(&self) -> u64 {
+        self.generation
+    }
+}
+
+/// What the machine side did, with the cycle count at which it did it (both engines must do the
+/// same things at the same times).
+#[derive(Debug, Default, PartialEq)]
+struct Log(Vec<(u64, u32, &'static str, u32)>);
+
+impl Log {
+    /// Run the hook at `cpu.pc` if there is one and it applies (the machine's `try_hook`): it
+    /// mixes the cycle count into $v0, skips the hooked instruction and costs one cycle; every
+    /// third call declines (the guest's instruction runs). Returns whether the hook took the step.
+    fn hook(&mut self, cpu: &mut Cpu, hooks: &TestHooks) -> bool {
+        if cpu.delay_next || !hooks.is_hooked(cpu.pc) {
+            return false;
+        }
+        let n = self.0.iter().filter(|e| e.2 == "hook").count();
+        self.0.push((cpu.cycles, cpu.pc, "hook", n as u32));
+        if n % 3 == 2 {
+            return false;
+        }
+        cpu.gpr[2] ^= cpu.cycles as u128;
+        cpu.pc = cpu.pc.wrapping_add(4);
+        cpu.next_pc = cpu.pc.wrapping_add(4);
+        cpu.cycles += 1;
+        true
+    }
+
+    /// Service a VU0 call or VU1 start the last instruction asked for (the machine's
+    /// `service_cop2`).
+    fn service(&mut self, cpu: &mut Cpu) {
+        if let Some(a) = cpu.vu0.pending_call.take() {
+            self.0.push((cpu.cycles, cpu.cur_pc, "vu0 call", a));
+        }
+        if let Some(a) = cpu.vu0.pending_vu1_start.take() {
+            self.0.push((cpu.cycles, cpu.cur_pc, "vu1 start", a));
+        }
+    }
+}
+
+/// The reference: the machine's interpreter loop (hooks, the bus clock set before every step,
+/// VU starts serviced after it).
+fn interp_machine_run(
+    cpu: &mut Cpu,
+    bus: &mut TestBus,
+    target: u64,
+    hooks: &TestHooks,
+    log: &mut Log,
+) -> Result<(), Exception> {
     while cpu.cycles < target {
-        jit.run(cpu, bus, target)?;
+        if log.hook(cpu, hooks) {
+            continue;
+        }
+        bus.now = cpu.cycles;
+        let r = piney_ee::interp::step(cpu, bus);
+        log.service(cpu);
+        r?;
+    }
+    Ok(())
+}
+
+/// The recompiler in the same loop (again after each early stop).
+fn jit_run(
+    jit: &mut Jit,
+    cpu: &mut Cpu,
+    bus: &mut TestBus,
+    target: u64,
+    hooks: &TestHooks,
+    log: &mut Log,
+) -> Result<(), Exception> {
+    while cpu.cycles < target {
+        if log.hook(cpu, hooks) {
+            continue;
+        }
+        let r = jit.run_hooked(cpu, bus, target, hooks);
+        log.service(cpu);
+        r?;
     }
     Ok(())
 }
@@ -590,8 +699,9 @@ fn diff(a: &Cpu, b: &Cpu) -> String {
     s
 }
 
-/// Run one seed on both engines; `Err` describes the first disagreement.
-fn check_seed(seed: u64, kill: KillSwitches, jit: &mut Jit) -> Result<(), String> {
+/// Run one seed on both engines; `Ok` has the machine-side log, `Err` describes the first
+/// disagreement.
+fn check_seed(seed: u64, kill: KillSwitches, jit: &mut Jit) -> Result<Log, String> {
     let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     let prog = gen_program(&mut rng);
     let (cpu0, bus0) = initial_state(&mut rng, &prog);
@@ -601,23 +711,40 @@ fn check_seed(seed: u64, kill: KillSwitches, jit: &mut Jit) -> Result<(), String
         100_000
     };
     let target = cpu0.cycles + budget;
+    // Hooks for half the seeds: at function entries and call continuations, and at any
+    // instruction (a delay slot too, where no hook runs).
+    let mut hooks = TestHooks {
+        addrs: Vec::new(),
+        generation: seed,
+    };
+    if rng.chance(50) {
+        for _ in 0..1 + rng.below(3) {
+            let a = if !prog.entries.is_empty() && rng.chance(70) {
+                prog.entries[rng.below(prog.entries.len() as u64) as usize]
+            } else {
+                CODE + 4 * rng.below(prog.words.len() as u64) as u32
+            };
+            hooks.addrs.push(a);
+        }
+    }
 
     let (mut ci, mut bi) = (cpu0.clone(), bus0.clone());
-    // The reference: the machine loop's order, the bus clock set before every step.
-    let ri = (|| {
-        while ci.cycles < target {
-            bi.now = ci.cycles;
-            piney_ee::interp::step(&mut ci, &mut bi)?;
-        }
-        Ok(())
-    })();
+    let mut li = Log::default();
+    let ri = interp_machine_run(&mut ci, &mut bi, target, &hooks, &mut li);
     let (mut cj, mut bj) = (cpu0, bus0);
+    let mut lj = Log::default();
     jit.invalidate_all();
-    let rj = jit_run(jit, &mut cj, &mut bj, target);
+    let rj = jit_run(jit, &mut cj, &mut bj, target, &hooks, &mut lj);
 
     let mut problems = String::new();
     if ri != rj {
         problems += &format!("  result: interp {ri:?}\n          jit    {rj:?}\n");
+    }
+    if li != lj {
+        problems += &format!(
+            "  hooks and VU starts (cycle, pc, what, n):\n    interp {:x?}\n    jit    {:x?}\n",
+            li.0, lj.0
+        );
     }
     if ci != cj {
         problems += &diff(&ci, &cj);
@@ -642,29 +769,50 @@ fn check_seed(seed: u64, kill: KillSwitches, jit: &mut Jit) -> Result<(), String
         );
     }
     if problems.is_empty() {
-        Ok(())
+        Ok(li)
     } else {
         Err(format!(
-            "seed {seed} (kill switches {kill:?}, budget {budget}): the recompiler disagrees with the interpreter\n{problems}program:\n{}",
+            "seed {seed} (kill switches {kill:?}, budget {budget}, hooks at {:x?}): the recompiler disagrees with the interpreter\n{problems}program:\n{}",
+            hooks.addrs,
             listing(&prog)
         ))
     }
 }
 
-fn run_seeds(seeds: std::ops::Range<u64>, kill: KillSwitches) -> Jit {
+/// Run seeds; returns the recompiler and how many times each kind of machine-side action
+/// (hook calls, VU starts) happened.
+fn run_seeds_logged(
+    seeds: std::ops::Range<u64>,
+    kill: KillSwitches,
+) -> (Jit, std::collections::BTreeMap<&'static str, usize>) {
     let mut jit = Jit::with_kill_switches(kill).expect("the recompiler starts on this host");
+    let mut kinds = std::collections::BTreeMap::new();
     for seed in seeds {
-        if let Err(e) = check_seed(seed, kill, &mut jit) {
-            panic!("{e}");
+        match check_seed(seed, kill, &mut jit) {
+            Ok(log) => {
+                for e in log.0 {
+                    *kinds.entry(e.2).or_default() += 1;
+                }
+            }
+            Err(e) => panic!("{e}"),
         }
     }
     assert_eq!(jit.stats().last_error, None, "code generation failed");
-    jit
+    (jit, kinds)
+}
+
+fn run_seeds(seeds: std::ops::Range<u64>, kill: KillSwitches) -> Jit {
+    run_seeds_logged(seeds, kill).0
 }
 
 #[test]
 fn random_programs_agree() {
-    let jit = run_seeds(0..2000, KillSwitches::default());
+    let (jit, kinds) = run_seeds_logged(0..2000, KillSwitches::default());
+    // Hooks were reached and VU starts were asked for, on the recompiler's side too (the logs
+    // agree).
+    for k in ["hook", "vu0 call", "vu1 start"] {
+        assert!(kinds.get(k).is_some_and(|&n| n > 20), "{k}: {kinds:?}");
+    }
     let s = jit.stats();
     // The run really used compiled code, natively, in every category the generator covers.
     assert!(s.block_runs > 10_000, "{s:?}");
@@ -675,7 +823,7 @@ fn random_programs_agree() {
         );
     }
     assert!(s.fallback > 0, "{s:?}");
-    eprintln!("2000 seeds: {s:?}");
+    eprintln!("2000 seeds: {s:?}, machine side: {kinds:?}");
 }
 
 #[test]

@@ -69,6 +69,8 @@ pub struct EeBus {
     pub vif: [Vif; 2],
     /// The GIF.
     pub gif: Gif,
+    /// The IPU (registers at 0x1000_2000, FIFOs at 0x1000_7000; see [`crate::ipu`]).
+    pub ipu: piney_ipu::Ipu,
     /// What runs the VUs' microprograms (MSCAL...).
     pub vu_exec: Box<dyn VuExec>,
     /// Timed events.
@@ -79,7 +81,63 @@ pub struct EeBus {
     pub field: u64,
     /// The current CPU cycle, as last told by the machine (devices timestamp with it).
     pub now: u64,
+    /// RAM written by devices (DMA to memory, SIF), for the recompiler ([`DeviceWrites`]).
+    pub device_writes: DeviceWrites,
     irq_changed: bool,
+}
+
+/// The 4 KiB pages of RAM that devices (DMA to memory, the SIF) wrote since the last look: the
+/// recompiler drops translated code there at the next FlushCache, as the EE's instruction cache
+/// must be flushed before code written that way runs. A bitmap, so it stays small however much
+/// is written between flushes.
+#[derive(Debug, Clone)]
+pub struct DeviceWrites {
+    pages: Vec<u64>,
+    any: bool,
+}
+
+/// Bytes per page of [`DeviceWrites`].
+pub const DEVICE_PAGE: usize = 4096;
+
+impl Default for DeviceWrites {
+    fn default() -> Self {
+        Self {
+            pages: vec![0; RAM_SIZE / DEVICE_PAGE / 64],
+            any: false,
+        }
+    }
+}
+
+impl DeviceWrites {
+    /// Note `len` bytes written at RAM offset `off`.
+    #[inline]
+    pub fn note(&mut self, off: usize, len: usize) {
+        if len == 0 {
+            return;
+        }
+        let last = (off + len - 1).min(RAM_SIZE - 1) / DEVICE_PAGE;
+        for page in off / DEVICE_PAGE..=last {
+            self.pages[page / 64] |= 1 << (page % 64);
+        }
+        self.any = true;
+    }
+
+    /// The RAM offsets of the pages written since the last call, which forgets them.
+    pub fn take(&mut self) -> Vec<u32> {
+        if !std::mem::take(&mut self.any) {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for (w, bits) in self.pages.iter_mut().enumerate() {
+            let mut b = std::mem::take(bits);
+            while b != 0 {
+                let i = b.trailing_zeros() as usize;
+                b &= b - 1;
+                out.push(((w * 64 + i) * DEVICE_PAGE) as u32);
+            }
+        }
+        out
+    }
 }
 
 impl Default for EeBus {
@@ -105,11 +163,13 @@ impl EeBus {
             dmac: Dmac::default(),
             vif: [Vif::new(0), Vif::new(1)],
             gif: Gif::new(Box::new(crate::gsunit::GsUnit::default())),
+            ipu: piney_ipu::Ipu::new(),
             vu_exec: Box::new(MicroVu::default()),
             sched: Scheduler::default(),
             out: Vec::new(),
             field: 0,
             now: 0,
+            device_writes: DeviceWrites::default(),
             irq_changed: true,
         }
     }
@@ -123,11 +183,13 @@ impl EeBus {
         self.vu_mem.fill(0);
         self.io.fill(0);
         self.gs_priv.fill(0);
+        self.device_writes = DeviceWrites::default();
         self.intc = Intc::default();
         self.timers = Timers::default();
         self.sif = SifRegs::default();
         self.dmac = Dmac::default();
         self.vif = [Vif::new(0), Vif::new(1)];
+        self.ipu = piney_ipu::Ipu::new();
         // A power-on GS: fresh local memory and registers behind a reset GIF.
         self.gif = Gif::new(Box::new(crate::gsunit::GsUnit::default()));
         // GS IMR: every GS interrupt masked at power-on (as the BIOS leaves it).
@@ -240,6 +302,8 @@ impl EeBus {
             0x1000_f000 => Ok(self.intc.stat),
             0x1000_f010 => Ok(self.intc.mask),
             0x1000_f200..=0x1000_f2ff => Ok(self.sif.read(p)),
+            // IPU_CMD, IPU_CTRL, IPU_BP, IPU_TOP.
+            0x1000_2000..=0x1000_2fff => Ok(self.ipu_read32(p)),
             // GIF, VIF0/VIF1 registers and the FIFOs.
             0x1000_3000..=0x1000_7fff => Ok(self.dev_read(p).unwrap_or(0)),
             // D_ENABLER mirrors D_ENABLEW.
@@ -277,6 +341,8 @@ impl EeBus {
             }
             SIO_TXFIFO => self.out.push(v as u8),
             0x1000_f200..=0x1000_f2ff => self.sif.write(p, v),
+            // IPU_CMD, IPU_CTRL (the others are read-only).
+            0x1000_2000..=0x1000_2fff => self.ipu_write32(p, v),
             // GIF, VIF0/VIF1 registers and the FIFOs.
             0x1000_3000..=0x1000_7fff => {
                 self.dev_write(p, v);

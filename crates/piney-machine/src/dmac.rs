@@ -11,13 +11,19 @@
 //!   (147.456 MHz), so a quadword costs [`CYCLES_PER_QWORD`] = 2 EE cycles; a tag read costs
 //!   [`TAG_CYCLES`]; a start costs [`START_CYCLES`]. CHCR.STR stays set until the last event, so
 //!   a program polling it sees the transfer running.
+//! - Channel 1 with CHCR.DIR = 0 is VIF1's FIFO to memory (a GS->host download): it takes the GS's
+//!   local->host qwords while VIF1_STAT.FDR is set, in normal mode whatever CHCR.MOD says (as
+//!   PCSX2 treats it); with FDR clear, or the GS's data used up before QWC, the channel waits.
 //! - Channel 0 VIF0, 1 VIF1, 2 GIF (PATH3), 8 fromSPR and 9 toSPR are modelled here, in normal,
 //!   chain (source tags refe/cnt/next/ref/refs/call/ret/end; destination tags cnt/cnts/end for
 //!   fromSPR) and interleave modes, with TTE, the address stack, TIE + tag IRQ, stall control
 //!   (STS/STD, D_STADR), MFIFO (D_RBOR/D_RBSR: channel 8 fills, VIF1 or GIF drains), D_PCR (PCE/CDE
 //!   and the CPCOND0 condition) and D_ENABLEW.CPND. Channels 5/6/7 (SIF) keep their registers here
-//!   and are handed to the SIF module ([`crate::Machine::dmac_sif_start`]). Channels 3/4 (IPU) are
-//!   not modelled: starting one is an error naming it.
+//!   and are handed to the SIF module ([`crate::Machine::dmac_sif_start`]). Channel 4 (toIPU,
+//!   normal or source chain; tags are never sent to the IPU) fills IPU_in_FIFO while it has room;
+//!   channel 3 (fromIPU, normal mode only: chain mode is an error naming it) empties
+//!   IPU_out_FIFO into memory while it has data. Either waits on the IPU otherwise and is kicked
+//!   when the IPU takes or gives data ([`EeBus::ipu_run`]).
 //! - At the end of a transfer STR clears and D_STAT.CISn is set; the CPU's IP3 follows
 //!   `CIS & CIM | SIS & SIM | MEIS & MEIM | BEIS` ([`EeBus::dmac_irq_pending`]).
 //! - Bad data never panics or hangs: a tag or data address outside memory sets D_STAT.BEIS, stops
@@ -326,6 +332,7 @@ impl EeBus {
         let m = if spr {
             &mut self.spr[o..o + 16]
         } else {
+            self.device_writes.note(o, 16);
             &mut self.ram[o..o + 16]
         };
         m.copy_from_slice(&v.to_le_bytes());
@@ -383,17 +390,19 @@ impl EeBus {
             self.dmac_schedule(c, now + POLL_CYCLES);
             return Ok(());
         }
-        if matches!(c, ch::FROM_IPU | ch::TO_IPU) {
+        if c == ch::FROM_IPU && (chcr >> 2) & 3 != 0 {
             return Err(self.dma_fault(
                 c,
-                format!("the IPU is not modelled (DMA channel {c} started)"),
+                "fromIPU (channel 3) has only normal mode (CHCR.MOD must be 0)".into(),
             ));
         }
-        if c == ch::VIF1 && chcr & CHCR_DIR == 0 {
-            return Err(self.dma_fault(c, "VIF1 to memory (CHCR.DIR = 0) is not modelled".into()));
-        }
         let qwc = self.dreg(c, QWC) & 0xffff;
-        let mode = (chcr >> 2) & 3;
+        // VIF1 to memory (a GS download) is a normal-mode transfer whatever MOD says.
+        let mode = if c == ch::VIF1 && chcr & CHCR_DIR == 0 {
+            0
+        } else {
+            (chcr >> 2) & 3
+        };
         if qwc > 0 {
             let moved = self.dma_move(c, qwc.min(BURST_QWORDS))?;
             let r = &mut self.dmac.run[c];
@@ -605,7 +614,9 @@ impl EeBus {
     /// Move up to `n` quadwords of channel `c`'s current block. Returns how many moved.
     fn dma_move(&mut self, c: usize, n: u32) -> Result<u32, DmaFault> {
         let ctrl = self.ctrl();
-        let mode = (self.dreg(c, CHCR) >> 2) & 3;
+        let chcr = self.dreg(c, CHCR);
+        let mode = (chcr >> 2) & 3;
+        let download = c == ch::VIF1 && chcr & CHCR_DIR == 0;
         let mut n = n;
         // Stall control: a drain channel (D_CTRL.STD: 1 VIF1, 2 GIF, 3 SIF1) does not read past
         // D_STADR in normal mode or in a REFS block.
@@ -614,7 +625,7 @@ impl EeBus {
             2 => Some(ch::GIF),
             _ => None,
         };
-        if std == Some(c) && (mode == 0 || self.dmac.run[c].stall_ctl) {
+        if std == Some(c) && !download && (mode == 0 || self.dmac.run[c].stall_ctl) {
             let madr = self.dreg(c, MADR);
             let stadr = self.io[idx(D_STADR)];
             let room = stadr.saturating_sub(madr) / 16;
@@ -632,6 +643,23 @@ impl EeBus {
         while moved < n {
             let madr = self.dreg(c, MADR);
             match c {
+                ch::VIF1 if download => {
+                    // VIF1's FIFO faces memory only with STAT.FDR set; the GS fills it from its
+                    // local->host output. Without either, the channel waits.
+                    if !self.vif[1].fdr() {
+                        break;
+                    }
+                    let mut q = [0u128];
+                    if self.gif.sink.read_image(&mut q) == 0 {
+                        break;
+                    }
+                    if self.dma_write_qw(madr, q[0]).is_none() {
+                        return Err(self.dma_fault(
+                            c,
+                            format!("destination address {madr:#010x} is outside memory"),
+                        ));
+                    }
+                }
                 ch::VIF0 | ch::VIF1 => {
                     // The DMA fills the FIFO even while the VIF is stalled or waits.
                     if self.vif[c].fifo_room() < 4 {
@@ -656,6 +684,26 @@ impl EeBus {
                     let q = self.dma_src_read(c, madr)?;
                     self.gif.push(path::P3, &[q]);
                     self.gif.pump();
+                }
+                ch::TO_IPU => {
+                    if self.ipu.in_room() == 0 {
+                        break;
+                    }
+                    let q = self.dma_src_read(c, madr)?;
+                    self.ipu.push_in(q);
+                    self.ipu_run();
+                }
+                ch::FROM_IPU => {
+                    let Some(q) = self.ipu.pop_out() else {
+                        break;
+                    };
+                    if self.dma_write_qw(madr, q).is_none() {
+                        return Err(self.dma_fault(
+                            c,
+                            format!("destination address {madr:#010x} is outside memory"),
+                        ));
+                    }
+                    self.ipu_run();
                 }
                 ch::TO_SPR => {
                     let q = self.dma_src_read(c, madr)?;
@@ -780,6 +828,8 @@ impl EeBus {
                 self.gs_priv_event(reg, v);
             }
         }
+        // PATH1 qwords queued (an XGKICK) cross to the GS in time.
+        self.path1_schedule();
     }
 
     /// A GIF write to SIGNAL/FINISH/LABEL. CSR is slot 0x1000, IMR 0x1010, SIGLBLID 0x1080.
@@ -817,8 +867,9 @@ impl EeBus {
         self.irq_changed();
     }
 
-    /// An EE write to a FIFO window: VIF0 0x1000_4000, VIF1 0x1000_5000, GIF 0x1000_6000 (IPU
-    /// 0x1000_7000 is not modelled and ignored). `words` are the 32-bit words written, in order.
+    /// An EE write to a FIFO window: VIF0 0x1000_4000, VIF1 0x1000_5000, GIF 0x1000_6000,
+    /// IPU_in_FIFO 0x1000_7010 (IPU_out_FIFO, 0x1000_7000, ignores writes). `words` are the 32-bit
+    /// words written, in order.
     pub fn fifo_write(&mut self, p: u32, words: &[u32]) {
         match p & 0xffff_f000 {
             0x1000_4000 | 0x1000_5000 => {
@@ -835,6 +886,7 @@ impl EeBus {
                 self.gif.pump();
                 self.dev_sync();
             }
+            0x1000_7000 if p & 0xff0 == 0x010 => self.ipu_fifo_write(words),
             _ => {}
         }
     }
@@ -866,15 +918,41 @@ impl EeBus {
         self.vif[1].vu_busy_until
     }
 
-    /// An EE read of a VIF or GIF register (physical address), if `p` is one.
-    pub fn dev_read(&self, p: u32) -> Option<u32> {
+    /// An EE read of a VIF or GIF register or FIFO (physical address), if `p` is one.
+    pub fn dev_read(&mut self, p: u32) -> Option<u32> {
         match p {
             0x1000_3000..=0x1000_37ff => Some(self.gif.read(p & !0xf)),
             0x1000_3800..=0x1000_3bff => Some(self.vif[0].read(p & 0x3f0)),
-            0x1000_3c00..=0x1000_3fff => Some(self.vif[1].read(p & 0x3f0)),
+            0x1000_3c00..=0x1000_3fff => {
+                let mut v = self.vif[1].read(p & 0x3f0);
+                // With the FIFO turned round (FDR), FQC counts the GS's local->host qwords
+                // waiting (at most 16).
+                if p & 0x3f0 == 0 && self.vif[1].fdr() {
+                    let n = self.gif.sink.readback_qwords().min(16) as u32;
+                    v = (v & !(0x1f << 24)) | n << 24;
+                }
+                Some(v)
+            }
+            0x1000_5000..=0x1000_5fff => Some(self.vif1_fifo_read(p)),
+            0x1000_7000..=0x1000_700f => Some(self.ipu_fifo_read(p)),
             0x1000_4000..=0x1000_7fff => Some(0),
             _ => None,
         }
+    }
+
+    /// An EE read of VIF1's FIFO (0x1000_5000; a 128-bit read takes its four words in order):
+    /// with STAT.FDR set, the read of word 0 takes the next qword of the GS's local->host data
+    /// (zero when none waits); without it the FIFO reads zero.
+    fn vif1_fifo_read(&mut self, p: u32) -> u32 {
+        let word = (p >> 2) & 3;
+        if word == 0 {
+            let mut q = [0u128];
+            if !self.vif[1].fdr() || self.gif.sink.read_image(&mut q) == 0 {
+                q[0] = 0;
+            }
+            self.vif[1].read_latch = q[0];
+        }
+        (self.vif[1].read_latch >> (32 * word)) as u32
     }
 
     /// An EE write of a VIF or GIF register. Returns false if `p` is not one.
@@ -913,7 +991,9 @@ impl Machine {
             tag_addr: f.tag_addr,
             what: f.what,
             pc: self.cpu.cur_pc,
-        })
+        })?;
+        // VIF0 decoded an MSCAL: VU0 runs now (on COP2's registers), then VIF0 goes on.
+        self.service_vif0_start()
     }
 
     /// The hook for the SIF channels (5 SIF0, 6 SIF1, 7 SIF2) started by a write to their CHCR:
@@ -937,6 +1017,9 @@ impl Machine {
     /// Let time pass to `cycle` with the CPU idle, running every timed event due on the way (for
     /// tests and tools that drive devices without a guest program).
     pub fn run_events_until(&mut self, cycle: u64) -> Result<(), MachineError> {
+        // A VIF0 start asked for by a bus access made outside a CPU step.
+        self.bus.now = self.cpu.cycles;
+        self.service_vif0_start()?;
         while self.bus.sched.next_due() <= cycle {
             let t = self.bus.sched.next_due();
             self.cpu.cycles = self.cpu.cycles.max(t);
@@ -947,5 +1030,128 @@ impl Machine {
         self.bus.now = self.cpu.cycles;
         self.update_interrupt_lines();
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod download_tests {
+    //! VIF1's FIFO turned round for a GS local->host transfer: VIF1_STAT.FDR, FQC, the CPU's FIFO
+    //! reads and channel 1 with CHCR.DIR = 0. Facts from the EE User's Manual (VIF1_STAT, D1_CHCR)
+    //! and the GS User's Manual (BITBLTBUF, TRXPOS, TRXREG, TRXDIR).
+    use super::*;
+    use piney_ee::Bus;
+
+    const VIF1_STAT: u32 = 0x1000_3c00;
+    const FDR: u32 = 1 << 23;
+
+    fn ad(reg: u8, v: u64) -> u128 {
+        v as u128 | (reg as u128) << 64
+    }
+
+    fn pixel(i: u32) -> u32 {
+        0x5a00_0000 | (i * 0x0101)
+    }
+
+    /// A machine whose GS holds a 4x8 PSMCT32 image at block 0x80 (32 words, 8 qwords), with a
+    /// local->host transfer of it started (TRXDIR = 1).
+    fn machine_with_download() -> Machine {
+        let mut m = Machine::new(Box::new(std::io::sink()));
+        let mut gif = vec![
+            // A+D, 4 registers, then IMAGE, 8 qwords.
+            4u128 | 1 << 15 | 1 << 60 | 0xe << 64,
+            ad(0x50, (0x80 | 1 << 16) << 32),
+            ad(0x51, 0),
+            ad(0x52, 4 | 8 << 32),
+            ad(0x53, 0),
+            8u128 | 1 << 15 | 2 << 58,
+        ];
+        gif.extend((0..8).map(|q| {
+            (0..4)
+                .rev()
+                .fold(0u128, |a, w| a << 32 | pixel(4 * q + w) as u128)
+        }));
+        // The download: source = the same rectangle.
+        gif.push(2u128 | 1 << 15 | 1 << 60 | 0xe << 64);
+        gif.push(ad(0x50, 0x80 | 1 << 16));
+        gif.push(ad(0x53, 1));
+        for q in gif {
+            m.bus.write128(0x1000_6000, q).unwrap();
+        }
+        m
+    }
+
+    fn stat(m: &mut Machine) -> u32 {
+        m.bus.read32(VIF1_STAT).unwrap()
+    }
+
+    #[test]
+    fn fqc_counts_the_waiting_qwords_once_fdr_is_set() {
+        let mut m = machine_with_download();
+        assert_eq!(stat(&mut m) >> 24, 0, "FQC: the FIFO faces the VIF");
+        assert_ne!(
+            m.bus.read32(0x1000_3020).unwrap() & 1 << 12,
+            0,
+            "GIF_STAT.DIR"
+        );
+        m.bus.write32(VIF1_STAT, FDR | 0xff).unwrap();
+        assert_eq!(
+            stat(&mut m),
+            FDR | 8 << 24,
+            "only FDR is writable; 8 qwords wait"
+        );
+    }
+
+    #[test]
+    fn the_cpu_reads_the_fifo_a_qword_at_a_time() {
+        let mut m = machine_with_download();
+        assert_eq!(
+            m.bus.read128(0x1000_5000).unwrap(),
+            0,
+            "FDR clear: the FIFO reads 0"
+        );
+        m.bus.write32(VIF1_STAT, FDR).unwrap();
+        let q = m.bus.read128(0x1000_5000).unwrap();
+        assert_eq!(q as u32, pixel(0));
+        assert_eq!((q >> 96) as u32, pixel(3));
+        assert_eq!(stat(&mut m) >> 24 & 0x1f, 7);
+    }
+
+    #[test]
+    fn channel_1_to_memory_moves_the_download() {
+        let mut m = machine_with_download();
+        m.bus.write32(VIF1_STAT, FDR).unwrap();
+        m.bus.write32(D_CTRL, 1).unwrap();
+        m.bus.write32(0x1000_9010, 0x2000).unwrap();
+        m.bus.write32(0x1000_9020, 8).unwrap();
+        // DIR = 0, chain mode asked for: a download is a normal transfer.
+        m.bus.write32(0x1000_9000, CHCR_STR | 1 << 2).unwrap();
+        m.run_events_until(1000).unwrap();
+        assert_eq!(m.bus.dreg(ch::VIF1, CHCR) & CHCR_STR, 0, "done");
+        assert_eq!(m.bus.dreg(ch::VIF1, MADR), 0x2080);
+        for i in 0..32 {
+            let o = 0x2000 + 4 * i as usize;
+            let w = u32::from_le_bytes(m.bus.ram[o..o + 4].try_into().unwrap());
+            assert_eq!(w, pixel(i), "word {i}");
+        }
+        assert_eq!(stat(&mut m) >> 24 & 0x1f, 0);
+    }
+
+    #[test]
+    fn channel_1_to_memory_waits_for_fdr_and_for_data() {
+        let mut m = machine_with_download();
+        m.bus.write32(D_CTRL, 1).unwrap();
+        m.bus.write32(0x1000_9010, 0x2000).unwrap();
+        m.bus.write32(0x1000_9020, 10).unwrap();
+        m.bus.write32(0x1000_9000, CHCR_STR).unwrap();
+        // FDR clear: the FIFO faces the VIF and nothing comes.
+        m.run_events_until(5000).unwrap();
+        assert_ne!(m.bus.dreg(ch::VIF1, CHCR) & CHCR_STR, 0);
+        assert_eq!(m.bus.dreg(ch::VIF1, QWC), 10);
+        // FDR set: the 8 qwords the GS has come; the channel waits for the other 2.
+        m.bus.now = m.cpu.cycles;
+        m.bus.write32(VIF1_STAT, FDR).unwrap();
+        m.run_events_until(10_000).unwrap();
+        assert_eq!(m.bus.dreg(ch::VIF1, QWC), 2);
+        assert_ne!(m.bus.dreg(ch::VIF1, CHCR) & CHCR_STR, 0);
     }
 }

@@ -10,6 +10,14 @@
 //!   PATH1, then PATH2, then PATH3. PATH3 is masked (MSKPATH3 from VIF1, or GIF_MODE.M3R) only at a
 //!   packet boundary. In intermittent mode (GIF_MODE.IMT) PATH3 IMAGE data gives the GIF up every
 //!   8 qwords to a waiting PATH1, or to PATH2 unless PATH2's data came from DIRECTHL.
+//! - PATH1 takes time: VU1's XGKICK queues the whole packet at once, but the GIF moves PATH1 qwords
+//!   to the GS only as [`Gif::path1_release`] allows; the machine releases them on timed
+//!   [`crate::scheduler::Event::Path1`] events at [`PATH1_CYCLES_PER_QWORD`], in slices of
+//!   [`PATH1_SLICE_QWORDS`] ([`crate::bus::EeBus::path1_step`]). PATH1 asks for the GIF when its
+//!   packet is queued; once granted it holds the GIF (GIF_STAT.APATH = 1, OPH) until its EOP
+//!   tag's data has crossed, so PATH2 and PATH3 wait, as on the console.
+//! - The GS's local->host data (TRXDIR = 1) comes back through the sink ([`GsSink::read_image`]),
+//!   for VIF1's FIFO when STAT.FDR turns it round; GIF_STAT.DIR (bit 12) reads 1 while some waits.
 //! - Writes to SIGNAL (0x60), FINISH (0x61) and LABEL (0x62) are the GS privileged-register events:
 //!   they are collected in [`Gif::priv_events`] for the bus to apply to CSR/SIGLBLID and INTC, and
 //!   also passed to the sink.
@@ -70,6 +78,16 @@ pub trait GsSink: Send {
     /// The GS itself, when this sink is it (for frames).
     fn gs_unit(&mut self) -> Option<&mut crate::gsunit::GsUnit> {
         None
+    }
+    /// Local->host data (a TRXDIR = 1 transfer): fill `out` from the GS's output FIFO; returns
+    /// the qwords filled. A sink with no GS has none.
+    fn read_image(&mut self, out: &mut [u128]) -> usize {
+        let _ = out;
+        0
+    }
+    /// Qwords of local->host data waiting in the GS's output FIFO.
+    fn readback_qwords(&self) -> usize {
+        0
     }
 }
 
@@ -160,6 +178,12 @@ pub mod path {
 /// The GIF FIFO holds 16 qwords: PATH3 takes no more than that ahead of the GS.
 pub const PATH3_FIFO_QWORDS: usize = 16;
 
+/// EE cycles per PATH1 qword. A choice, documented, deterministic: the GIF's path from VU1 data
+/// memory is 128 bits wide at BUSCLK (147.456 MHz), the same rate the DMAC model uses.
+pub const PATH1_CYCLES_PER_QWORD: u64 = 2;
+/// PATH1 qwords moved per timed event.
+pub const PATH1_SLICE_QWORDS: usize = 8;
+
 /// The GIF.
 pub struct Gif {
     /// GIF_MODE (M3R bit 0, IMT bit 2).
@@ -189,6 +213,8 @@ pub struct Gif {
     /// Words of a GIF FIFO quadword written 32 bits at a time.
     fifo_acc: [u32; 4],
     fifo_fill: usize,
+    /// PATH1 qwords whose transfer time has passed: the GIF may take that many from PATH1's queue.
+    p1_ready: usize,
 }
 
 impl Default for Gif {
@@ -229,6 +255,7 @@ impl Gif {
             sink,
             fifo_acc: [0; 4],
             fifo_fill: 0,
+            p1_ready: 0,
         }
     }
 
@@ -264,6 +291,27 @@ impl Gif {
                 .rev()
                 .fold(0u128, |a, &w| a << 32 | w as u128),
         )
+    }
+
+    /// PATH1 qwords queued whose transfer time has not yet passed.
+    pub fn path1_backlog(&self) -> usize {
+        self.queues[path::P1].len().saturating_sub(self.p1_ready)
+    }
+
+    /// Let `n` more PATH1 qwords cross to the GS (their transfer time has passed), then pump.
+    /// Returns how many were released.
+    pub fn path1_release(&mut self, n: usize) -> usize {
+        let n = n.min(self.path1_backlog());
+        self.p1_ready += n;
+        self.pump();
+        n
+    }
+
+    /// Let every queued PATH1 qword cross at once (a test or tool that drives the GIF without a
+    /// machine's clock).
+    pub fn path1_release_all(&mut self) {
+        let n = self.path1_backlog();
+        self.path1_release(n);
     }
 
     /// How many qwords PATH3's FIFO can take now.
@@ -309,10 +357,21 @@ impl Gif {
                     None => return,
                 },
             };
+            // PATH1 asked for the GIF when its packet was queued: granted, it holds the GIF while
+            // its qwords cross (GIF_STAT.APATH = 1), and everything else waits.
+            if p == path::P1 && self.p1_ready == 0 {
+                if !self.queues[p].is_empty() || self.paths[p].in_packet {
+                    self.owner = Some(p);
+                }
+                return;
+            }
             // A path inside a packet whose data has not arrived keeps the GIF and everything waits.
             let Some(q) = self.queues[p].pop_front() else {
                 return;
             };
+            if p == path::P1 {
+                self.p1_ready -= 1;
+            }
             if self.owner != Some(p) && p == path::P3 {
                 self.imt_count = 0;
             }
@@ -333,12 +392,15 @@ impl Gif {
                     self.imt_count = 0;
                     let p1 = !self.queues[path::P1].is_empty();
                     let p2 = !self.queues[path::P2].is_empty() && !self.path2_hl;
-                    if p1 || p2 {
-                        // PATH3 keeps its tag state and resumes once the others are done.
+                    if p1 {
+                        // PATH3 keeps its tag state; PATH1 holds the GIF for its whole packet
+                        // (its qwords cross in time), then PATH3 resumes at the next boundary.
+                        self.owner = Some(path::P1);
+                        self.ip3 = true;
+                    } else if p2 {
                         self.owner = None;
                         self.ip3 = true;
-                        let next = if p1 { path::P1 } else { path::P2 };
-                        self.run_until_free(next);
+                        self.run_until_free(path::P2);
                     }
                 }
             }
@@ -532,7 +594,7 @@ impl Gif {
     }
 
     /// GIF_STAT: M3R 0, M3P 1, IMT 2, PSE 3, IP3 5, P3Q 6, P2Q 7, P1Q 8, OPH 9, APATH 10-11,
-    /// DIR 12, FQC 24-28.
+    /// DIR 12 (local->host data waits in the GS), FQC 24-28.
     pub fn stat(&self) -> u32 {
         let mut s = self.mode & 1;
         s |= (self.mskpath3 as u32) << 1;
@@ -546,6 +608,7 @@ impl Gif {
             s |= 1 << 9;
             s |= (p as u32 + 1) << 10;
         }
+        s |= ((self.sink.readback_qwords() > 0) as u32) << 12;
         s |= (self.queues[path::P3].len().min(16) as u32) << 24;
         s
     }
@@ -568,5 +631,145 @@ impl Gif {
             }
             _ => {}
         }
+    }
+}
+
+impl crate::bus::EeBus {
+    /// Make sure a PATH1 transfer with qwords still to cross has its next timed step.
+    pub fn path1_schedule(&mut self) {
+        let backlog = self.gif.path1_backlog();
+        if backlog > 0 && self.sched.due_of(crate::scheduler::Event::Path1).is_none() {
+            let slice = backlog.min(PATH1_SLICE_QWORDS) as u64;
+            self.sched.schedule_at(
+                self.now + slice * PATH1_CYCLES_PER_QWORD,
+                crate::scheduler::Event::Path1,
+            );
+        }
+    }
+
+    /// One timed step of PATH1: a slice of qwords has crossed since the last step, if PATH1 held
+    /// the GIF (or could take it at a packet boundary; PATH1 has the highest priority). While
+    /// another path holds the GIF in mid-packet, PATH1 waits and nothing crosses.
+    pub fn path1_step(&mut self) {
+        self.gif.pump();
+        let owner = self.gif.active_path();
+        if owner == Some(path::P1) {
+            let slice = self.gif.path1_backlog().min(PATH1_SLICE_QWORDS);
+            self.gif.path1_release(slice);
+        }
+        if self.gif.path_idle(path::P1) {
+            // The GIF is free for PATH2/PATH3 (and a VIF1 FLUSH waiting on PATH1).
+            self.dmac_kick(crate::dmac::ch::GIF);
+            self.dmac_kick(crate::dmac::ch::VIF1);
+        }
+        // dev_sync also schedules the next step while qwords are left.
+        self.dev_sync();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! PATH1's timing and arbitration. Facts from the EE User's Manual's GIF chapter: a path
+    //! holds the GIF until its EOP packet is done; at a boundary PATH1 > PATH2 > PATH3.
+    use super::GsWrite::Reg;
+    use super::*;
+    use crate::Machine;
+
+    /// A PACKED A+D GIFtag of `nloop` qwords.
+    fn ad_tag(nloop: u128, eop: bool) -> u128 {
+        nloop | (eop as u128) << 15 | 1 << 60 | 0xe << 64
+    }
+
+    fn ad(reg: u8, v: u64) -> u128 {
+        v as u128 | (reg as u128) << 64
+    }
+
+    fn apath(g: &Gif) -> u32 {
+        (g.stat() >> 10) & 3
+    }
+
+    #[test]
+    fn path1_crosses_as_released_and_holds_the_gif() {
+        let (sink, log) = RecordingSink::new();
+        let mut g = Gif::new(Box::new(sink));
+        g.push(path::P1, &[ad_tag(2, true), ad(0x4c, 1), ad(0x4c, 2)]);
+        g.pump();
+        assert!(log.lock().unwrap().is_empty(), "nothing crossed yet");
+        assert_eq!(apath(&g), 1, "PATH1 has the GIF");
+        assert_ne!(g.stat() & 1 << 9, 0, "OPH");
+        // PATH3 asks meanwhile: it waits for PATH1's EOP packet.
+        g.push(path::P3, &[ad_tag(1, true), ad(0x4d, 9)]);
+        g.pump();
+        assert!(log.lock().unwrap().is_empty());
+        assert_ne!(g.stat() & 1 << 6, 0, "P3Q");
+        assert_eq!(g.path1_release(2), 2);
+        assert_eq!(*log.lock().unwrap(), vec![Reg(0x4c, 1)]);
+        assert_eq!(apath(&g), 1, "still inside PATH1's packet");
+        assert_eq!(g.path1_release(8), 1, "only one qword was left");
+        assert_eq!(
+            *log.lock().unwrap(),
+            vec![Reg(0x4c, 1), Reg(0x4c, 2), Reg(0x4d, 9)]
+        );
+        assert_eq!(apath(&g), 0);
+        assert!(g.path_idle(path::P1) && g.path_idle(path::P3));
+    }
+
+    #[test]
+    fn path1_waits_for_a_path3_packet_then_goes_before_path2_and_path3() {
+        let (sink, log) = RecordingSink::new();
+        let mut g = Gif::new(Box::new(sink));
+        // PATH3 inside a two-qword packet, its second qword not there yet.
+        g.push(path::P3, &[ad_tag(2, true), ad(0x4d, 1)]);
+        g.pump();
+        assert_eq!(apath(&g), 3);
+        g.push(path::P1, &[ad_tag(1, true), ad(0x4c, 7)]);
+        g.path1_release_all();
+        g.push(path::P2, &[ad_tag(1, true), ad(0x4e, 8)]);
+        g.pump();
+        assert_eq!(
+            *log.lock().unwrap(),
+            vec![Reg(0x4d, 1)],
+            "PATH3 keeps the GIF"
+        );
+        // PATH3's packet ends; another PATH3 packet is queued behind it.
+        g.push(path::P3, &[ad(0x4d, 2), ad_tag(1, true), ad(0x4d, 3)]);
+        g.pump();
+        assert_eq!(
+            *log.lock().unwrap(),
+            vec![
+                Reg(0x4d, 1),
+                Reg(0x4d, 2),
+                Reg(0x4c, 7),
+                Reg(0x4e, 8),
+                Reg(0x4d, 3)
+            ],
+            "at the boundary: PATH1, then PATH2, then PATH3"
+        );
+    }
+
+    #[test]
+    fn path1_takes_two_cycles_a_qword_on_the_machine() {
+        let mut m = Machine::new(Box::new(std::io::sink()));
+        let (sink, log) = RecordingSink::new();
+        m.bus.gif.set_sink(Box::new(sink));
+        // A 20-qword transfer (a tag and 19 A+D qwords) queued at cycle 1000.
+        m.run_events_until(1000).unwrap();
+        let mut pk = vec![ad_tag(19, true)];
+        pk.extend((0..19).map(|i| ad(0x4c, i)));
+        m.bus.gif.push(path::P1, &pk);
+        m.bus.gif.pump();
+        m.bus.dev_sync();
+        assert_eq!(apath(&m.bus.gif), 1);
+        // Slices of 8 qwords: 8 at 1016, 16 at 1032, the last 4 at 1040.
+        m.run_events_until(1015).unwrap();
+        assert!(log.lock().unwrap().is_empty());
+        m.run_events_until(1016).unwrap();
+        assert_eq!(log.lock().unwrap().len(), 7, "the tag and 7 registers");
+        m.run_events_until(1039).unwrap();
+        assert_eq!(log.lock().unwrap().len(), 15);
+        assert_eq!(apath(&m.bus.gif), 1, "PATH1 still active");
+        m.run_events_until(1040).unwrap();
+        assert_eq!(log.lock().unwrap().len(), 19);
+        assert_eq!(apath(&m.bus.gif), 0, "PATH1 done after 20 x 2 cycles");
     }
 }

@@ -5,6 +5,9 @@
 //! run ahead while it draws, and a frame (or a GS->host transfer) waits for every earlier
 //! command, so the pictures are the same bit for bit as drawing in line.
 //!
+//! A GS->host download (TRXDIR = 1) is read when TRXDIR is written and waits in the GS's output
+//! FIFO until VIF1 takes it ([`GsSink::read_image`]).
+//!
 //! The privileged registers stay on the bus (`EeBus::gs_priv`, where the EE, the kernel and the
 //! GIF's SIGNAL/FINISH/LABEL events read and write them); the display circuits' registers are
 //! copied into the GS when a frame is taken.
@@ -41,6 +44,14 @@ impl GsSink for GsUnit {
     }
     fn gs_unit(&mut self) -> Option<&mut GsUnit> {
         Some(self)
+    }
+    /// The GS's output FIFO, filled when TRXDIR = 1 starts a local->host transfer (the GS reads
+    /// the BITBLTBUF/TRXPOS/TRXREG source rectangle then, after every earlier draw).
+    fn read_image(&mut self, out: &mut [u128]) -> usize {
+        self.gs.read_image(out)
+    }
+    fn readback_qwords(&self) -> usize {
+        self.gs.readback_pending().div_ceil(16)
     }
 }
 

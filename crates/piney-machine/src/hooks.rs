@@ -10,6 +10,11 @@
 //!
 //! The check is cheap: a bitmap over the 4-byte slots of the 32 MiB of RAM, looked at only while
 //! at least one hook is installed and hooks are enabled.
+//!
+//! The interpreter loop asks before every instruction. The recompiler runs many instructions per
+//! call, so it is handed the table as a [`piney_jit::HookSet`]: it stops before any hooked pc
+//! (reached by a call, a jump, a return, a branch or falling through), and the machine runs the
+//! hook there, exactly as between two interpreter steps.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -50,6 +55,8 @@ pub struct Hooks {
     table: HashMap<u32, Hook>,
     /// Hooks are consulted only when this is set (`--no-hle` clears it).
     enabled: bool,
+    /// Changes with every install, clear and enable ([`piney_jit::HookSet::generation`]).
+    generation: u64,
 }
 
 /// The physical RAM address of `addr` (kuseg or kseg0/1), when it is in RAM.
@@ -83,6 +90,7 @@ impl Hooks {
             },
         );
         self.enabled = true;
+        self.generation += 1;
         Ok(())
     }
 
@@ -91,11 +99,13 @@ impl Hooks {
         self.bitmap.clear();
         self.table.clear();
         self.enabled = false;
+        self.generation += 1;
     }
 
     /// Turn every hook on or off (`--no-hle`) without forgetting them.
     pub fn set_enabled(&mut self, on: bool) {
         self.enabled = on && !self.table.is_empty();
+        self.generation += 1;
     }
 
     /// Whether hooks are consulted.
@@ -129,22 +139,37 @@ impl Hooks {
     }
 }
 
+impl piney_jit::HookSet for Hooks {
+    #[inline]
+    fn active(&self) -> bool {
+        self.enabled
+    }
+    #[inline]
+    fn is_hooked(&self, pc: u32) -> bool {
+        Hooks::is_hooked(self, pc)
+    }
+    fn generation(&self) -> u64 {
+        self.generation
+    }
+}
+
 impl Machine {
-    /// Run the hook at the CPU's pc, if there is one and it applies. Returns whether a hook
-    /// took the step; when not, the caller executes the guest instruction at pc at once. Kept
-    /// out of line: the run loop's hot path is only the `enabled` test before the call.
+    /// Run the hook at the CPU's pc, if there is one and it applies. Returns `None` when no hook
+    /// ran, else whether the hook took the step (`Some(false)`: it ran and declined); when it
+    /// did not take it, the caller executes the guest instruction at pc at once. Kept out of
+    /// line: the run loop's hot path is only the `enabled` test before the call.
     #[inline(never)]
-    pub(crate) fn try_hook(&mut self) -> Result<bool, MachineError> {
+    pub(crate) fn try_hook(&mut self) -> Result<Option<bool>, MachineError> {
         if !self.hooks.enabled || self.cpu.delay_next {
-            return Ok(false);
+            return Ok(None);
         }
         let pc = self.cpu.pc;
         let Some(slot) = self.hooks.hit(pc) else {
-            return Ok(false);
+            return Ok(None);
         };
         let key = slot as u32 * 4;
         let Some(func) = self.hooks.table.get(&key).map(|h| h.func.clone()) else {
-            return Ok(false);
+            return Ok(None);
         };
         match func(self)? {
             HookResult::Return => {
@@ -156,14 +181,14 @@ impl Machine {
                 self.cpu.next_pc = self.cpu.pc.wrapping_add(4);
             }
             // The caller executes the guest instruction at pc next, without asking again.
-            HookResult::RunGuest => return Ok(false),
+            HookResult::RunGuest => return Ok(Some(false)),
         }
         if let Some(h) = self.hooks.table.get_mut(&key) {
             h.calls += 1;
         }
         // A native call is not free on the console either; charge one cycle so that time moves.
         self.cpu.cycles += 1;
-        Ok(true)
+        Ok(Some(true))
     }
 }
 
@@ -181,38 +206,74 @@ mod tests {
         assert_eq!(ram_slot(0x1fc0_0000), None);
     }
 
-    /// `jal f; nop; addiu v1, zero, 7; b .; nop` at 0x100000, `f: addiu v0, zero, 5; jr ra;
-    /// nop` at 0x100100, run for a few hundred cycles with `f` hooked by `result`.
-    fn call_through(result: Option<HookResult>) -> (u32, u32, u64) {
+    /// Which engine runs the guest code in [`call_through_at`].
+    #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+    enum Engine {
+        Interp,
+        Jit,
+    }
+
+    /// `jal f; nop; addiu v1, zero, 7; b .; nop` at `base`, `f: addiu v0, zero, 5; jr ra;
+    /// nop` at `base + 0x100`, run for a few hundred cycles on `engine` with a hook at
+    /// `base + hook_at` that returns `result` after setting $v0 = 9 (`Return`), or $v1 = 8 and
+    /// pc past the hooked instruction (`Continue`). Returns ($v0, $v1, the hook's calls).
+    fn call_through_at(
+        engine: Engine,
+        base: u32,
+        hook_at: u32,
+        result: Option<HookResult>,
+    ) -> (u32, u32, u64) {
         let mut m = Machine::new(Box::new(std::io::sink()));
+        if engine == Engine::Jit {
+            m.use_recompiler().unwrap();
+        }
+        // jal's target: the low 28 bits of f's address, in words.
+        let jal_f = 0x0c00_0000 | ((base + 0x100) & 0x0fff_ffff) >> 2;
         let code: [(u32, u32); 8] = [
-            (0x0010_0000, 0x0c04_0040),
-            (0x0010_0004, 0),
-            (0x0010_0008, 0x2403_0007),
-            (0x0010_000c, 0x1000_ffff),
-            (0x0010_0010, 0),
-            (0x0010_0100, 0x2402_0005),
-            (0x0010_0104, 0x03e0_0008),
-            (0x0010_0108, 0),
+            (0x000, jal_f),
+            (0x004, 0),
+            (0x008, 0x2403_0007),
+            (0x00c, 0x1000_ffff),
+            (0x010, 0),
+            (0x100, 0x2402_0005),
+            (0x104, 0x03e0_0008),
+            (0x108, 0),
         ];
+        let phys = (base & 0x1fff_ffff) as usize;
         for (a, w) in code {
-            m.bus.ram[a as usize..a as usize + 4].copy_from_slice(&w.to_le_bytes());
+            let a = phys + a as usize;
+            m.bus.ram[a..a + 4].copy_from_slice(&w.to_le_bytes());
         }
         if let Some(r) = result {
             let f: HookFn = Arc::new(move |m: &mut Machine| {
-                if r == HookResult::Return {
-                    m.cpu.gpr[2] = 9;
+                match r {
+                    HookResult::Return => m.cpu.gpr[2] = 9,
+                    HookResult::Continue => {
+                        // A continuation: some native work, then on after the hooked word.
+                        m.cpu.gpr[3] = 8;
+                        m.cpu.pc += 4;
+                    }
+                    HookResult::RunGuest => {}
                 }
                 Ok(r)
             });
-            m.hooks.install(0x0010_0100, "f", f).unwrap();
+            m.hooks.install(base + hook_at, "f", f).unwrap();
         }
-        m.cpu.pc = 0x0010_0000;
-        m.cpu.next_pc = 0x0010_0004;
+        m.cpu.pc = base;
+        m.cpu.next_pc = base + 4;
         let end = m.cpu.cycles + 300;
         m.run_cpu_until(end).unwrap();
-        let calls = m.hooks.get(0x0010_0100).map_or(0, |h| h.calls);
+        if let Some(jit) = &m.jit {
+            // The recompiler really ran blocks (the jal's, f's, the loop's).
+            assert!(jit.stats().block_runs > 0, "{:?}", jit.stats());
+        }
+        let calls = m.hooks.get(base + hook_at).map_or(0, |h| h.calls);
         (m.cpu.gpr[2] as u32, m.cpu.gpr[3] as u32, calls)
+    }
+
+    /// [`call_through_at`] on the interpreter with `f` hooked.
+    fn call_through(result: Option<HookResult>) -> (u32, u32, u64) {
+        call_through_at(Engine::Interp, 0x0010_0000, 0x100, result)
     }
 
     #[test]
@@ -220,6 +281,27 @@ mod tests {
         assert_eq!(call_through(None), (5, 7, 0));
         assert_eq!(call_through(Some(HookResult::Return)), (9, 7, 1));
         assert_eq!(call_through(Some(HookResult::RunGuest)), (5, 7, 0));
+    }
+
+    #[test]
+    fn the_recompiler_stops_at_hooks() {
+        for engine in [Engine::Interp, Engine::Jit] {
+            // kuseg, and kseg0 as the kernel's continuations at 0x8007_f000.. are reached.
+            for base in [0x0010_0000, 0x8007_f000] {
+                let run = |at, r| call_through_at(engine, base, at, r);
+                let what = format!("{engine:?} at {base:#010x}");
+                assert_eq!(run(0x100, None), (5, 7, 0), "{what}");
+                // f reached by the jal that ends the first block.
+                assert_eq!(run(0x100, Some(HookResult::Return)), (9, 7, 1), "{what}");
+                // The hook declines: f's own code runs (its first instruction interpreted).
+                assert_eq!(run(0x100, Some(HookResult::RunGuest)), (5, 7, 0), "{what}");
+                // A continuation reached by f's `jr ra`, from inside f's translated block: the
+                // hook sets $v1 = 8 and goes on at the `b .`, so the addiu there never runs.
+                assert_eq!(run(0x008, Some(HookResult::Continue)), (5, 8, 1), "{what}");
+                // An instruction in the middle of f, reached by falling through.
+                assert_eq!(run(0x104, Some(HookResult::Return)), (9, 7, 1), "{what}");
+            }
+        }
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub mod gif;
 pub mod gsunit;
 pub mod hooks;
 pub mod intc;
+pub mod ipu;
 pub mod kernel;
 pub mod scheduler;
 pub mod sif;
@@ -238,8 +239,35 @@ impl Machine {
     }
 
     fn run_cpu_until(&mut self, target: u64) -> Result<(), MachineError> {
+        // One loop per engine: the interpreter's per-step path carries no recompiler test, and
+        // the recompiler's loop stays out of line so that the interpreter's keeps its step
+        // inlined.
+        if self.jit.is_some() {
+            self.run_cpu_until_jit(target)
+        } else {
+            self.run_cpu_loop::<false>(target)
+        }
+    }
+
+    #[inline(never)]
+    fn run_cpu_until_jit(&mut self, target: u64) -> Result<(), MachineError> {
+        self.run_cpu_loop::<true>(target)
+    }
+
+    /// The run loop: interrupts, idling, hooks, then one interpreter step (`JIT` false) or a
+    /// recompiler run (`JIT` true, with [`Machine::jit`] set), then VU starts and the next event.
+    #[inline]
+    fn run_cpu_loop<const JIT: bool>(&mut self, target: u64) -> Result<(), MachineError> {
         let mut target = target;
-        while self.cpu.cycles < target && self.exit.is_none() {
+        // Whether machine code (the kernel's exception and interrupt service, a hook, a VU
+        // service) ran since the last look at the exit request and the threads: only it changes
+        // them, never a guest instruction (the bus holds no kernel state), so the path from one
+        // guest instruction to the next skips those looks.
+        let mut machine_ran = true;
+        while self.cpu.cycles < target {
+            if machine_ran && self.exit.is_some() {
+                break;
+            }
             self.bus.now = self.cpu.cycles;
             if self.bus.take_irq_change() {
                 self.update_interrupt_lines();
@@ -249,38 +277,62 @@ impl Machine {
             if self.cpu.interrupt_pending() {
                 let e = self.cpu.enter_interrupt();
                 self.service_exception(e)?;
+                machine_ran = true;
                 // A handler may have scheduled an earlier event (a SIF transfer...).
                 target = target.min(self.bus.sched.next_due());
                 continue;
             }
-            if self.kernel_idle()? {
-                // Every thread waits: time passes to the next event without the CPU.
-                self.cpu.cycles = target;
-                break;
+            if machine_ran {
+                machine_ran = false;
+                if self.kernel_idle()? {
+                    // Every thread waits: time passes to the next event without the CPU.
+                    self.cpu.cycles = target;
+                    break;
+                }
             }
             // A hooked guest function: its native version runs instead (one flag when none).
-            if self.hooks.enabled() && self.try_hook()? {
-                target = target.min(self.bus.sched.next_due());
-                continue;
+            if self.hooks.enabled()
+                && let Some(took) = self.try_hook()?
+            {
+                machine_ran = true;
+                if took {
+                    target = target.min(self.bus.sched.next_due());
+                    continue;
+                }
             }
-            let result = match &mut self.jit {
-                // The recompiler runs whole blocks, stopping at the target, after a device access
-                // or a COP0 instruction, or before the COP0 timer is due, so interrupts and events
-                // are taken exactly where the interpreter would take them.
-                Some(jit) => {
-                    let until = target.min(piney_jit::cop0_timer_due(&self.cpu));
-                    jit.run(&mut self.cpu, &mut self.bus, until)
+            let result = if JIT {
+                match &mut self.jit {
+                    // The recompiler runs whole blocks, stopping at the target, after a device
+                    // access, a COP0 instruction or a VU start, before the COP0 timer is due, or
+                    // before a hooked pc (other than this one, which try_hook has just offered),
+                    // so that interrupts, events and hooks are taken exactly where the
+                    // interpreter would take them.
+                    Some(jit) => {
+                        let until = target.min(piney_jit::cop0_timer_due(&self.cpu));
+                        jit.run_hooked(&mut self.cpu, &mut self.bus, until, &self.hooks)
+                    }
+                    // Not reached (this loop runs with a recompiler): one interpreter step,
+                    // through piney-jit's copy of it, so that the interpreter loop below keeps
+                    // the only call of `step` in this crate, inlined.
+                    None => {
+                        let one = self.cpu.cycles + 1;
+                        piney_jit::interp_run(&mut self.cpu, &mut self.bus, one)
+                    }
                 }
-                None => {
-                    self.instructions += 1;
-                    piney_ee::interp::step(&mut self.cpu, &mut self.bus)
-                }
+            } else {
+                self.instructions += 1;
+                piney_ee::interp::step(&mut self.cpu, &mut self.bus)
             };
             if let Err(e) = result {
                 self.service_exception(e)?;
+                machine_ran = true;
             }
-            if self.cpu.vu0.pending_call.is_some() || self.cpu.vu0.pending_vu1_start.is_some() {
+            if self.cpu.vu0.pending_call.is_some()
+                || self.cpu.vu0.pending_vu1_start.is_some()
+                || self.bus.vif[0].vu0_request.is_some()
+            {
                 self.service_cop2()?;
+                machine_ran = true;
             }
             // A syscall (SifSetDma, SetAlarm...) or a device register store (a DMA start...) may
             // have scheduled an event earlier than the one the run was heading for.
@@ -329,6 +381,9 @@ impl Machine {
             Event::Sif => self.sif_event()?,
             Event::Dma(c) => self.dmac_event(c)?,
             Event::Vu1Done => self.vu1_done(),
+            Event::Ipu => self.bus.ipu_event(),
+            Event::Vu0Done => self.vu0_done(),
+            Event::Path1 => self.path1_event(),
         }
         self.update_interrupt_lines();
         Ok(())

@@ -24,6 +24,12 @@ pub enum Event {
     Dma(u8),
     /// VU1 finishes the microprogram a COP2 CMSAR1 write started.
     Vu1Done,
+    /// The IPU's command ends: BUSY clears, INTC IPU is raised.
+    Ipu,
+    /// VU0 finishes a microprogram (VCALLMS or VIF0's MSCAL): VPU-STAT bit 0 clears.
+    Vu0Done,
+    /// The next slice of a PATH1 (XGKICK) transfer has crossed the GIF.
+    Path1,
 }
 
 /// Timed events in EE cycles.

@@ -6,8 +6,14 @@
 //!   FIFO runs dry, on a stall (the i bit, an error, STOP/ForceBreak) until FBRST.STC, or while it
 //!   waits for its VU (FLUSHE, MSCAL...) or the GIF (FLUSH, FLUSHA).
 //! - UNPACK writes the VU's data memory, MPG its micro memory, both in the bus's `vu_mem` window.
-//!   MSCAL/MSCALF/MSCNT start the VU through [`VuExec`], which runs it and says for how many EE
-//!   cycles it stays busy. DIRECT/DIRECTHL hand qwords to GIF PATH2.
+//!   MSCAL/MSCALF/MSCNT start the VU. VIF1 starts VU1 through [`VuExec`], which runs it and says
+//!   for how many EE cycles it stays busy. VU0's registers are COP2's, which only the machine
+//!   reaches: VIF0 leaves a start request ([`Vif::vu0_request`]) and decodes nothing more until the
+//!   machine has run VU0 (through the same code as VCALLMS) and set [`Vif::vu_busy_until`]; a
+//!   later MSCAL/FLUSHE waits (STAT.VEW) until then. DIRECT/DIRECTHL hand qwords to GIF PATH2.
+//! - VIF1's FIFO turns round for a GS->host download: STAT.FDR (bit 23, the one writable STAT bit)
+//!   set, the FIFO gives the GS's local->host data to the EE (a 128-bit read of 0x1000_5000) or to
+//!   DMA channel 1 with CHCR.DIR = 0; FQC then counts the qwords waiting (at most 16).
 //! - The registers read as the EE User's Manual describes them (see [`Vif::read`]).
 //! - Bad data never panics: an unknown VIFcode sets STAT.ER1 and stalls (unless ERR.ME1 masks it),
 //!   as the hardware does.
@@ -47,6 +53,9 @@ pub mod stat {
     pub const ER0: u32 = 1 << 12;
     /// ER1: invalid VIFcode.
     pub const ER1: u32 = 1 << 13;
+    /// FDR (VIF1): the FIFO's direction, 1 = VIF1 to memory (a GS download). The only STAT bit the
+    /// EE can write.
+    pub const FDR: u32 = 1 << 23;
     /// The stall bits: any of them stops decoding until FBRST.STC.
     pub const STALLS: u32 = VSS | VFS | VIS | ER0 | ER1;
 }
@@ -57,6 +66,9 @@ pub trait VuExec: Send {
     /// MSCNT) with the VIF's TOP and ITOP; the VU may kick GIF packets to `gif` (PATH1) and reads
     /// and writes `vu_mem` (the bus's window: VU0 micro 0x0000, data 0x4000; VU1 micro 0x8000, data
     /// 0xc000). Returns how many EE cycles the VU stays busy.
+    ///
+    /// VIF0's starts come here only when [`VuExec::runs_vu0`] says so (a test double); otherwise
+    /// the machine runs VU0 with COP2's registers.
     fn start(
         &mut self,
         unit: usize,
@@ -65,6 +77,12 @@ pub trait VuExec: Send {
         itop: u32,
         io: VuIo<'_>,
     ) -> Result<u64, String>;
+
+    /// Whether this runner also runs VU0 for VIF0. The machine's own runner does not: VU0's
+    /// registers are COP2's, so VIF0's starts go to the machine ([`Vif::vu0_request`]).
+    fn runs_vu0(&self) -> bool {
+        true
+    }
 }
 
 /// What a VU run may touch.
@@ -99,8 +117,8 @@ pub const VU_MAX_CYCLES: u64 = 50_000_000;
 
 /// The [`VuExec`] backed by the `piney-vu` interpreter. VU1 runs with its own registers; its
 /// memories are the bus's window (copied in before a run, the data memory copied back after).
-/// VU0 micro mode from VIF0 is not attached here (its registers are COP2's, which the bus cannot
-/// reach): starting it is an error naming it.
+/// VU0 is not run here (its registers are COP2's, which the bus cannot reach): VIF0's starts go to
+/// the machine ([`VuExec::runs_vu0`] is false).
 #[derive(Debug)]
 pub struct MicroVu {
     /// VU1.
@@ -167,6 +185,9 @@ impl piney_vu::VuHost for Vu1Host<'_> {
 }
 
 impl VuExec for MicroVu {
+    fn runs_vu0(&self) -> bool {
+        false
+    }
     fn start(
         &mut self,
         unit: usize,
@@ -177,7 +198,7 @@ impl VuExec for MicroVu {
     ) -> Result<u64, String> {
         if unit != 1 {
             return Err(format!(
-                "VU0 micro mode from VIF0 (start at {pc:?}) is not attached"
+                "VU0 micro mode from VIF0 (start at {pc:?}) is run by the machine, not MicroVu"
             ));
         }
         let vu = &mut self.vu1;
@@ -314,6 +335,11 @@ pub struct Vif {
     pub raise_intc: bool,
     /// A FBRST.STC or MSKPATH3 change asks the DMA channel to look again.
     pub kick: bool,
+    /// VIF0: an MSCAL/MSCALF (`Some(Some(instruction index))`) or MSCNT (`Some(None)`) that the
+    /// machine has not yet run VU0 for. Decoding stops until it has.
+    pub vu0_request: Option<Option<u32>>,
+    /// VIF1: the qword a FIFO read (0x1000_5000) took from the GS, for the reads of its other words.
+    pub read_latch: u128,
 }
 
 impl Vif {
@@ -343,6 +369,8 @@ impl Vif {
             vu_busy_until: 0,
             raise_intc: false,
             kick: false,
+            vu0_request: None,
+            read_latch: 0,
         }
     }
 
@@ -394,7 +422,8 @@ impl Vif {
     /// Decode as far as possible. Errors (a VU that fails) name what went wrong.
     pub fn run(&mut self, ctx: &mut VifCtx<'_>) -> Result<(), String> {
         loop {
-            if self.stalled() {
+            // VIF0 after an MSCAL: VU0 runs first (with the memories as they are now).
+            if self.stalled() || self.vu0_request.is_some() {
                 return Ok(());
             }
             if let Some(w) = self.wait {
@@ -516,11 +545,9 @@ impl Vif {
             // MSCAL / MSCALF / MSCNT: wait, then start the VU.
             0x14 | 0x15 | 0x17 => {
                 if !resumed {
-                    self.wait = Some(if cmd == 0x15 && vif1 {
-                        Wait::Gif12
-                    } else {
-                        Wait::Vu
-                    });
+                    // MSCALF waits for the VU and for GIF PATH1 and PATH2 to be idle, on VIF0
+                    // as on VIF1 (PCSX2 checks both paths for either VIF).
+                    self.wait = Some(if cmd == 0x15 { Wait::Gif12 } else { Wait::Vu });
                     return Ok(());
                 }
                 let pc = if cmd == 0x17 { None } else { Some(imm) };
@@ -586,7 +613,15 @@ impl Vif {
     }
 
     fn start_vu(&mut self, pc: Option<u32>, ctx: &mut VifCtx<'_>) -> Result<(), String> {
+        // ITOP takes ITOPS at every start. VIF0 has no TOP/TOPS: VU0 has no double buffer.
         self.itop = self.itops;
+        if self.unit == 0 && !ctx.vu.runs_vu0() {
+            // VU0 runs on COP2's registers: the machine runs it, then sets `vu_busy_until`. Until
+            // then VU0 counts as busy.
+            self.vu0_request = Some(pc);
+            self.vu_busy_until = u64::MAX;
+            return Ok(());
+        }
         if self.unit == 1 {
             // Double buffering: TOP takes TOPS, and TOPS flips between BASE and BASE + OFST.
             self.top = self.tops;
@@ -871,6 +906,11 @@ impl Vif {
         self.vps() | self.stat | fqc << 24
     }
 
+    /// STAT.FDR: the FIFO faces memory (VIF1 only).
+    pub fn fdr(&self) -> bool {
+        self.stat & stat::FDR != 0
+    }
+
     /// NUM: the writes (UNPACK) or instructions (MPG) left; VIF0's register is 8 bits wide.
     fn num(&self) -> u32 {
         let n = match self.cur {
@@ -907,13 +947,21 @@ impl Vif {
     /// Write a register by offset: FBRST, ERR, MARK (which clears STAT.MRK), R0-R3, C0-C3.
     pub fn write(&mut self, off: u32, v: u32) {
         match off & 0x1f0 {
+            // STAT: only FDR (bit 23, VIF1) is writable; turning the FIFO round lets a waiting
+            // channel 1 look again.
+            0x000 if self.unit == 1 => {
+                self.stat = (self.stat & !stat::FDR) | (v & stat::FDR);
+                self.kick = true;
+            }
             // FBRST: RST bit 0, FBK bit 1, STP bit 2, STC bit 3.
             0x010 => {
                 if v & 1 != 0 {
                     let unit = self.unit;
-                    let busy = self.vu_busy_until;
+                    // The VU keeps running (and a VU0 start already asked for still happens).
+                    let (busy, req) = (self.vu_busy_until, self.vu0_request);
                     *self = Self::new(unit);
                     self.vu_busy_until = busy;
+                    self.vu0_request = req;
                     self.kick = true;
                 }
                 if v & 2 != 0 {

@@ -325,12 +325,26 @@ fn call_with_full_stack_is_reported() {
     );
 }
 
+/// toIPU (channel 4) fills the IPU's input: its 2-quadword bit-stream buffer (IPU_BP.FP, bits
+/// 16-17), then the 8-quadword FIFO (IPU_CTRL.IFC, bits 0-3), and waits while both are full.
+/// fromIPU (channel 3) has no chain mode: asked for one, the run stops naming the channel.
 #[test]
-fn ipu_channel_is_an_error_naming_it() {
+fn ipu_channels_fill_the_fifo_and_refuse_a_from_ipu_chain() {
+    const IPU_CTRL: u32 = 0x1000_2010;
+    const IPU_BP: u32 = 0x1000_2020;
     let mut m = machine();
-    send_normal(&mut m, 4, 0x1000, 1);
+    send_normal(&mut m, 4, 0x1000, 3);
+    run_until_done(&mut m, 4, 5000);
+    assert_eq!(r32(&mut m, IPU_BP) >> 16 & 3, 2);
+    assert_eq!(r32(&mut m, IPU_CTRL) & 0xf, 1);
+    send_normal(&mut m, 4, 0x1000, 12);
+    m.run_events_until(20_000).unwrap();
+    assert_eq!(r32(&mut m, IPU_CTRL) & 0xf, 8, "the FIFO is full");
+    assert_ne!(r32(&mut m, chreg(4, 0)) & STR, 0, "toIPU waits for room");
+    let mut m = machine();
+    send_chain(&mut m, 3, 0x1000, 0);
     let e = m.run_events_until(1000).unwrap_err().to_string();
-    assert!(e.contains("IPU"), "{e}");
+    assert!(e.contains("DMA channel 3"), "{e}");
 }
 
 #[test]

@@ -819,7 +819,7 @@ pub fn xtop(vu: &mut Vu, h: &mut dyn VuHost, w: u32) -> LResult {
     vu.set_vi(Fields::of(w).ft, h.vif1_top() & 0x3FF);
     Ok(())
 }
-/// Lower `xitop it`: VIF1 ITOP (10 bits).
+/// Lower `xitop it`: the ITOP of the VU's own VIF (VIF1 for VU1, VIF0 for VU0; 10 bits).
 pub fn xitop(vu: &mut Vu, h: &mut dyn VuHost, w: u32) -> LResult {
     vu.set_vi(Fields::of(w).ft, h.vif1_itop() & 0x3FF);
     Ok(())

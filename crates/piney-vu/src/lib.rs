@@ -13,7 +13,8 @@
 //!   the I/E/M/D/T bits, VF result latency stalls, Q and P latencies, the delayed MAC/status/clip
 //!   flags, and the branch VI rule.
 //! - The machine around the unit is reached through [`VuHost`]: XGKICK (VU1 -> GIF PATH1), XTOP /
-//!   XITOP (VIF1), and VU0's window on VU1's registers at data address 0x4000.
+//!   XITOP (the VU's own VIF: VIF1 for VU1, VIF0 for VU0), and VU0's window on VU1's registers at
+//!   data address 0x4000.
 //! - Float arithmetic is `piney_ee::float`, shared with COP1 and COP2.
 
 pub mod asm;

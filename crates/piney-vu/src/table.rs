@@ -152,7 +152,7 @@ pub struct OpFlags(pub u16);
 impl OpFlags {
     /// No special properties.
     pub const NONE: OpFlags = OpFlags(0);
-    /// Only VU1 has it (EFU, XGKICK, XTOP, XITOP, MFP, WAITP).
+    /// Only VU1 has it (EFU, XGKICK, XTOP, MFP, WAITP).
     pub const VU1_ONLY: OpFlags = OpFlags(1 << 0);
     /// A branch or jump (has a delay slot).
     pub const BRANCH: OpFlags = OpFlags(1 << 1);
@@ -363,7 +363,8 @@ pub static LOWER: &[OpInfo] = &[
     lo!("rxor", RSrc, 0x8000_043F, L3, N, exec::rxor),
     lo!("mfp", Mfp, 0x8000_067C, L3, V1, exec::mfp),
     lo!("xtop", It, 0x8000_06BC, L3, V1, exec::xtop),
-    lo!("xitop", It, 0x8000_06BD, L3, V1, exec::xitop),
+    // XITOP exists on both VUs: VU0 reads VIF0's ITOP (PCSX2 _vuXITOP).
+    lo!("xitop", It, 0x8000_06BD, L3, N, exec::xitop),
     lo!("xgkick", Is, 0x8000_06FC, L3, V1, exec::xgkick),
     // EFU latencies (cycles until P is readable) from the VU User's Manual.
     lox!(

@@ -105,7 +105,7 @@ pub trait VuHost {
     fn vif1_top(&mut self) -> u16 {
         0
     }
-    /// XITOP (VU1): VIF1's ITOP register.
+    /// XITOP: the ITOP register of the VU's own VIF (VIF1's for VU1; VIF0's when the VU is VU0).
     fn vif1_itop(&mut self) -> u16 {
         0
     }

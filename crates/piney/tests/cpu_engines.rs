@@ -1,5 +1,7 @@
 //! The recompiler against the interpreter on whole programs: the same guest output and the same
-//! frames, bit for bit (`--cpu jit` and `--cpu interp`).
+//! frames, bit for bit (`--cpu jit` and `--cpu interp`), and on the demo (whose profile hooks
+//! its engine functions) the same native hook calls: the recompiler stops wherever a hook sits,
+//! so each runs as often as under the interpreter.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -53,6 +55,7 @@ fn the_demo_draws_the_same_frames_on_both_engines() {
                 "45",
                 "--cpu",
                 cpu,
+                "--stats",
                 "--dump-frames",
             ])
             .arg(&dir)
@@ -68,12 +71,26 @@ fn the_demo_draws_the_same_frames_on_both_engines() {
             .map(|e| e.unwrap().path())
             .collect();
         names.sort();
-        names
+        // `--stats` lists every hook with its calls, one line each.
+        let mut hooks: Vec<String> = String::from_utf8_lossy(&o.stderr)
+            .lines()
+            .filter(|l| l.starts_with("piney: hook "))
+            .map(str::to_string)
+            .collect();
+        hooks.sort();
+        let frames = names
             .iter()
             .map(|p| std::fs::read(p).unwrap())
-            .collect::<Vec<_>>()
+            .collect::<Vec<_>>();
+        (frames, hooks)
     };
-    let (interp, jit) = (frames("interp"), frames("jit"));
+    let ((interp, interp_hooks), (jit, jit_hooks)) = (frames("interp"), frames("jit"));
+    // The hooks ran (the demo's profile is in use), and as often on both engines.
+    assert!(
+        interp_hooks.iter().any(|l| !l.ends_with(": 0 calls")),
+        "{interp_hooks:?}"
+    );
+    assert_eq!(jit_hooks, interp_hooks);
     assert_eq!(interp.len(), 45);
     assert_eq!(jit.len(), 45);
     for (n, (a, b)) in interp.iter().zip(&jit).enumerate() {

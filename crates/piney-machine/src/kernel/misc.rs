@@ -162,10 +162,18 @@ impl Machine {
     /// FlushCache / iFlushCache(mode) and kernel copies: guest code or data may have changed.
     /// Memory has no cache to write back; a code translator must drop what it translated here.
     pub(super) fn cache_flushed(&mut self, _mode: u32) {
-        // Nothing to drop here: the recompiler sees every CPU store into translated code itself
-        // (and drops those blocks), and engines flush every frame (ccSystem::Ctrl), so dropping
-        // everything here would retranslate the whole program each frame. Device writes into
-        // RAM (DMA, SIF) do not reach the recompiler yet: a program loading code that way needs
-        // `Machine::invalidate_code` from those paths (noted in issue 2).
+        // The recompiler sees every CPU store into translated code itself (and drops those
+        // blocks), and engines flush every frame (ccSystem::Ctrl), so dropping everything here
+        // would retranslate the whole program each frame. What it cannot see is RAM written by
+        // devices (DMA to memory, SIF: an overlay loaded from the IOP): the pages they wrote
+        // since the last flush lose their translated code now, as the instruction cache must be
+        // flushed on the console before such code runs. (Any mode: programs flush the data
+        // cache, 0, then the instruction cache, 2; either is a point where new code may run.)
+        let pages = self.bus.device_writes.take();
+        if let Some(jit) = &mut self.jit {
+            for p in pages {
+                jit.invalidate_range(p, crate::bus::DEVICE_PAGE as u32);
+            }
+        }
     }
 }

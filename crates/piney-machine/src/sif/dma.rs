@@ -192,6 +192,7 @@ pub fn write_ee(bus: &mut EeBus, dest: u32, data: &[u8]) -> Result<(), String> {
     match end {
         Some(end) => {
             bus.ram[p..end].copy_from_slice(data);
+            bus.device_writes.note(p, data.len());
             Ok(())
         }
         None => Err(format!(

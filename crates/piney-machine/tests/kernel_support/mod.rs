@@ -140,6 +140,13 @@ impl Asm {
         self.labels.insert(name.to_string(), pc);
         self
     }
+    /// The address of a label defined so far.
+    pub fn addr_of(&self, name: &str) -> u32 {
+        *self
+            .labels
+            .get(name)
+            .unwrap_or_else(|| panic!("undefined label {name}"))
+    }
     pub fn nop(&mut self) -> &mut Self {
         self.word(0)
     }
@@ -316,6 +323,17 @@ pub fn run(m: &mut Machine, frames: u64) -> Result<RunEnd, MachineError> {
         frames: Some(frames),
         seconds: None,
     })
+}
+
+/// Append a word to the program's log (what a native function standing for guest code logs).
+pub fn log_word(m: &mut Machine, v: u32) {
+    let mut p = [0u8; 4];
+    m.bus.read_bytes(LOG_PTR, &mut p).expect("RAM");
+    let at = u32::from_le_bytes(p);
+    m.bus.write_bytes(at, &v.to_le_bytes()).expect("RAM");
+    m.bus
+        .write_bytes(LOG_PTR, &(at + 4).to_le_bytes())
+        .expect("RAM");
 }
 
 /// The words the program logged.
