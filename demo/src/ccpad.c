@@ -209,7 +209,7 @@ HOOKABLE void ccPad_ActTick(ccPad *p, u16 frameRate)
 }
 
 /* ccPad::Ctrl's motor states (1 look, 2 send, 4 wait). */
-static void act_ctrl(ccPad *p)
+HOOKABLE void ccPad_ActCtrl(ccPad *p)
 {
     if (p->actState == 4) {
         /* Waiting on the send: back to looking once the request is done (next frame). */
@@ -278,7 +278,7 @@ HOOKABLE void ccPad_Ctrl(ccPad *p)
         }
         break;
     case PADST_READY:
-        act_ctrl(p);
+        ccPad_ActCtrl(p);
         break;
     }
 }

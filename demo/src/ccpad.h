@@ -129,5 +129,9 @@ void ccPad_ReadReport(ccPad *p, const u8 buttons[2], const u8 *sticks);
 void ccPad_SetActuater(ccPad *p, s32 small, s32 power, u32 ms);
 /* ccSystem::Ctrl's motor countdown: finished entries off the top, the top less frameRate. */
 void ccPad_ActTick(ccPad *p, u16 frameRate);
+/* ccPad::Ctrl's motor part, once a frame for a ready pad: state 4 waits on the last send
+   (scePadGetReqState), state 1 sends the marked top's motors (or both off for the marked idle
+   entry) with scePadSetActDirect and goes to state 4. */
+void ccPad_ActCtrl(ccPad *p);
 
 #endif

@@ -280,9 +280,8 @@ HOOKABLE void ccSystem_Ctrl(void)
         ccPad_ActTick(&ccPads[port], (u16)ccSys.frameRate);
     }
     /* A line a second (60 vertical blanks) for headless runs. */
-    static u32 lastPrint;
-    if (ccSys.tick - lastPrint >= 60) {
-        lastPrint = ccSys.tick;
+    if (ccSys.tick - ccSys.lastPrint >= 60) {
+        ccSys.lastPrint = ccSys.tick;
         printf("frame %u tick %u: %d fps (frameRate %d), %d tasks, pad0 %02x direct %04x, "
                "path timeouts %u\n",
                ccSys.count, ccSys.tick, 60 / ccSys.frameRate, ccSys.frameRate,

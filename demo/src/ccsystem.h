@@ -14,6 +14,9 @@
  *   +0x24 s32 vsyncHandler, +0x28 vsyncSema, +0x2c vsyncWaiting (sceGsSyncV's wait)
  *   +0x30 u32 playTime      vertical blanks played (ccAddPlayTime)
  *   +0x34 u32 workT0        EE Timer 0 (H-blanks) at the end of the last frame's work
+ *   +0x38 u32 lastPrint     tick at the last once-a-second status line
+ * piney's native ccSystem::Ctrl and VSyncCallBack (crates/piney-engine/src/frame.rs) use these
+ * offsets: keep the two in step.
  */
 #ifndef DEMO_CCSYSTEM_H
 #define DEMO_CCSYSTEM_H
@@ -61,7 +64,8 @@ typedef struct {
     volatile s32 vsyncWaiting; /* +0x2c */
     u32 playTime;              /* +0x30 */
     u32 workT0;                /* +0x34 */
-    u8 unknown0[0xbd0 - 0x38];
+    u32 lastPrint;             /* +0x38 */
+    u8 unknown0[0xbd0 - 0x3c];
     s16 width;                 /* +0xbd0 */
     s16 height;                /* +0xbd2 */
     s16 field;                 /* +0xbd4 */
@@ -73,6 +77,9 @@ typedef struct {
 _Static_assert(sizeof(sceGsDispEnv) == 0x28, "sceGsDispEnv");
 _Static_assert(sizeof(sceGsDBuff) == 0x230, "sceGsDBuff");
 _Static_assert(__builtin_offsetof(ccSystem, baseX) == 0x1c, "base");
+_Static_assert(__builtin_offsetof(ccSystem, vsyncSema) == 0x28, "vsyncSema");
+_Static_assert(__builtin_offsetof(ccSystem, workT0) == 0x34, "workT0");
+_Static_assert(__builtin_offsetof(ccSystem, lastPrint) == 0x38, "lastPrint");
 _Static_assert(__builtin_offsetof(ccSystem, offsetX) == 0x20, "offset");
 _Static_assert(__builtin_offsetof(ccSystem, width) == 0xbd0, "width");
 _Static_assert(__builtin_offsetof(ccSystem, field) == 0xbd4, "field");

@@ -17,8 +17,11 @@
 //!   an error naming what and where.
 
 pub mod elfsym;
+pub mod frame;
+pub mod guest;
 pub mod natives;
 pub mod profile;
+pub mod tasks;
 
 pub use elfsym::SymbolError;
 pub use natives::{Installed, NATIVES, install, ps2_atan2};

@@ -1,36 +1,82 @@
 //! The native functions, and installing them from a profile.
 //!
-//! What is hooked (the demo title's `ccPad` layout, demo/src/ccpad.h):
+//! What is hooked (the demo title's layouts, demo/src/*.h):
 //! - `ccPad_ReadReport(p, buttons, sticks)`: `ccPad::Read`'s logic on one report, through
 //!   piney-input's [`PadReader`]; the stick angles computed natively with the demo's own
 //!   `atan2f_` algorithm under PS2 float rules ([`ps2_atan2`]), so hooked and emulated runs agree
 //!   bit for bit.
-//! - `ccPad_SetActuater(p, small, power, ms)` and `ccPad_ActTick(p, frameRate)`: piney-input's
-//!   [`ActuatorQueue`] read from and written back to `ccPad` +0x28..+0x3f.
+//! - `ccPad_SetActuater(p, small, power, ms)`, `ccPad_ActTick(p, frameRate)` and
+//!   `ccPad_ActCtrl(p)` (ccPad::Ctrl's motor part, which sends through the game's libpad):
+//!   piney-input's [`ActuatorQueue`] read from and written back to `ccPad` +0x28..+0x3f.
+//! - The task scheduler ([`crate::tasks`]): `ccThControl`'s loop, `ccThControl_Walk`,
+//!   `ccTscb_Breath`, `ccTscb_GoThread`.
+//! - The frame controller ([`crate::frame`]): `ccSystem_Ctrl` and `VSyncCallBack`.
 //!
 //! Not hooked, on purpose: `ccPad_Read` (its `scePadRead` reads the buffer padman's SIF
-//! transfer fills, then calls `ccPad_ReadReport`, which is hooked) and `ccPad_Ctrl` (its sends
-//! and state queries are libpad's SIF RPC calls to the native padman: the guest's own code makes
-//! them, so the guest-visible effect is the same by construction).
+//! transfer fills, then calls `ccPad_ReadReport`, which is hooked) and the connection part of
+//! `ccPad_Ctrl` (libpad's SIF RPC calls to the native padman, which the guest's own code makes). The game's drawing, screen
+//! and heap functions stay guest code, called by the natives where the originals call them.
+//!
+//! A native that waits in the kernel or calls guest code continues at piney's resume addresses
+//! ([`crate::guest`]); installing it installs a hook at each of its [`Resume`] points too.
 
 use std::sync::Arc;
 
 use piney_ee::Bus;
 use piney_ee::float;
+use piney_input::actuator::CtrlState;
 use piney_input::{ActuatorQueue, PadReader, Stick, actuator};
 use piney_machine::hooks::{HookFn, HookResult};
 use piney_machine::{Machine, MachineError};
 
+use crate::frame::{self, FrameSyms};
+use crate::guest::{self, RESUME_GUARD, Resume, arg, read_bytes, reg, write_bytes};
 use crate::profile::{Profile, fnv1a64};
+use crate::tasks::{self, TaskSyms};
+
+/// A native function's body: called with `None` at the guest function's entry, and with the
+/// resume point when one of its later steps continues (see [`crate::guest`]).
+pub type NativeFn =
+    Arc<dyn Fn(&mut Machine, Option<Resume>) -> Result<HookResult, MachineError> + Send + Sync>;
 
 /// One native function: its name (the guest function symbol it replaces, first in `needs`),
-/// and every symbol it needs.
+/// every symbol it needs, and the resume points its later steps continue at.
 pub struct Native {
     /// The name a profile's `hooks` lists; also the guest function's symbol.
     pub name: &'static str,
-    /// The symbols it needs: the hooked function first, then data.
+    /// The symbols it needs: the hooked function first, then data and the functions it calls.
     pub needs: &'static [&'static str],
-    make: fn(&Profile) -> HookFn,
+    /// Its resume points (hooks at piney's own addresses, installed with it).
+    pub resumes: &'static [Resume],
+    make: fn(&Profile) -> NativeFn,
+}
+
+fn addr(p: &Profile, name: &str) -> u32 {
+    p.address(name).unwrap_or(0)
+}
+
+fn task_syms(p: &Profile) -> TaskSyms {
+    TaskSyms {
+        tscb_top: addr(p, "tscbTop"),
+        tscb_main: addr(p, "tscbMain"),
+        walk: addr(p, "ccThControl_Walk"),
+        go_thread: addr(p, "ccTscb_GoThread"),
+        heap_free: addr(p, "ccHeap_Free"),
+        tscb_entry: addr(p, "tscb_entry"),
+    }
+}
+
+fn frame_syms(p: &Profile) -> FrameSyms {
+    FrameSyms {
+        cc_sys: addr(p, "ccSys"),
+        cc_pads: addr(p, "ccPads"),
+        tscb_top: addr(p, "tscbTop"),
+        set_screen_mode_main: addr(p, "SetScreenModeMain"),
+        swap_double_buffer: addr(p, "SwapDoubleBuffer"),
+        send_frame: addr(p, "ccDraw_SendFrame"),
+        pad_read: addr(p, "ccPad_Read"),
+        act_tick: addr(p, "ccPad_ActTick"),
+    }
 }
 
 /// Every native function piney has.
@@ -38,20 +84,125 @@ pub const NATIVES: &[Native] = &[
     Native {
         name: "ccPad_ReadReport",
         needs: &["ccPad_ReadReport"],
-        make: |_| Arc::new(read_report),
+        resumes: &[],
+        make: |_| Arc::new(|m, _| read_report(m)),
     },
     Native {
         name: "ccPad_SetActuater",
         needs: &["ccPad_SetActuater", "ccPad_actuaterSw"],
+        resumes: &[],
         make: |p| {
-            let sw = p.address("ccPad_actuaterSw").unwrap_or(0);
-            Arc::new(move |m| set_actuater(m, sw))
+            let sw = addr(p, "ccPad_actuaterSw");
+            Arc::new(move |m, _| set_actuater(m, sw))
         },
     },
     Native {
         name: "ccPad_ActTick",
         needs: &["ccPad_ActTick"],
-        make: |_| Arc::new(act_tick),
+        resumes: &[],
+        make: |_| Arc::new(|m, _| act_tick(m)),
+    },
+    Native {
+        name: "ccPad_ActCtrl",
+        needs: &["ccPad_ActCtrl", "scePadGetReqState", "scePadSetActDirect"],
+        resumes: &[Resume::PadCtrlReqState, Resume::PadCtrlSent],
+        make: |p| {
+            let (req_state, set_act_direct) =
+                (addr(p, "scePadGetReqState"), addr(p, "scePadSetActDirect"));
+            Arc::new(move |m, at| act_ctrl(m, req_state, set_act_direct, at))
+        },
+    },
+    Native {
+        name: "ccThControl",
+        needs: &["ccThControl", "ccThControl_Walk", "tscbMain"],
+        resumes: &[
+            Resume::ThControlWoken,
+            Resume::ThControlWalked,
+            Resume::ThControlMainWoken,
+        ],
+        make: |p| {
+            let s = task_syms(p);
+            Arc::new(move |m, at| tasks::th_control(m, &s, at))
+        },
+    },
+    Native {
+        name: "ccThControl_Walk",
+        needs: &[
+            "ccThControl_Walk",
+            "tscbTop",
+            "ccTscb_GoThread",
+            "ccHeap_Free",
+        ],
+        resumes: &[
+            Resume::WalkStarted,
+            Resume::WalkStage2Callback,
+            Resume::WalkTerminated,
+            Resume::WalkStage3Callback,
+            Resume::WalkDeleted,
+            Resume::WalkFreedStack,
+            Resume::WalkFreedRecord,
+            Resume::WalkResumed,
+            Resume::WalkWoke,
+        ],
+        make: |p| {
+            let s = task_syms(p);
+            Arc::new(move |m, at| tasks::walk(m, &s, at))
+        },
+    },
+    Native {
+        name: "ccTscb_Breath",
+        needs: &["ccTscb_Breath", "tscbTop"],
+        resumes: &[Resume::BreathWoken, Resume::BreathHeld],
+        make: |p| {
+            let s = task_syms(p);
+            Arc::new(move |m, at| tasks::breath(m, &s, at))
+        },
+    },
+    Native {
+        name: "ccTscb_GoThread",
+        needs: &["ccTscb_GoThread", "tscb_entry"],
+        resumes: &[Resume::GoCreated, Resume::GoStarted],
+        make: |p| {
+            let s = task_syms(p);
+            Arc::new(move |m, at| tasks::go_thread(m, &s, at))
+        },
+    },
+    Native {
+        name: "ccSystem_Ctrl",
+        needs: &[
+            "ccSystem_Ctrl",
+            "ccSys",
+            "ccPads",
+            "tscbTop",
+            "SetScreenModeMain",
+            "SwapDoubleBuffer",
+            "ccDraw_SendFrame",
+            "ccPad_Read",
+            "ccPad_ActTick",
+        ],
+        resumes: &[
+            Resume::CtrlPath,
+            Resume::CtrlVsync,
+            Resume::CtrlScreenMode,
+            Resume::CtrlFlushed,
+            Resume::CtrlSwapped,
+            Resume::CtrlSent,
+            Resume::CtrlPadRead,
+            Resume::CtrlPadTicked,
+        ],
+        make: |p| {
+            let s = frame_syms(p);
+            Arc::new(move |m, at| frame::ctrl(m, &s, at))
+        },
+    },
+    Native {
+        name: "VSyncCallBack",
+        needs: &["VSyncCallBack", "ccSys"],
+        resumes: &[Resume::VsyncSignalled],
+        make: |p| {
+            let s = frame_syms(p);
+            Arc::new(move |m, at| frame::vsync(m, &s, at))
+        },
     },
 ];
 
@@ -122,41 +273,32 @@ pub fn install(machine: &mut Machine, profile: &Profile, image: &[u8]) -> Instal
                 }
             }
         }
-        match machine.hooks.install(addr, name, (native.make)(profile)) {
-            Ok(()) => out.hooks.push((name.clone(), addr)),
-            Err(e) => out.warnings.push(format!("{src}: {e}")),
+        let f = (native.make)(profile);
+        let entry: HookFn = {
+            let f = f.clone();
+            Arc::new(move |m| f(m, None))
+        };
+        if let Err(e) = machine.hooks.install(addr, name, entry) {
+            out.warnings.push(format!("{src}: {e}"));
+            continue;
+        }
+        out.hooks.push((name.clone(), addr));
+        for &r in native.resumes {
+            let step: HookFn = {
+                let f = f.clone();
+                Arc::new(move |m| f(m, Some(r)))
+            };
+            // A break where the step resumes: reached with the hooks off, the run stops there.
+            let _ = machine.bus.write32(r.addr(), RESUME_GUARD);
+            if let Err(e) = machine
+                .hooks
+                .install(r.addr(), &format!("{name} ({r:?})"), step)
+            {
+                out.warnings.push(format!("{src}: {e}"));
+            }
         }
     }
     out
-}
-
-// ---- guest access ----
-
-fn arg(m: &Machine, n: usize) -> u32 {
-    m.cpu.gpr[4 + n] as u32
-}
-
-fn fault(m: &Machine, what: &str, addr: u32) -> MachineError {
-    MachineError::Kernel {
-        what: format!("native {what}: guest address {addr:#010x} cannot be accessed"),
-        pc: m.cpu.pc,
-    }
-}
-
-fn read_bytes<const N: usize>(
-    m: &mut Machine,
-    addr: u32,
-    what: &str,
-) -> Result<[u8; N], MachineError> {
-    let mut b = [0u8; N];
-    m.bus
-        .read_bytes(addr, &mut b)
-        .map_err(|_| fault(m, what, addr))?;
-    Ok(b)
-}
-
-fn write_bytes(m: &mut Machine, addr: u32, b: &[u8], what: &str) -> Result<(), MachineError> {
-    m.bus.write_bytes(addr, b).map_err(|_| fault(m, what, addr))
 }
 
 // ---- the demo's atan2f_ under PS2 float rules ----
@@ -370,4 +512,84 @@ fn act_tick(m: &mut Machine) -> Result<HookResult, MachineError> {
         "ccPad motors",
     )?;
     Ok(HookResult::Return)
+}
+
+/// `port`: 0 or 1.
+const PAD_PORT: u32 = 0x09;
+/// `scePadGetReqState`'s "busy" (libpad).
+const REQ_STATE_BUSY: i32 = 2;
+
+/// `ccPad_ActCtrl(p)`: ccPad::Ctrl's motor part. State 4 asks `scePadGetReqState` and looks
+/// again (state 1) once the last send is done; state 1 sends what the queue says
+/// ([`ActuatorQueue::ctrl`]) with `scePadSetActDirect(port, 0, p->sent)` and waits (state 4).
+/// The libpad calls are the game's (guest code); `$s0` keeps the record across them.
+fn act_ctrl(
+    m: &mut Machine,
+    req_state: u32,
+    set_act_direct: u32,
+    at: Option<Resume>,
+) -> Result<HookResult, MachineError> {
+    const FRAME: &str = "ccPad_ActCtrl: its frame";
+    match at {
+        None => {
+            let p = arg(m, 0);
+            let bytes = motor_bytes(m, p)?;
+            let Ok(mut q) = ActuatorQueue::from_bytes(&bytes, true, true) else {
+                return Ok(HookResult::RunGuest);
+            };
+            let port = guest::rd8(m, p + PAD_PORT, "ccPad_ActCtrl: the port")? as u32;
+            if q.state() == CtrlState::Wait {
+                guest::push_frame(m, FRAME)?;
+                guest::set(m, reg::S0, p);
+                return Ok(guest::call(
+                    m,
+                    req_state,
+                    &[port, 0],
+                    Resume::PadCtrlReqState,
+                ));
+            }
+            if q.ctrl().is_none() {
+                return Ok(HookResult::Return);
+            }
+            write_bytes(
+                m,
+                p + actuator::LAYOUT_OFFSET,
+                &q.to_bytes(),
+                "ccPad motors",
+            )?;
+            guest::push_frame(m, FRAME)?;
+            guest::set(m, reg::S0, p);
+            let sent = p + actuator::LAYOUT_OFFSET;
+            Ok(guest::call(
+                m,
+                set_act_direct,
+                &[port, 0, sent],
+                Resume::PadCtrlSent,
+            ))
+        }
+        Some(Resume::PadCtrlReqState) => {
+            let p = guest::get(m, reg::S0);
+            if guest::get(m, reg::V0) as i32 != REQ_STATE_BUSY {
+                let state = p + actuator::LAYOUT_OFFSET + 6;
+                guest::wr8(m, state, CtrlState::Look as u8, "ccPad motors")?;
+            }
+            guest::pop_frame(m, FRAME)?;
+            Ok(guest::ret(m))
+        }
+        Some(Resume::PadCtrlSent) => {
+            let p = guest::get(m, reg::S0);
+            let bytes = motor_bytes(m, p)?;
+            let port = guest::rd8(m, p + PAD_PORT, "ccPad_ActCtrl: the port")?;
+            guest::print(
+                m,
+                &format!(
+                    "ccPad::Ctrl: port {port} scePadSetActDirect small {} large {} (queue {})\n",
+                    bytes[0], bytes[1], bytes[7]
+                ),
+            );
+            guest::pop_frame(m, FRAME)?;
+            Ok(guest::ret(m))
+        }
+        Some(other) => unreachable!("ccPad_ActCtrl does not resume at {other:?}"),
+    }
 }

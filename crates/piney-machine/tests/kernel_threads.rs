@@ -3,7 +3,11 @@
 
 mod kernel_support;
 
-use kernel_support::{Asm, DATA, log, machine, r, run, sc};
+use std::sync::Arc;
+
+use kernel_support::{Asm, DATA, log, log_word, machine, r, run, sc};
+use piney_machine::hooks::{HookFn, HookResult};
+use piney_machine::kernel::NativeCall;
 use piney_machine::{MachineError, RunEnd};
 
 const NEG1: u32 = u32::MAX;
@@ -440,4 +444,57 @@ fn wakeup_counting_cancel_and_release_wait() {
     let mut m = machine(&a);
     assert_eq!(run(&mut m, 10).unwrap(), RunEnd::Exited(0));
     assert_eq!(log(&mut m), [3, 1, 2, 0x100, 4, 1, 3, NEG1, 2, 0x101]);
+}
+
+/// A native function (a hook) calls kernel services directly: one that returns at once gives
+/// its `$v0` in place; one that blocks saves the thread to resume at the native's resume
+/// address, where another hook continues it once the thread is woken, with the service's `$v0`
+/// and its registers as they were.
+#[test]
+fn a_native_function_sleeps_in_the_kernel_and_resumes_at_its_resume_address() {
+    const RESUME: u32 = 0x8007_f000;
+    let mut a = Asm::new();
+    a.create_thread(DATA, "t2", 0, 0x10).mv(r::S0, r::V0);
+    a.mv(r::A0, r::S0).li(r::A1, 0).sys(sc::START_THREAD);
+    a.log_imm(0x100);
+    a.li(r::T1, 0x1234).jal("native").log(r::V0).log(r::T1);
+    a.log_imm(0x101);
+    a.exit();
+    // The guest function the hook stands for: never runs.
+    a.label("native");
+    a.log_imm(0xbad).jr(r::RA);
+    a.label("t2");
+    a.log_imm(0x200);
+    a.li(r::A0, 1).sys(sc::WAKEUP_THREAD);
+    a.log_imm(0xdead).jr(r::RA);
+    let native = a.addr_of("native");
+
+    let mut m = machine(&a);
+    let entry: HookFn = Arc::new(|m| {
+        // GetThreadId returns in place, the pc at the resume address.
+        let id = m.native_kernel_call(sc::GET_THREAD_ID, [0; 4], RESUME)?;
+        assert_eq!((id, m.cpu.pc), (NativeCall::Returned(1), RESUME));
+        log_word(m, 0x150);
+        // SleepThread blocks: thread 2 runs.
+        let r = m.native_kernel_call(sc::SLEEP_THREAD, [0; 4], RESUME)?;
+        assert_eq!(r, NativeCall::Switched);
+        assert_eq!(m.kernel.current, Some(2));
+        Ok(HookResult::Continue)
+    });
+    let resume: HookFn = Arc::new(|m| {
+        log_word(m, 0x160 | m.cpu.r32(2));
+        m.cpu.set32(2, 0x77);
+        let ra = m.cpu.r32(31);
+        m.cpu.jump_to(ra);
+        Ok(HookResult::Continue)
+    });
+    m.hooks.install(native, "native", entry).unwrap();
+    m.hooks.install(RESUME, "native (resume)", resume).unwrap();
+    assert_eq!(run(&mut m, 10).unwrap(), RunEnd::Exited(0));
+    // SleepThread's result is the thread's id (1); $t1 survived the switch.
+    assert_eq!(
+        log(&mut m),
+        [0x100, 0x150, 0x200, 0x161, 0x77, 0x1234, 0x101]
+    );
+    assert_eq!(m.hooks.get(RESUME).unwrap().calls, 1);
 }

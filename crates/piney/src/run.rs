@@ -147,7 +147,10 @@ pub fn run_image(image: &[u8], name: &str, opts: &RunOptions, own_program: bool)
             emulated / wall.max(1e-9),
             machine.vblank_count
         );
-        for (addr, hook) in machine.hooks.iter() {
+        // By address: piney's resume points (kernel RAM) first, then the game's functions.
+        let mut hooks: Vec<_> = machine.hooks.iter().collect();
+        hooks.sort_by_key(|(addr, _)| *addr);
+        for (addr, hook) in hooks {
             eprintln!(
                 "piney: hook {} at {addr:#010x}: {} calls",
                 hook.name, hook.calls

@@ -254,6 +254,43 @@ impl Kernel {
     }
 }
 
+/// What a kernel service called by a native function ([`Machine::native_kernel_call`]) did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NativeCall {
+    /// The calling thread goes on: the service's `$v0`, and the pc is the resume address.
+    Returned(i32),
+    /// The service switched threads (the caller blocked, or woke a better one): the caller's
+    /// registers are saved to resume at the resume address, with `$v0` set, when it runs again.
+    /// The native function must return at once, touching no register.
+    Switched,
+}
+
+impl Machine {
+    /// Call kernel service `number` (a syscall number; negative for the `i` variants) from a
+    /// native function, as a guest `syscall` at the current pc would: `args` in `a0..a3`, the
+    /// result in `$v0`, and the thread continues at `resume_pc`, now or, when the call blocks
+    /// or switches threads, once it is scheduled again. Native functions that wait (a native
+    /// `SleepThread` loop) keep their state in registers the context switch saves.
+    pub fn native_kernel_call(
+        &mut self,
+        number: i32,
+        args: [u32; 4],
+        resume_pc: u32,
+    ) -> Result<NativeCall, MachineError> {
+        for (i, a) in args.into_iter().enumerate() {
+            self.cpu.set32(4 + i, a);
+        }
+        let before = self.kernel.current;
+        let pc = self.cpu.pc;
+        self.native_syscall(number, resume_pc, pc)?;
+        if self.kernel.current == before && self.cpu.pc == resume_pc {
+            Ok(NativeCall::Returned(self.cpu.r32(2) as i32))
+        } else {
+            Ok(NativeCall::Switched)
+        }
+    }
+}
+
 /// What a syscall service leaves in `$v0`.
 enum Ret {
     /// A 32-bit result, sign-extended.
