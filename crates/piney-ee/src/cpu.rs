@@ -184,6 +184,12 @@ pub struct Vu0Regs {
     /// A VU1 start that a CTC2 to CMSAR1 asked for (the microprogram's address in 64-bit
     /// instructions); the machine services and clears it.
     pub pending_vu1_start: Option<u32>,
+    /// The EE cycle at which VU0's microprogram ends (VU0 is idle once the count reaches it).
+    /// The machine sets it when it starts VU0; the COP2 moves with the I bit wait for it.
+    pub busy_until: u64,
+    /// The FBRST reset bits a CTC2 wrote (RS0, bit 1: VU0; RS1, bit 9: VU1), for the machine,
+    /// which owns VU1 and the VIFs' waits on their VUs, to service and clear.
+    pub pending_reset: u32,
 }
 
 impl Default for Vu0Regs {
@@ -196,6 +202,8 @@ impl Default for Vu0Regs {
             acc: [0; 4],
             pending_call: None,
             pending_vu1_start: None,
+            busy_until: 0,
+            pending_reset: 0,
         }
     }
 }

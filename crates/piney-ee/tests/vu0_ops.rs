@@ -566,3 +566,63 @@ fn clip_judgements_match_hardware() {
         assert_eq!(cpu.vu0.vi[CLIP], want, "{fs:08x?} against {w:08x}");
     }
 }
+
+#[test]
+fn interlocked_moves_wait_for_vu0_and_the_ni_forms_do_not() {
+    // VU0's microprogram (started by the machine) ends at cycle 500. Each move costs one cycle.
+    // The .NI forms (bit 0 clear) go on at once; the .I forms (bit 0 set) wait until 500.
+    for (name, word) in [
+        ("qmfc2", qmfc2(3, 5)),
+        ("cfc2", cfc2(3, 29)),
+        ("qmtc2", qmtc2(3, 5)),
+        ("ctc2", ctc2(3, 21)),
+    ] {
+        let (mut cpu, mut bus) = setup(&[word, word | 1, word | 1]);
+        cpu.cycles = 100;
+        cpu.vu0.busy_until = 500;
+        cpu.vu0.vi[29] = 1;
+        steps(&mut cpu, &mut bus, 1);
+        assert_eq!(cpu.cycles, 101, "{name}.ni does not wait");
+        assert_eq!(cpu.vu0.vi[29] & 1, 1, "{name}.ni: VU0 still runs");
+        steps(&mut cpu, &mut bus, 1);
+        assert_eq!(cpu.cycles, 500, "{name}.i waits for VU0's end");
+        assert_eq!(cpu.vu0.vi[29] & 1, 0, "{name}.i: VU0 has ended");
+        // VU0 idle: the interlock costs nothing more.
+        steps(&mut cpu, &mut bus, 1);
+        assert_eq!(cpu.cycles, 501, "{name}.i with VU0 idle");
+    }
+    // CFC2.I of VPU-STAT reads bit 0 clear after the wait.
+    let (mut cpu, mut bus) = setup(&[cfc2(3, 29) | 1]);
+    cpu.vu0.busy_until = cpu.cycles + 50;
+    cpu.vu0.vi[29] = 0x101;
+    steps(&mut cpu, &mut bus, 1);
+    assert_eq!(cpu.gpr[3], 0x100);
+}
+
+#[test]
+fn fbrst_resets_reach_the_machine() {
+    let (mut cpu, mut bus) = fresh();
+    cpu.vu0.busy_until = cpu.cycles + 1000;
+    cpu.vu0.vi[29] = 0x101;
+    cpu.vu0.vi[STATUS] = 0xfff;
+    cpu.gpr[2] = 2;
+    run(&mut cpu, &mut bus, &[ctc2(2, 28)]);
+    // RS0: VU0 stopped (VPU-STAT bit 0, no interlock wait), its flags cleared.
+    assert_eq!(cpu.vu0.vi[29], 0x100);
+    assert_eq!(cpu.vu0.busy_until, 0);
+    assert_eq!(cpu.vu0.vi[STATUS], 0);
+    assert_eq!(cpu.vu0.pending_reset, 2);
+    cpu.vu0.pending_reset = 0;
+    // RS1: VU1 stopped (VPU-STAT bit 8); VU0's flags untouched.
+    cpu.vu0.vi[STATUS] = 0x40;
+    cpu.gpr[2] = 0x200;
+    run(&mut cpu, &mut bus, &[ctc2(2, 28)]);
+    assert_eq!(cpu.vu0.vi[29], 0);
+    assert_eq!(cpu.vu0.vi[STATUS], 0x40);
+    assert_eq!(cpu.vu0.pending_reset, 0x200);
+    // The other bits (force breaks, DE/TE) ask for no reset.
+    cpu.vu0.pending_reset = 0;
+    cpu.gpr[2] = 0x0d0d;
+    run(&mut cpu, &mut bus, &[ctc2(2, 28)]);
+    assert_eq!(cpu.vu0.pending_reset, 0);
+}

@@ -1280,6 +1280,8 @@ impl Gen<'_> {
                 self.join(j0);
             }
             // ---------------------------------------------------- COP2 moves and memory
+            // The .I forms (bit 0) wait for VU0 (the COP2 interlock): the interpreter's.
+            "qmfc2" | "qmtc2" if w & 1 != 0 => return false,
             "qmfc2" => {
                 let j = self.cop_guard(insn, st::CU2);
                 let lo = self.ld(i64t, VF + 16 * fs(w) as i32);

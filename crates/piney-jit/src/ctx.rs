@@ -72,7 +72,11 @@ pub(crate) extern "C" fn h_interp(ctx: &mut Ctx<'_>, info: &'static OpInfo, word
     match (info.exec)(ctx.cpu, &mut tb, word) {
         Ok(()) => {
             let (device, code) = (tb.device, tb.code);
+            // An instruction that waited (a COP2 move with the I bit, for VU0) moved the cycle
+            // count past its cost: the interpreter's loop looks at its target again after it.
+            let waited = ctx.cpu.cycles != before.wrapping_add(info.cycles as u64);
             if device
+                || waited
                 || info.flags.contains(piney_ee::table::OpFlags::COP0)
                 || crate::vu_start_pending(ctx.cpu)
             {

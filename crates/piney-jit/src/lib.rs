@@ -38,9 +38,11 @@
 //!   reaching any other hooked pc, whether by a jump, a call, a return, a branch or falling
 //!   through, ends the run (`Ok`) before it. Blocks end before a hooked instruction, and a change
 //!   of the set ([`HookSet::generation`]) drops every block.
-//! - VU starts: an instruction that leaves a VU0 microprogram call or a VU1 start pending
-//!   (VCALLMS, VCALLMSR, CTC2 to CMSAR1) ends the run after it, so that the machine services it
-//!   right after that instruction, as after an interpreter step.
+//! - VU starts: an instruction that leaves a VU0 microprogram call, a VU1 start or a VU reset
+//!   pending (VCALLMS, VCALLMSR, CTC2 to CMSAR1 or FBRST) ends the run after it, so that the
+//!   machine services it right after that instruction, as after an interpreter step. So does a
+//!   COP2 move with the I bit that waited for VU0 (the interlock moves the cycle count on; those
+//!   forms always run through the interpreter's code).
 //! - Kill switches ([`KillSwitches`]) force the fallback per category to bisect a bug.
 //! - The only `unsafe` is in the private `native` module: calling the code Cranelift produced.
 
@@ -587,11 +589,13 @@ pub fn cop0_timer_due(cpu: &Cpu) -> u64 {
     cpu.cop0.count_sync.saturating_add(d)
 }
 
-/// Whether the last instruction asked the machine for a VU0 microprogram call or a VU1 start
-/// (serviced right after that instruction).
+/// Whether the last instruction asked the machine for a VU0 microprogram call, a VU1 start or a
+/// VU reset through FBRST (serviced right after that instruction).
 #[inline]
 pub(crate) fn vu_start_pending(cpu: &Cpu) -> bool {
-    cpu.vu0.pending_call.is_some() || cpu.vu0.pending_vu1_start.is_some()
+    cpu.vu0.pending_call.is_some()
+        || cpu.vu0.pending_vu1_start.is_some()
+        || cpu.vu0.pending_reset != 0
 }
 
 /// Run the reference interpreter with the same contract as [`Jit::run`] minus the early stops:

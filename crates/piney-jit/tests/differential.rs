@@ -243,11 +243,22 @@ fn alu_word(rng: &mut Rng) -> u32 {
                 let rs = [0, 2, 4, 6, 0x10, 0x10, 0x10, 0x14][rng.below(8) as usize];
                 0x11 << 26 | rs << 21 | (rng.u32() & 0x001f_ffff)
             }
-            _ if rng.chance(4) => match rng.below(3) {
+            _ if rng.chance(5) => match rng.below(4) {
                 // A VU start, which the machine services right after the instruction.
                 0 => 0x4a00_0038 | (rng.below(0x8000) as u32) << 6, // vcallms
                 1 => 0x4a00_d839,                                   // vcallmsr
-                _ => 0x48c0_f800 | rng.src() << 16,                 // ctc2 rt, CMSAR1
+                2 => 0x48c0_f800 | rng.src() << 16,                 // ctc2 rt, CMSAR1
+                // A COP2 move with the I bit, which waits while VU0 runs (the interlock):
+                // qmfc2.i, cfc2.i (a VI register), qmtc2.i, ctc2.i (a VI register).
+                _ => {
+                    let rs = [1, 2, 5, 6][rng.below(4) as usize];
+                    let reg = if rs == 2 || rs == 6 {
+                        rng.below(16) as u32
+                    } else {
+                        rng.below(32) as u32
+                    };
+                    0x12 << 26 | rs << 21 | rng.src() << 16 | reg << 11 | 1
+                }
             },
             _ => 0x12 << 26 | (rng.u32() & 0x03ff_ffff),
         };
@@ -542,6 +553,10 @@ fn initial_state(rng: &mut Rng, prog: &Program) -> (Cpu, TestBus) {
     }
     cpu.cycles = 1000 + rng.below(1000);
     cpu.cop0.count_sync = cpu.cycles;
+    // VU0 still running a microprogram for a while, for some seeds (the COP2 interlock).
+    if rng.chance(30) {
+        cpu.vu0.busy_until = cpu.cycles + rng.below(400);
+    }
     cpu.jump_to(CODE);
     let mut bus = TestBus {
         flat: FlatBus::new(MEM).mem,
@@ -579,9 +594,16 @@ impl HookSet for TestHooks {
 }
 
 /// What the machine side did, with the cycle count at which it did it (both engines must do the
-/// same things at the same times).
-#[derive(Debug, Default, PartialEq)]
-struct Log(Vec<(u64, u32, &'static str, u32)>);
+/// same things at the same times); and, for the interpreter's side only, how many COP2
+/// interlocks made an instruction wait (not compared).
+#[derive(Debug, Default)]
+struct Log(Vec<(u64, u32, &'static str, u32)>, usize);
+
+impl PartialEq for Log {
+    fn eq(&self, other: &Log) -> bool {
+        self.0 == other.0
+    }
+}
 
 impl Log {
     /// Run the hook at `cpu.pc` if there is one and it applies (the machine's `try_hook`): it
@@ -608,6 +630,8 @@ impl Log {
     fn service(&mut self, cpu: &mut Cpu) {
         if let Some(a) = cpu.vu0.pending_call.take() {
             self.0.push((cpu.cycles, cpu.cur_pc, "vu0 call", a));
+            // The machine runs the microprogram from now: VU0 is busy for its cycles.
+            cpu.vu0.busy_until = cpu.cycles + 40 + (a as u64 & 63);
         }
         if let Some(a) = cpu.vu0.pending_vu1_start.take() {
             self.0.push((cpu.cycles, cpu.cur_pc, "vu1 start", a));
@@ -629,7 +653,11 @@ fn interp_machine_run(
             continue;
         }
         bus.now = cpu.cycles;
+        let before = cpu.cycles;
         let r = piney_ee::interp::step(cpu, bus);
+        if cpu.cycles > before + 1 && cpu.cycles == cpu.vu0.busy_until {
+            log.1 += 1;
+        }
         log.service(cpu);
         r?;
     }
@@ -793,6 +821,7 @@ fn run_seeds_logged(
                 for e in log.0 {
                     *kinds.entry(e.2).or_default() += 1;
                 }
+                *kinds.entry("interlock waits").or_default() += log.1;
             }
             Err(e) => panic!("{e}"),
         }
@@ -810,7 +839,7 @@ fn random_programs_agree() {
     let (jit, kinds) = run_seeds_logged(0..2000, KillSwitches::default());
     // Hooks were reached and VU starts were asked for, on the recompiler's side too (the logs
     // agree).
-    for k in ["hook", "vu0 call", "vu1 start"] {
+    for k in ["hook", "vu0 call", "vu1 start", "interlock waits"] {
         assert!(kinds.get(k).is_some_and(|&n| n > 20), "{k}: {kinds:?}");
     }
     let s = jit.stats();

@@ -10,12 +10,16 @@
 //!   PATH1, then PATH2, then PATH3. PATH3 is masked (MSKPATH3 from VIF1, or GIF_MODE.M3R) only at a
 //!   packet boundary. In intermittent mode (GIF_MODE.IMT) PATH3 IMAGE data gives the GIF up every
 //!   8 qwords to a waiting PATH1, or to PATH2 unless PATH2's data came from DIRECTHL.
-//! - PATH1 takes time: VU1's XGKICK queues the whole packet at once, but the GIF moves PATH1 qwords
-//!   to the GS only as [`Gif::path1_release`] allows; the machine releases them on timed
-//!   [`crate::scheduler::Event::Path1`] events at [`PATH1_CYCLES_PER_QWORD`], in slices of
-//!   [`PATH1_SLICE_QWORDS`] ([`crate::bus::EeBus::path1_step`]). PATH1 asks for the GIF when its
-//!   packet is queued; once granted it holds the GIF (GIF_STAT.APATH = 1, OPH) until its EOP
-//!   tag's data has crossed, so PATH2 and PATH3 wait, as on the console.
+//! - PATH1 takes time. VU1 runs a microprogram to its end at once, so its XGKICKs are timed: the
+//!   runner hands each packet over with the VU cycles from the run's start to the XGKICK
+//!   ([`Gif::push_path1_after`]), the start's EE cycle anchors them ([`Gif::path1_anchor`]), and a
+//!   packet reaches PATH1's queue only when the EE clock gets there ([`Gif::path1_arrive`], from
+//!   the timed [`crate::scheduler::Event::Path1`]). Once queued, the GIF moves PATH1 qwords to
+//!   the GS only as [`Gif::path1_release`] allows; the machine releases them at
+//!   [`PATH1_CYCLES_PER_QWORD`], in slices of [`PATH1_SLICE_QWORDS`]
+//!   ([`crate::bus::EeBus::path1_step`]). PATH1 asks for the GIF when its packet is queued; once
+//!   granted it holds the GIF (GIF_STAT.APATH = 1, OPH) until its EOP tag's data has crossed, so
+//!   PATH2 and PATH3 wait, as on the console.
 //! - The GS's local->host data (TRXDIR = 1) comes back through the sink ([`GsSink::read_image`]),
 //!   for VIF1's FIFO when STAT.FDR turns it round; GIF_STAT.DIR (bit 12) reads 1 while some waits.
 //! - Writes to SIGNAL (0x60), FINISH (0x61) and LABEL (0x62) are the GS privileged-register events:
@@ -215,6 +219,13 @@ pub struct Gif {
     fifo_fill: usize,
     /// PATH1 qwords whose transfer time has passed: the GIF may take that many from PATH1's queue.
     p1_ready: usize,
+    /// XGKICKed packets of a VU1 run not yet anchored in time: (VU cycles after the run's start,
+    /// the packet).
+    p1_staged: Vec<(u64, Vec<u128>)>,
+    /// XGKICKed packets waiting for their EE cycle, in order: (cycle, the packet).
+    p1_timed: VecDeque<(u64, Vec<u128>)>,
+    /// PATH1 qwords whose transfer is under way (the slice the pending PATH1 event lets cross).
+    p1_inflight: usize,
 }
 
 impl Default for Gif {
@@ -256,6 +267,9 @@ impl Gif {
             fifo_acc: [0; 4],
             fifo_fill: 0,
             p1_ready: 0,
+            p1_staged: Vec::new(),
+            p1_timed: VecDeque::new(),
+            p1_inflight: 0,
         }
     }
 
@@ -293,6 +307,54 @@ impl Gif {
         )
     }
 
+    /// An XGKICKed packet for PATH1, issued `vu_cycles` after the start of the VU1 run that kicks
+    /// it; it waits until [`Gif::path1_anchor`] gives that start's EE cycle.
+    pub fn push_path1_after(&mut self, vu_cycles: u64, data: &[u128]) {
+        self.p1_staged.push((vu_cycles, data.to_vec()));
+    }
+
+    /// The VU1 run whose packets are staged started at EE cycle `start`. VU1 runs at the EE
+    /// core's clock (294.912 MHz; PCSX2 likewise advances VU1 by the EE cycles elapsed,
+    /// `cpuRegs.cycle - VU1.cycle`), so a VU cycle is an EE cycle: each packet is due at
+    /// `start + vu_cycles`.
+    pub fn path1_anchor(&mut self, start: u64) {
+        for (after, data) in self.p1_staged.drain(..) {
+            let at = start.saturating_add(after);
+            // Later runs start after earlier ones end: the queue stays in time order, but keep
+            // it so whatever the caller does.
+            let pos = self.p1_timed.partition_point(|&(t, _)| t <= at);
+            self.p1_timed.insert(pos, (at, data));
+        }
+    }
+
+    /// Queue on PATH1 the XGKICKed packets due by EE cycle `now`, then pump. Returns whether any
+    /// came.
+    pub fn path1_arrive(&mut self, now: u64) -> bool {
+        let mut any = false;
+        while self.p1_timed.front().is_some_and(|&(t, _)| t <= now) {
+            if let Some((_, data)) = self.p1_timed.pop_front() {
+                self.queues[path::P1].extend(data);
+                any = true;
+            }
+        }
+        if any {
+            self.pump();
+        }
+        any
+    }
+
+    /// Drop the XGKICKed packets due after EE cycle `now` (VU1 was reset before it reached
+    /// those XGKICKs).
+    pub fn path1_drop_after(&mut self, now: u64) {
+        self.p1_staged.clear();
+        self.p1_timed.retain(|&(t, _)| t <= now);
+    }
+
+    /// The EE cycle at which the next XGKICKed packet is due, if one waits.
+    pub fn path1_next_arrival(&self) -> Option<u64> {
+        self.p1_timed.front().map(|&(t, _)| t)
+    }
+
     /// PATH1 qwords queued whose transfer time has not yet passed.
     pub fn path1_backlog(&self) -> usize {
         self.queues[path::P1].len().saturating_sub(self.p1_ready)
@@ -319,9 +381,12 @@ impl Gif {
         PATH3_FIFO_QWORDS.saturating_sub(self.queues[path::P3].len())
     }
 
-    /// Whether a path has nothing queued and is not inside a packet.
+    /// Whether a path has nothing queued and is not inside a packet (PATH1: and no XGKICKed
+    /// packet waits for its time).
     pub fn path_idle(&self, p: usize) -> bool {
-        self.queues[p].is_empty() && !self.paths[p].in_packet
+        self.queues[p].is_empty()
+            && !self.paths[p].in_packet
+            && (p != path::P1 || self.p1_staged.is_empty() && self.p1_timed.is_empty())
     }
 
     /// Whether PATH3 is masked (MSKPATH3 or GIF_MODE.M3R).
@@ -594,7 +659,9 @@ impl Gif {
     }
 
     /// GIF_STAT: M3R 0, M3P 1, IMT 2, PSE 3, IP3 5, P3Q 6, P2Q 7, P1Q 8, OPH 9, APATH 10-11,
-    /// DIR 12 (local->host data waits in the GS), FQC 24-28.
+    /// DIR 12 (local->host data waits in the GS), FQC 24-28. OPH ("output path": data goes
+    /// through the GIF) also reads 1 while a GS->host download waits to go out through VIF1
+    /// (PCSX2 sets OPH with the GS->host direction and clears it when the download is done).
     pub fn stat(&self) -> u32 {
         let mut s = self.mode & 1;
         s |= (self.mskpath3 as u32) << 1;
@@ -604,11 +671,13 @@ impl Gif {
         s |= (!self.queues[path::P3].is_empty() as u32) << 6;
         s |= (!self.queues[path::P2].is_empty() as u32) << 7;
         s |= (!self.queues[path::P1].is_empty() as u32) << 8;
+        let download = self.sink.readback_qwords() > 0;
         if let Some(p) = self.owner {
             s |= 1 << 9;
             s |= (p as u32 + 1) << 10;
         }
-        s |= ((self.sink.readback_qwords() > 0) as u32) << 12;
+        s |= (download as u32) << 9;
+        s |= (download as u32) << 12;
         s |= (self.queues[path::P3].len().min(16) as u32) << 24;
         s
     }
@@ -635,28 +704,50 @@ impl Gif {
 }
 
 impl crate::bus::EeBus {
-    /// Make sure a PATH1 transfer with qwords still to cross has its next timed step.
+    /// Queue the XGKICKed packets due by now; make sure a PATH1 transfer with qwords still to
+    /// cross has its next timed step, or, with none, that the next XGKICKed packet has one at its
+    /// time.
     pub fn path1_schedule(&mut self) {
+        use crate::scheduler::Event;
+        // A VU1 run started at this cycle (a CMSAR1 write, see `EeBus::vu1_start`) left its
+        // XGKICKs staged: the sync that follows the start anchors them at it.
+        self.gif.path1_anchor(self.now);
+        self.gif.path1_arrive(self.now);
         let backlog = self.gif.path1_backlog();
-        if backlog > 0 && self.sched.due_of(crate::scheduler::Event::Path1).is_none() {
-            let slice = backlog.min(PATH1_SLICE_QWORDS) as u64;
-            self.sched.schedule_at(
-                self.now + slice * PATH1_CYCLES_PER_QWORD,
-                crate::scheduler::Event::Path1,
-            );
+        let due = self.sched.due_of(Event::Path1);
+        if backlog > 0 {
+            // A step that only waits for a packet (nothing in flight) gives way to the slice.
+            if due.is_none() || self.gif.p1_inflight == 0 {
+                self.sched.cancel(Event::Path1);
+                let slice = backlog.min(PATH1_SLICE_QWORDS);
+                self.gif.p1_inflight = slice;
+                self.sched.schedule_at(
+                    self.now + slice as u64 * PATH1_CYCLES_PER_QWORD,
+                    Event::Path1,
+                );
+            }
+        } else if let Some(at) = self.gif.path1_next_arrival()
+            && due.is_none_or(|d| d > at)
+        {
+            // No qword under way: the pending step (if any) only waits for a packet.
+            self.gif.p1_inflight = 0;
+            self.sched.cancel(Event::Path1);
+            self.sched.schedule_at(at, Event::Path1);
         }
     }
 
-    /// One timed step of PATH1: a slice of qwords has crossed since the last step, if PATH1 held
-    /// the GIF (or could take it at a packet boundary; PATH1 has the highest priority). While
-    /// another path holds the GIF in mid-packet, PATH1 waits and nothing crosses.
+    /// One timed step of PATH1: the slice of qwords under way has crossed since the last step, if
+    /// PATH1 held the GIF (or could take it at a packet boundary; PATH1 has the highest
+    /// priority). While another path holds the GIF in mid-packet, PATH1 waits and nothing
+    /// crosses. Then the XGKICKed packets due now join PATH1's queue (behind what is left).
     pub fn path1_step(&mut self) {
         self.gif.pump();
         let owner = self.gif.active_path();
+        let slice = std::mem::take(&mut self.gif.p1_inflight);
         if owner == Some(path::P1) {
-            let slice = self.gif.path1_backlog().min(PATH1_SLICE_QWORDS);
             self.gif.path1_release(slice);
         }
+        self.gif.path1_arrive(self.now);
         if self.gif.path_idle(path::P1) {
             // The GIF is free for PATH2/PATH3 (and a VIF1 FLUSH waiting on PATH1).
             self.dmac_kick(crate::dmac::ch::GIF);
@@ -771,5 +862,74 @@ mod tests {
         m.run_events_until(1040).unwrap();
         assert_eq!(log.lock().unwrap().len(), 19);
         assert_eq!(apath(&m.bus.gif), 0, "PATH1 done after 20 x 2 cycles");
+    }
+
+    #[test]
+    fn timed_packets_wait_for_their_cycle_and_a_vu1_reset_drops_the_later_ones() {
+        let (sink, log) = RecordingSink::new();
+        let mut g = Gif::new(Box::new(sink));
+        // Three XGKICKs of one run, at VU cycles 0, 50 and 90; the run started at EE cycle 200.
+        g.push_path1_after(50, &[ad_tag(1, true), ad(0x4c, 2)]);
+        g.push_path1_after(0, &[ad_tag(1, true), ad(0x4c, 1)]);
+        g.push_path1_after(90, &[ad_tag(1, true), ad(0x4c, 3)]);
+        assert!(!g.path_idle(path::P1), "staged packets keep PATH1 busy");
+        assert_eq!(g.path1_next_arrival(), None, "not anchored yet");
+        g.path1_anchor(200);
+        assert_eq!(g.path1_next_arrival(), Some(200), "in time order");
+        assert!(!g.path1_arrive(199));
+        assert_eq!(
+            (g.stat() >> 8) & 1,
+            0,
+            "P1Q: nothing asked before its cycle"
+        );
+        assert!(g.path1_arrive(249));
+        assert_eq!((g.stat() >> 8) & 1, 1, "P1Q");
+        g.path1_release_all();
+        assert_eq!(*log.lock().unwrap(), vec![Reg(0x4c, 1)]);
+        // VU1 reset at 260: the XGKICK at 290 never happens; the one at 250 did.
+        g.path1_drop_after(260);
+        assert!(g.path1_arrive(260));
+        g.path1_release_all();
+        assert_eq!(*log.lock().unwrap(), vec![Reg(0x4c, 1), Reg(0x4c, 2)]);
+        assert!(g.path_idle(path::P1));
+        assert_eq!(g.path1_next_arrival(), None);
+    }
+
+    #[test]
+    fn oph_reads_set_while_a_download_waits() {
+        use piney_ee::Bus;
+        let mut m = Machine::new(Box::new(std::io::sink()));
+        // A 4x8 PSMCT32 rectangle at block 0x80 (BITBLTBUF, TRXPOS, TRXREG), then TRXDIR = 1:
+        // a local->host transfer of 8 qwords (GS User's Manual).
+        for q in [
+            ad_tag(4, true),
+            ad(0x50, (0x80 | 1 << 16) << 32 | (0x80 | 1 << 16)),
+            ad(0x51, 0),
+            ad(0x52, 4 | 8 << 32),
+            ad(0x53, 1),
+        ] {
+            m.bus.write128(0x1000_6000, q).unwrap();
+        }
+        let stat = m.bus.read32(GIF_STAT).unwrap();
+        assert_ne!(stat & 1 << 12, 0, "DIR: the download waits in the GS");
+        assert_ne!(stat & 1 << 9, 0, "OPH during the download");
+        // VIF1's FIFO turned round (STAT.FDR), DMA channel 1 takes the 8 qwords to memory.
+        m.bus.write32(0x1000_3c00, 1 << 23).unwrap();
+        m.bus.write32(0x1000_e000, 1).unwrap();
+        m.bus.write32(0x1000_9010, 0x2000).unwrap();
+        m.bus.write32(0x1000_9020, 8).unwrap();
+        m.bus.write32(0x1000_9000, 0x100).unwrap();
+        m.run_events_until(1000).unwrap();
+        assert_eq!(
+            m.bus.read32(0x1000_9000).unwrap() & 0x100,
+            0,
+            "channel 1 done"
+        );
+        let stat = m.bus.read32(GIF_STAT).unwrap();
+        assert_eq!(
+            stat & (1 << 12 | 1 << 9),
+            0,
+            "DIR and OPH clear once it is done"
+        );
     }
 }

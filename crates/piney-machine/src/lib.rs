@@ -327,10 +327,7 @@ impl Machine {
                 self.service_exception(e)?;
                 machine_ran = true;
             }
-            if self.cpu.vu0.pending_call.is_some()
-                || self.cpu.vu0.pending_vu1_start.is_some()
-                || self.bus.vif[0].vu0_request.is_some()
-            {
+            if self.cop2_service_due() {
                 self.service_cop2()?;
                 machine_ran = true;
             }
@@ -384,6 +381,9 @@ impl Machine {
             Event::Ipu => self.bus.ipu_event(),
             Event::Vu0Done => self.vu0_done(),
             Event::Path1 => self.path1_event(),
+        }
+        if self.bus.vif[1].vu1_started {
+            self.note_vif1_vu1_start();
         }
         self.update_interrupt_lines();
         Ok(())

@@ -10,7 +10,10 @@
 //!   for how many EE cycles it stays busy. VU0's registers are COP2's, which only the machine
 //!   reaches: VIF0 leaves a start request ([`Vif::vu0_request`]) and decodes nothing more until the
 //!   machine has run VU0 (through the same code as VCALLMS) and set [`Vif::vu_busy_until`]; a
-//!   later MSCAL/FLUSHE waits (STAT.VEW) until then. DIRECT/DIRECTHL hand qwords to GIF PATH2.
+//!   later MSCAL/FLUSHE waits (STAT.VEW) until then. A VIF1 start is flagged
+//!   ([`Vif::vu1_started`]) for the machine to mark VU1 busy in COP2's VPU-STAT (bit 8); the
+//!   XGKICKs of the run reach PATH1 at their own cycles (see [`crate::gif`]). DIRECT/DIRECTHL
+//!   hand qwords to GIF PATH2.
 //! - VIF1's FIFO turns round for a GS->host download: STAT.FDR (bit 23, the one writable STAT bit)
 //!   set, the FIFO gives the GS's local->host data to the EE (a 128-bit read of 0x1000_5000) or to
 //!   DMA channel 1 with CHCR.DIR = 0; FQC then counts the qwords waiting (at most 16).
@@ -65,7 +68,10 @@ pub trait VuExec: Send {
     /// Start VU `unit` (0 or 1) at instruction index `pc` (`None`: continue where it stopped, for
     /// MSCNT) with the VIF's TOP and ITOP; the VU may kick GIF packets to `gif` (PATH1) and reads
     /// and writes `vu_mem` (the bus's window: VU0 micro 0x0000, data 0x4000; VU1 micro 0x8000, data
-    /// 0xc000). Returns how many EE cycles the VU stays busy.
+    /// 0xc000). Returns how many EE cycles the VU stays busy. A runner that times its XGKICKs
+    /// stages them ([`Gif::push_path1_after`]); the start's EE cycle anchors them
+    /// ([`Gif::path1_anchor`]: the VIF's start, or the bus's next sync, which follows a start at
+    /// the same cycle).
     ///
     /// VIF0's starts come here only when [`VuExec::runs_vu0`] says so (a test double); otherwise
     /// the machine runs VU0 with COP2's registers.
@@ -138,12 +144,16 @@ struct Vu1Host<'a> {
     gif: &'a mut Gif,
     top: u32,
     itop: u32,
+    /// VU1's cycle count when the run started (XGKICKs are timed from it).
+    start_cycle: u64,
 }
 
 impl piney_vu::VuHost for Vu1Host<'_> {
     /// XGKICK: the GIF packet at `addr` goes to PATH1, tag by tag until the EOP tag's data (at
-    /// most one pass over the 16 KiB data memory; addresses wrap).
-    fn xgkick(&mut self, data: &[u8], addr: u32) {
+    /// most one pass over the 16 KiB data memory; addresses wrap), taken as memory holds it at
+    /// the XGKICK. It reaches PATH1 at the XGKICK's time: the VU cycles since the run's start,
+    /// anchored by the caller at the start's EE cycle ([`Gif::path1_anchor`]).
+    fn xgkick(&mut self, data: &[u8], addr: u32, cycle: u64) {
         let n = (data.len() / 16).max(1);
         let qw = |i: usize| {
             let o = (i % n) * 16;
@@ -174,7 +184,8 @@ impl piney_vu::VuHost for Vu1Host<'_> {
                 break;
             }
         }
-        self.gif.push(gif::path::P1, &out);
+        self.gif
+            .push_path1_after(cycle.saturating_sub(self.start_cycle), &out);
     }
     fn vif1_top(&mut self) -> u16 {
         self.top as u16
@@ -204,12 +215,13 @@ impl VuExec for MicroVu {
         let vu = &mut self.vu1;
         vu.micro.copy_from_slice(&io.vu_mem[0x8000..0xc000]);
         vu.data.copy_from_slice(&io.vu_mem[0xc000..0x1_0000]);
+        let before = vu.cycle;
         let mut host = Vu1Host {
             gif: io.gif,
             top,
             itop,
+            start_cycle: before,
         };
-        let before = vu.cycle;
         let stop = match pc {
             // MSCAL's immediate counts 64-bit instructions.
             Some(p) => vu.run(p * 8, &mut host, VU_MAX_CYCLES),
@@ -340,6 +352,8 @@ pub struct Vif {
     pub vu0_request: Option<Option<u32>>,
     /// VIF1: the qword a FIFO read (0x1000_5000) took from the GS, for the reads of its other words.
     pub read_latch: u128,
+    /// VIF1 started VU1 and the machine has not yet marked it busy in COP2's VPU-STAT (bit 8).
+    pub vu1_started: bool,
 }
 
 impl Vif {
@@ -371,6 +385,7 @@ impl Vif {
             kick: false,
             vu0_request: None,
             read_latch: 0,
+            vu1_started: false,
         }
     }
 
@@ -639,6 +654,9 @@ impl Vif {
         };
         let cycles = ctx.vu.start(self.unit, pc, self.top, self.itop, io)?;
         self.vu_busy_until = ctx.now + cycles;
+        self.vu1_started = self.unit == 1;
+        // The run's XGKICKs reach PATH1 at their times from now (the bus's next sync queues them).
+        ctx.gif.path1_anchor(ctx.now);
         ctx.gif.pump();
         Ok(())
     }

@@ -808,10 +808,11 @@ pub fn ibgez(vu: &mut Vu, _h: &mut dyn VuHost, w: u32) -> LResult {
 
 // ---------------------------------------------------------------- lower: VU1 interface
 
-/// Lower `xgkick is`: the GIF packet at quadword `VI[is]` of VU1 data memory goes to PATH1.
+/// Lower `xgkick is`: the GIF packet at quadword `VI[is]` of VU1 data memory goes to PATH1, from
+/// the cycle this pair issues (`vu.cycle` holds it while the pair executes).
 pub fn xgkick(vu: &mut Vu, h: &mut dyn VuHost, w: u32) -> LResult {
     let addr = (vu.vi(Fields::of(w).fs) as u32 & 0x3FF) * 16;
-    h.xgkick(&vu.data, addr);
+    h.xgkick(&vu.data, addr, vu.cycle);
     Ok(())
 }
 /// Lower `xtop it`: VIF1 TOP (10 bits).

@@ -98,8 +98,10 @@ pub enum Stop {
 /// What a VU needs from the machine around it. Every method has a do-nothing default.
 pub trait VuHost {
     /// XGKICK (VU1): send the GIF packet at byte `addr` of VU1 data memory (`data`) down PATH1.
-    fn xgkick(&mut self, data: &[u8], addr: u32) {
-        let _ = (data, addr);
+    /// `cycle` is the unit's [`Vu::cycle`] at which the XGKICK issues (its pair's stalls
+    /// included): the host subtracts the cycle the run started at to time the transfer.
+    fn xgkick(&mut self, data: &[u8], addr: u32, cycle: u64) {
+        let _ = (data, addr, cycle);
     }
     /// XTOP (VU1): VIF1's TOP register.
     fn vif1_top(&mut self) -> u16 {

@@ -311,11 +311,14 @@ fn efu_results_arrive_after_their_latency() {
 #[derive(Default)]
 struct FakeHost {
     kicks: Vec<(u32, Vec<u32>)>,
+    /// The cycle each XGKICK issued at.
+    kick_cycles: Vec<u64>,
     window_writes: Vec<(u32, [u32; 4], u8)>,
 }
 
 impl VuHost for FakeHost {
-    fn xgkick(&mut self, data: &[u8], addr: u32) {
+    fn xgkick(&mut self, data: &[u8], addr: u32, cycle: u64) {
+        self.kick_cycles.push(cycle);
         let words = (0..4)
             .map(|i| {
                 let at = (addr + 4 * i) as usize;
@@ -361,6 +364,31 @@ fn xgkick_xtop_through_the_host() {
     );
     // TOP and ITOP are 10 bits.
     assert_eq!((vu.vi(2), vu.vi(3)), (0x234, 0x3ff));
+    // The third pair, no stall before it: it issued at cycle 2.
+    assert_eq!(host.kick_cycles, vec![2]);
+}
+
+#[test]
+fn xgkick_reports_the_cycle_it_issues_at_stalls_included() {
+    let mut host = FakeHost::default();
+    // The SQ reads VF2, which the ADD at cycle 0 writes back 4 cycles later: the SQ's pair waits
+    // until cycle 4, so the XGKICK after it issues at 5, and a second one at 6.
+    let (_, stop) = run_with(
+        Unit::Vu1,
+        &format!(
+            "add.xyzw vf2, vf1, vf1 iaddiu vi1, vi0, 0x10\n\
+             nop sq.xyzw vf2, 0(vi1)\n\
+             nop xgkick vi1\n\
+             nop xgkick vi0\n\
+             {EXIT}"
+        ),
+        &mut host,
+        |vu| vu.regs.vf[1] = [0x3f80_0000; 4],
+    );
+    assert!(matches!(stop, Stop::Ended { .. }), "{stop:?}");
+    assert_eq!(host.kick_cycles, vec![5, 6]);
+    // The packet the first kick saw is the stored sum (2.0 in every lane).
+    assert_eq!(host.kicks[0], (0x100, vec![0x4000_0000; 4]));
 }
 
 #[test]

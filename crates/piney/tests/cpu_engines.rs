@@ -16,7 +16,17 @@ fn root() -> PathBuf {
 
 #[test]
 fn guest_programs_print_the_same_on_both_engines() {
-    for name in ["bench_compute", "alu", "mmi", "fpu", "threads", "intr"] {
+    for name in [
+        "bench_compute",
+        "alu",
+        "mmi",
+        "fpu",
+        "threads",
+        "intr",
+        "cop2_interlock",
+        "vif0_mscal",
+        "path1_timing",
+    ] {
         let elf = root().join(format!("tests/guest/{name}.elf"));
         let run = |cpu: &str| {
             let o = piney()

@@ -157,6 +157,7 @@ guest_tests!(
     branch,
     control,
     cop0,
+    cop2_interlock,
     fpu,
     hello,
     intr,

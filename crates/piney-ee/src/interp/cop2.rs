@@ -703,17 +703,35 @@ pub fn vcallmsr(cpu: &mut Cpu, _: &mut dyn Bus, _: u32) -> R {
     Ok(())
 }
 
-/// QMFC2.I/.NI rt, fd: the whole VF register into the 128-bit GPR (the interlock bit only
-/// affects timing).
+/// The COP2 interlock of the moves with the I bit (bit 0 of QMFC2.I, QMTC2.I, CFC2.I, CTC2.I):
+/// the EE waits until VU0's microprogram has ended before it moves anything (EE Core
+/// Instruction Set Manual; PCSX2 waits for VU0 there too). The machine runs a microprogram to
+/// its end when it starts it and sets `vu0.busy_until` to the cycle it ends at, so the wait is
+/// the cycle count moving there; the values moved are then the finished program's. The .NI
+/// forms do not wait. (An M bit that releases the interlock early is not modelled: the wait
+/// lasts to the end.)
+#[inline]
+fn interlock(cpu: &mut Cpu, w: u32) {
+    if w & 1 != 0 && cpu.vu0.busy_until > cpu.cycles {
+        cpu.cycles = cpu.vu0.busy_until;
+        // VU0 has ended: VPU-STAT bit 0 reads clear from now on (the machine's end-of-VU0
+        // event, due at this same cycle, finds it so).
+        cpu.vu0.vi[ctrl::VPU_STAT] &= !1;
+    }
+}
+
+/// QMFC2.I/.NI rt, fd: the whole VF register into the 128-bit GPR (.I: after the interlock).
 pub fn qmfc2(cpu: &mut Cpu, _: &mut dyn Bus, w: u32) -> R {
     usable(cpu)?;
+    interlock(cpu, w);
     cpu.set128(rt(w), vf_to_u128(cpu.vu0.vf[fs(w)]));
     Ok(())
 }
 
-/// QMTC2.I/.NI rt, fd.
+/// QMTC2.I/.NI rt, fd (.I: after the interlock).
 pub fn qmtc2(cpu: &mut Cpu, _: &mut dyn Bus, w: u32) -> R {
     usable(cpu)?;
+    interlock(cpu, w);
     let r = fs(w);
     if r != 0 {
         cpu.vu0.vf[r] = u128_to_vf(cpu.gpr[rt(w)]);
@@ -760,30 +778,41 @@ pub fn write_ctrl(cpu: &mut Cpu, n: usize, v: u32) {
             cpu.vu0.vi[n] = v & 0xffff;
             cpu.vu0.pending_vu1_start = Some(v & 0xffff);
         }
-        // FBRST bit 1 (RS0) resets VU0: its flags and its running state. Bit 9 (RS1) resets
-        // VU1, whose state lives in the machine. FBRST itself reads zero.
-        ctrl::FBRST if v & 2 != 0 => {
-            for r in [ctrl::STATUS, ctrl::MAC, ctrl::CLIP] {
-                cpu.vu0.vi[r] = 0;
+        // FBRST bit 1 (RS0) resets VU0: its flags and its running state (VPU-STAT bits 0-7).
+        // Bit 9 (RS1) resets VU1: VPU-STAT bits 8-15. The machine, which owns VU1 and the
+        // VIFs, ends what waited on the VU (VIF0/VIF1's STAT.VEW, as PCSX2's reset does).
+        // FBRST itself reads zero.
+        ctrl::FBRST => {
+            if v & 2 != 0 {
+                for r in [ctrl::STATUS, ctrl::MAC, ctrl::CLIP] {
+                    cpu.vu0.vi[r] = 0;
+                }
+                cpu.vu0.vi[ctrl::VPU_STAT] &= !0xff;
+                cpu.vu0.pending_call = None;
+                cpu.vu0.busy_until = 0;
             }
-            cpu.vu0.vi[ctrl::VPU_STAT] &= !0xff;
-            cpu.vu0.pending_call = None;
+            if v & 0x200 != 0 {
+                cpu.vu0.vi[ctrl::VPU_STAT] &= !0xff00;
+            }
+            cpu.vu0.pending_reset |= v & 0x202;
         }
         // VI0, MAC, TPC, VPU-STAT and the reserved registers ignore writes.
         _ => {}
     }
 }
 
-/// CFC2.I/.NI rt, id: sign-extended into the low 64 bits.
+/// CFC2.I/.NI rt, id: sign-extended into the low 64 bits (.I: after the interlock).
 pub fn cfc2(cpu: &mut Cpu, _: &mut dyn Bus, w: u32) -> R {
     usable(cpu)?;
+    interlock(cpu, w);
     cpu.set32(rt(w), read_ctrl(cpu, fs(w)));
     Ok(())
 }
 
-/// CTC2.I/.NI rt, id.
+/// CTC2.I/.NI rt, id (.I: after the interlock).
 pub fn ctc2(cpu: &mut Cpu, _: &mut dyn Bus, w: u32) -> R {
     usable(cpu)?;
+    interlock(cpu, w);
     let v = cpu.r32(rt(w));
     write_ctrl(cpu, fs(w), v);
     Ok(())
