@@ -270,12 +270,7 @@ pub fn ctrl(
 fn status_line(m: &mut Machine, s: &FrameSyms, tick: u32) -> Result<String, MachineError> {
     let count = field(m, s, sys_field::COUNT)?;
     let rate = field(m, s, sys_field::FRAME_RATE)? as i32;
-    let mut tasks = 0;
-    let mut t = guest::rd32(m, s.tscb_top, "tscbTop")?;
-    while t != 0 && tasks < 1 << 16 {
-        tasks += 1;
-        t = guest::rd32(m, t + 0x34, "the task list")?;
-    }
+    let tasks = crate::tasks::task_list(m, s.tscb_top)?.len();
     let mode = guest::rd8(m, s.cc_pads + PAD_MODE, "ccPads")?;
     let direct = guest::rd16(m, s.cc_pads + PAD_DIRECT, "ccPads")?;
     let timeouts = field(m, s, sys_field::PATH_TIMEOUTS)?;

@@ -92,37 +92,6 @@ pub enum Resume {
 }
 
 impl Resume {
-    /// Every resume point, in number order.
-    pub const ALL: [Resume; 27] = [
-        Resume::ThControlWoken,
-        Resume::ThControlWalked,
-        Resume::ThControlMainWoken,
-        Resume::WalkStarted,
-        Resume::WalkStage2Callback,
-        Resume::WalkTerminated,
-        Resume::WalkStage3Callback,
-        Resume::WalkDeleted,
-        Resume::WalkFreedStack,
-        Resume::WalkFreedRecord,
-        Resume::WalkResumed,
-        Resume::WalkWoke,
-        Resume::BreathWoken,
-        Resume::BreathHeld,
-        Resume::GoCreated,
-        Resume::GoStarted,
-        Resume::CtrlPath,
-        Resume::CtrlVsync,
-        Resume::CtrlScreenMode,
-        Resume::CtrlFlushed,
-        Resume::CtrlSwapped,
-        Resume::CtrlSent,
-        Resume::CtrlPadRead,
-        Resume::CtrlPadTicked,
-        Resume::VsyncSignalled,
-        Resume::PadCtrlReqState,
-        Resume::PadCtrlSent,
-    ];
-
     /// Its guest address.
     pub fn addr(self) -> u32 {
         RESUME_BASE + 8 * self as u32
@@ -249,21 +218,6 @@ pub fn print(m: &mut Machine, text: &str) {
     m.bus.out.extend_from_slice(text.as_bytes());
 }
 
-/// A NUL-terminated guest string (at most 256 bytes), lossy.
-pub fn string(m: &mut Machine, addr: u32) -> String {
-    let mut out = Vec::new();
-    for i in 0..256 {
-        let Ok(b) = m.bus.read8(addr.wrapping_add(i)) else {
-            break;
-        };
-        if b == 0 {
-            break;
-        }
-        out.push(b);
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 /// Bytes of the frame [`push_frame`] makes: `$ra`, `$s0`, `$s1`, 16 bytes each (whole
 /// registers: the R5900's are 128 bits).
 const FRAME: u32 = 48;
@@ -344,16 +298,6 @@ pub fn thread_id(m: &Machine) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn resume_points_are_distinct_words_in_the_reserved_page() {
-        for (i, r) in Resume::ALL.iter().enumerate() {
-            assert_eq!(*r as usize, i, "{r:?} is listed out of order in ALL");
-            let a = r.addr();
-            assert_eq!(a % 8, 0);
-            assert!((RESUME_BASE..RESUME_BASE + 0x1000).contains(&a), "{r:?}");
-        }
-    }
 
     #[test]
     fn a_frame_keeps_whole_registers_and_the_stack_pointer() {

@@ -593,3 +593,30 @@ fn act_ctrl(
         Some(other) => unreachable!("ccPad_ActCtrl does not resume at {other:?}"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::guest::RESUME_BASE;
+
+    /// Each resume point belongs to one native (two sharing one would overwrite each other's
+    /// hook) and is a distinct word in piney's page of kernel RAM.
+    #[test]
+    fn resume_points_are_owned_once_and_lie_in_the_reserved_page() {
+        let mut seen = std::collections::HashMap::new();
+        for n in NATIVES {
+            for r in n.resumes {
+                if let Some(other) = seen.insert(r.addr(), n.name) {
+                    panic!("{r:?} is listed by both {other} and {}", n.name);
+                }
+                assert!(
+                    (RESUME_BASE..RESUME_BASE + 0x1000).contains(&r.addr()),
+                    "{r:?}"
+                );
+                assert_eq!(r.addr() % 8, 0);
+            }
+        }
+        // Every one of the Resume enum's 27 points has its native.
+        assert_eq!(seen.len(), 27);
+    }
+}

@@ -131,6 +131,8 @@ enum Walk {
     Examine,
     /// Stage 2's callback ran: terminate.
     Terminate,
+    /// Terminated: stage 3 comes at the next walk.
+    Terminated,
     /// Stage 3's callback ran: delete the thread.
     Delete,
     /// Unlinked and the thread deleted: free the stack.
@@ -153,11 +155,7 @@ pub fn walk(m: &mut Machine, s: &TaskSyms, at: Option<Resume>) -> Result<HookRes
         }
         Some(Resume::WalkStarted) | Some(Resume::WalkWoke) => Walk::Next,
         Some(Resume::WalkStage2Callback) => Walk::Terminate,
-        Some(Resume::WalkTerminated) => {
-            let t = guest::get(m, reg::S1);
-            guest::wr8(m, t + tscb::DEL, DEL_FREE as u8, WHAT)?;
-            Walk::Next
-        }
+        Some(Resume::WalkTerminated) => Walk::Terminated,
         Some(Resume::WalkStage3Callback) => Walk::Delete,
         Some(Resume::WalkDeleted) => Walk::Unlinked,
         Some(Resume::WalkFreedStack) => {
@@ -223,12 +221,13 @@ pub fn walk(m: &mut Machine, s: &TaskSyms, at: Option<Resume>) -> Result<HookRes
                     [id, 0, 0, 0],
                     Resume::WalkTerminated,
                 )? {
-                    Some(_) => {
-                        guest::wr8(m, t + tscb::DEL, DEL_FREE as u8, WHAT)?;
-                        Walk::Next
-                    }
+                    Some(_) => Walk::Terminated,
                     None => return Ok(HookResult::Continue),
                 }
+            }
+            Walk::Terminated => {
+                guest::wr8(m, t + tscb::DEL, DEL_FREE as u8, WHAT)?;
+                Walk::Next
             }
             Walk::Delete => {
                 let id = tid(m, t)?;
@@ -279,38 +278,55 @@ pub fn walk(m: &mut Machine, s: &TaskSyms, at: Option<Resume>) -> Result<HookRes
     }
 }
 
+/// The task records in list order, from `tscbTop` along `link`. A list that does not end (a
+/// loop in its links) is an error.
+pub(crate) fn task_list(m: &mut Machine, tscb_top: u32) -> Result<Vec<u32>, MachineError> {
+    let mut out = Vec::new();
+    let mut t = guest::rd32(m, tscb_top, "tscbTop")?;
+    while t != 0 {
+        if out.len() >= 1 << 16 {
+            return Err(MachineError::Kernel {
+                what: "native scheduler: the task list does not end (a loop in its links)".into(),
+                pc: m.cpu.pc,
+            });
+        }
+        out.push(t);
+        t = guest::rd32(m, t + tscb::LINK, WHAT)?;
+    }
+    Ok(out)
+}
+
 /// The calling thread's task record (ccGetTscb: the task whose `tid` is the running thread's),
 /// 0 when none.
 fn current_task(m: &mut Machine, s: &TaskSyms) -> Result<u32, MachineError> {
     let me = guest::thread_id(m) as i32;
-    let mut t = guest::rd32(m, s.tscb_top, "tscbTop")?;
-    let mut n = 0u32;
-    while t != 0 {
+    for t in task_list(m, s.tscb_top)? {
         if tid(m, t)? as i32 == me {
             return Ok(t);
-        }
-        t = guest::rd32(m, t + tscb::LINK, WHAT)?;
-        n += 1;
-        if n > 1 << 16 {
-            return Err(MachineError::Kernel {
-                what: "native ccTscb_Breath: the task list does not end (a loop in its links)"
-                    .into(),
-                pc: m.cpu.pc,
-            });
         }
     }
     Ok(0)
 }
 
-/// `ccTscb::Breath(n)`: sleep through `n` wake-ups (at least one), then keep sleeping while
-/// `sleep` or `del` is set. `t0count` takes Timer 0 and `mask` the Breath bit meanwhile.
-/// State across the kernel's sleeps: `$t0` the task, `$t1` the wake-ups still to sleep through.
+/// Where Breath is between the kernel's sleeps.
+enum Breath {
+    /// Sleep, to resume at this point.
+    Sleep(Resume),
+    /// One of the `n` wake-ups came.
+    Count,
+    /// The hold: keep sleeping while `sleep` or `del` is set.
+    Hold,
+}
+
+/// `ccTscb::Breath(n)`: `do SleepThread(); while (--n > 0);`, then `while (sleep || del)
+/// SleepThread();`. `t0count` takes Timer 0 and `mask` the Breath bit meanwhile. State across
+/// the kernel's sleeps: `$t0` the task, `$t1` the wake-ups still to sleep through.
 pub fn breath(
     m: &mut Machine,
     s: &TaskSyms,
     at: Option<Resume>,
 ) -> Result<HookResult, MachineError> {
-    let mut at = match at {
+    let mut step = match at {
         None => {
             let n = guest::arg(m, 0);
             let t = current_task(m, s)?;
@@ -325,46 +341,41 @@ pub fn breath(
             guest::wr32(m, t + tscb::MASK, mask | MASK_BREATH, WHAT)?;
             guest::set(m, reg::T0, t);
             guest::set(m, reg::T1, n);
-            None
+            Breath::Sleep(Resume::BreathWoken)
         }
-        Some(r) => Some(r),
+        Some(Resume::BreathWoken) => Breath::Count,
+        Some(Resume::BreathHeld) => Breath::Hold,
+        Some(other) => unreachable!("Breath does not resume at {other:?}"),
     };
     loop {
         let t = guest::get(m, reg::T0);
-        let then = match at {
-            // `do SleepThread(); while (--n > 0);`
-            None => Resume::BreathWoken,
-            Some(Resume::BreathWoken) => {
+        step = match step {
+            Breath::Sleep(then) => match guest::kernel(m, sys::SLEEP_THREAD, [0; 4], then)? {
+                Some(_) if then == Resume::BreathWoken => Breath::Count,
+                Some(_) => Breath::Hold,
+                None => return Ok(HookResult::Continue),
+            },
+            Breath::Count => {
                 let n = (guest::get(m, reg::T1) as i32).wrapping_sub(1);
                 guest::set(m, reg::T1, n as u32);
                 if n > 0 {
-                    Resume::BreathWoken
+                    Breath::Sleep(Resume::BreathWoken)
                 } else {
-                    Resume::BreathHeld
+                    Breath::Hold
                 }
             }
-            // `while (t->sleep || t->del) SleepThread();`, then out of Breath.
-            Some(Resume::BreathHeld) => {
+            Breath::Hold => {
                 let sleep = guest::rd16(m, t + tscb::SLEEP, WHAT)?;
                 let del = guest::rd8(m, t + tscb::DEL, WHAT)?;
-                if sleep == 0 && del == 0 {
+                if sleep != 0 || del != 0 {
+                    Breath::Sleep(Resume::BreathHeld)
+                } else {
                     let mask = guest::rd32(m, t + tscb::MASK, WHAT)?;
                     guest::wr32(m, t + tscb::MASK, mask & !MASK_BREATH, WHAT)?;
                     return Ok(guest::ret(m));
                 }
-                Resume::BreathHeld
             }
-            Some(other) => unreachable!("Breath does not resume at {other:?}"),
         };
-        // Entering the hold check straight from the count does not sleep first.
-        if at == Some(Resume::BreathWoken) && then == Resume::BreathHeld {
-            at = Some(Resume::BreathHeld);
-            continue;
-        }
-        match guest::kernel(m, sys::SLEEP_THREAD, [0; 4], then)? {
-            Some(_) => at = Some(then),
-            None => return Ok(HookResult::Continue),
-        }
     }
 }
 
@@ -409,7 +420,10 @@ pub fn go_thread(
             guest::set(m, reg::SP, sp);
             if id < 0 {
                 let name_at = guest::rd32(m, t + tscb::NAME, WHAT)?;
-                let name = guest::string(m, name_at);
+                let name = m
+                    .bus
+                    .read_cstr(name_at, 256)
+                    .map_err(|_| guest::fault(m, "GoThread: the task's name", name_at))?;
                 guest::print(m, &format!("GoThread {name}: CreateThread failed ({id})\n"));
                 guest::wr8(m, t + tscb::DEL, DEL_FREE as u8, WHAT)?;
                 return Ok(guest::ret(m));
