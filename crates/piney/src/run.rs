@@ -40,6 +40,10 @@ pub struct RunOptions {
     /// numbers, sticks as `lx=N ly=N rx=N ry=N`, `p2:` for port 2 (see piney_input::script).
     #[arg(long, value_name = "FILE")]
     pub input: Option<PathBuf>,
+    /// Keyboard and gamepad buttons from a mapping file (TOML `[keyboard]` and `[gamepad]`
+    /// tables; crates/piney-input/default-mapping.toml is the default, spelled out).
+    #[arg(long, value_name = "FILE")]
+    pub mapping: Option<PathBuf>,
     /// The window's initial inner size in pixels, WIDTHxHEIGHT (default 1024x768).
     #[arg(long, value_name = "WxH", value_parser = crate::window::parse_size)]
     pub window_size: Option<(u32, u32)>,
@@ -80,6 +84,17 @@ pub fn run_image(image: &[u8], name: &str, opts: &RunOptions, own_program: bool)
         eprintln!("piney: --seconds must be a non-negative number, not {s}");
         return ExitCode::from(2);
     }
+    // Read before the run starts, so that a bad file is one error line, window or not.
+    let mapping = match &opts.mapping {
+        Some(file) => match piney_input::Mapping::load(file) {
+            Ok(m) => Some(m),
+            Err(e) => {
+                eprintln!("piney: --mapping {e}");
+                return ExitCode::from(1);
+            }
+        },
+        None => None,
+    };
     let mut machine = Machine::new(Box::new(std::io::stdout()));
     if let Some(file) = &opts.input {
         match piney_input::script::InputScript::load(file) {
@@ -130,7 +145,7 @@ pub fn run_image(image: &[u8], name: &str, opts: &RunOptions, own_program: bool)
     let result = if opts.headless {
         run_headless(&mut machine, opts)
     } else {
-        match crate::window::run(&mut machine, opts, name) {
+        match crate::window::run(&mut machine, opts, name, mapping) {
             Ok(()) => Ok(RunEnd::Exited(machine.exit_status().unwrap_or(0))),
             Err(e) => {
                 eprintln!("piney: {e}");

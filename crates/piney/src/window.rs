@@ -117,7 +117,12 @@ impl Emulator for MachineSession<'_> {
 }
 
 /// Run `machine` in a window until the guest exits, a limit is reached or the window closes.
-pub fn run(machine: &mut Machine, opts: &RunOptions, title: &str) -> Result<(), String> {
+pub fn run(
+    machine: &mut Machine,
+    opts: &RunOptions,
+    title: &str,
+    mapping: Option<piney_input::Mapping>,
+) -> Result<(), String> {
     if opts.dump_frames.is_some() {
         return Err(
             "--dump-frames needs --headless (frames are written from headless runs)".into(),
@@ -151,6 +156,10 @@ pub fn run(machine: &mut Machine, opts: &RunOptions, title: &str) -> Result<(), 
     };
     if let Some(size) = opts.window_size {
         options.size = size;
+    }
+    if let Some(m) = mapping {
+        options.keys = m.keyboard;
+        options.gamepads = options.gamepads.map(|_| m.gamepad);
     }
     run_window(&mut session, options)
         .map(|_| ())

@@ -35,3 +35,39 @@ fn a_bad_line_is_an_error_naming_file_and_line() {
     assert!(err.contains("missing.input: "), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--mapping FILE`: the shipped default mapping loads (the run goes on), and a bad one stops
+/// the run before it starts with an error naming the file and the line.
+#[test]
+fn a_mapping_file_is_read_before_the_run() {
+    let run = |mapping: &std::path::Path| {
+        let elf =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/guest/hello.elf");
+        let out = Command::new(env!("CARGO_BIN_EXE_piney"))
+            .arg("run")
+            .arg(&elf)
+            .args(["--headless", "--frames", "1", "--mapping"])
+            .arg(mapping)
+            .output()
+            .expect("piney runs");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let shipped = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../piney-input/default-mapping.toml");
+    let (code, err) = run(&shipped);
+    assert_eq!(code, Some(0), "{err}");
+    let dir = std::env::temp_dir().join(format!("piney-mapping-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("pads.toml");
+    std::fs::write(&file, "[keyboard]\nKeyZ = \"cross\"\nKeyX = \"jump\"\n").unwrap();
+    let (code, err) = run(&file);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.starts_with("piney: --mapping ") && err.contains(&format!("{}:3:", file.display())),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
