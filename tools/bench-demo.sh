@@ -2,8 +2,7 @@
 # Demo benchmark (a benchmark, not a timed test): runs `piney demo --headless --frames N --stats`
 # once per EE engine and reports how many times faster than real time it ran (piney's own
 # --stats line: emulated time over wall time) and the run's peak resident memory (the child's
-# maximum RSS, from GNU time). An engine piney refuses (`--cpu jit` before the recompiler
-# exists) is reported as "not built".
+# maximum RSS, from GNU time).
 #
 #   tools/bench-demo.sh [--piney PATH] [FRAMES]      (FRAMES defaults to 600, ten seconds)
 #
@@ -55,8 +54,6 @@ for cpu in interp jit; do
             continue
         fi
         printf '%-7s %8sx real time   peak RSS %d MiB\n' "$cpu" "$factor" $((rss / 1024))
-    elif grep -q "not built" "$TMP/err"; then
-        printf '%-7s not built\n' "$cpu"
     else
         echo "bench-demo: $cpu failed:" >&2
         cat "$TMP/err" >&2

@@ -42,6 +42,14 @@ static inline void run_frame(void)
     SleepThread();
 }
 
+/* ReferThreadStatus's status bits for a task's kernel thread. */
+static inline u32 status(ccTscb *t)
+{
+    ee_thread_status_t st;
+    memset(&st, 0, sizeof st);
+    return (u32)ReferThreadStatus(t->tid, &st);
+}
+
 /* main's line at the end of a frame: the task count (ccThreadCount), the list in its order with
    each task's mask and del, and the OR of every task's stackOverFlag. */
 static inline void log_list(void)

@@ -92,14 +92,6 @@ static ccTscb *start(s16 prio, const char *name, int callbacks)
     return t;
 }
 
-/* ReferThreadStatus's status bits for a task's kernel thread. */
-static u32 status(ccTscb *t)
-{
-    ee_thread_status_t st;
-    memset(&st, 0, sizeof st);
-    return (u32)ReferThreadStatus(t->tid, &st);
-}
-
 int main(void)
 {
     ccHeap_InitFirst();

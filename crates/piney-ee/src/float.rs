@@ -266,24 +266,30 @@ fn srt_divide(dividend: u32, divisor: u32) -> u32 {
     let mut digit = 1i32;
     for _ in 0..25 {
         q = (q << 1).wrapping_add(digit as u32);
-        let addend = match digit {
-            1 => !divisor,
-            -1 => divisor,
-            _ => 0,
-        };
-        if digit > 0 {
-            carry = carry.wrapping_add(1);
-        }
-        let (s, c) = csa(sum, carry, addend);
-        digit = if digit != 0 {
-            srt_select(s, c)
-        } else {
-            srt_select(sum, carry)
-        };
-        sum = s << 1;
-        carry = c << 1;
+        srt_step(&mut sum, &mut carry, &mut digit, divisor);
     }
     q
+}
+
+/// One radix-2 SRT step on the carry-save remainder `sum + carry`: subtract `operand` for digit
+/// 1, add it for -1, leave it for 0; choose the next digit and shift the remainder left.
+fn srt_step(sum: &mut u32, carry: &mut u32, digit: &mut i32, operand: u32) {
+    let addend = match *digit {
+        1 => !operand,
+        -1 => operand,
+        _ => 0,
+    };
+    if *digit > 0 {
+        *carry = carry.wrapping_add(1);
+    }
+    let (s, c) = csa(*sum, *carry, addend);
+    *digit = if *digit != 0 {
+        srt_select(s, c)
+    } else {
+        srt_select(*sum, *carry)
+    };
+    *sum = s << 1;
+    *carry = c << 1;
 }
 
 /// The divider: `a / b`. Reports [`FloatFlags::DIV_ZERO`] (x / 0) and [`FloatFlags::INVALID`]
@@ -325,22 +331,7 @@ fn srt_sqrt(x: u32) -> u32 {
         // leaves the remainder.
         let adjust = q.wrapping_add((digit as u32) << (24 - i));
         q = q.wrapping_add((digit as u32) << (25 - i));
-        let addend = match digit {
-            1 => !adjust,
-            -1 => adjust,
-            _ => 0,
-        };
-        if digit > 0 {
-            carry = carry.wrapping_add(1);
-        }
-        let (s, c) = csa(sum, carry, addend);
-        digit = if digit != 0 {
-            srt_select(s, c)
-        } else {
-            srt_select(sum, carry)
-        };
-        sum = s << 1;
-        carry = c << 1;
+        srt_step(&mut sum, &mut carry, &mut digit, adjust);
     }
     (((e + 127) >> 1) << 23) | ((q >> 2) & 0x007f_ffff)
 }

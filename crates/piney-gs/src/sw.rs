@@ -98,6 +98,16 @@ fn tex_psm(code: u32) -> Psm {
     Psm::from_code(code as u64).unwrap_or(Psm::Ct32)
 }
 
+/// The CLUT's format from TEX0.CPSM, for loading and lookup alike. CPSM 0 is PSMCT32; other
+/// codes than 0x2 and 0xa are undefined and read as 32-bit.
+fn clut_psm(cpsm: u32) -> Psm {
+    match cpsm {
+        0x2 => Psm::Ct16,
+        0xa => Psm::Ct16s,
+        _ => Psm::Ct32,
+    }
+}
+
 impl SoftwareRenderer {
     /// Zeroed memory and CLUT.
     pub fn new() -> Self {
@@ -129,12 +139,7 @@ impl SoftwareRenderer {
         } else {
             16
         };
-        let cpsm = match tex0.cpsm() {
-            0x2 => Psm::Ct16,
-            0xa => Psm::Ct16s,
-            // CPSM 0 is PSMCT32; other codes are undefined and read as 32-bit.
-            _ => Psm::Ct32,
-        };
+        let cpsm = clut_psm(tex0.cpsm());
         let cbp = tex0.cbp();
         for i in 0..entries {
             let (x, y, bw) = if tex0.csm() == 0 {
@@ -228,13 +233,7 @@ impl SoftwareRenderer {
                 tcc: t.tcc() != 0,
                 tfx: t.tfx(),
                 clamp: c.clamp,
-                cpsm: if t.cpsm() == 0 {
-                    Psm::Ct32
-                } else if t.cpsm() == 0xa {
-                    Psm::Ct16s
-                } else {
-                    Psm::Ct16
-                },
+                cpsm: clut_psm(t.cpsm()),
                 csa: t.csa(),
                 texa: cmd.env.texa,
                 tex1: c.tex1,
@@ -470,7 +469,7 @@ impl SoftwareRenderer {
         // load that misses the cache is the costliest part of an opaque pixel).
         let dst = if t.date() != 0 || (fb_write && s.blend) {
             match fbits {
-                16 => self.mem.read_pixel(s.fpsm, ux, uy, s.fbp, s.fbw),
+                16 => self.mem.read_at(s.fpsm, faddr),
                 _ => self.mem.read_word(faddr),
             }
         } else {
@@ -488,15 +487,15 @@ impl SoftwareRenderer {
             }
         }
         // Depth test in the Z buffer's format; the incoming Z saturates to the format's range.
-        let zbits = s.zpsm.transfer_bits();
-        let zmax: u64 = match zbits {
-            32 => 0xffff_ffff,
-            24 => 0xff_ffff,
-            _ => 0xffff,
+        let z = fr.z.min(s.zpsm.value_mask() as u64) as u32;
+        let ztest = t.zte() != 0 && t.ztst() != 1;
+        let zaddr = if ztest || z_write {
+            pixel_address(s.zpsm, ux, uy, s.zbp, s.fbw_z())
+        } else {
+            0
         };
-        let z = fr.z.min(zmax) as u32;
-        if t.zte() != 0 && t.ztst() != 1 {
-            let zd = self.mem.read_pixel(s.zpsm, ux, uy, s.zbp, s.fbw_z());
+        if ztest {
+            let zd = self.mem.read_at(s.zpsm, zaddr);
             let pass = match t.ztst() {
                 0 => false,
                 2 => z >= zd,
@@ -580,8 +579,7 @@ impl SoftwareRenderer {
                         | ((mask >> 6) & 0x3e0)
                         | ((mask >> 9) & 0x7c00)
                         | ((mask >> 16) & 0x8000);
-                    self.mem
-                        .write_pixel16_masked(s.fpsm, ux, uy, s.fbp, s.fbw, v, keep);
+                    self.mem.write16_masked(faddr, v, keep);
                 }
                 _ => {
                     let v = out[0] as u32
@@ -599,7 +597,7 @@ impl SoftwareRenderer {
             }
         }
         if z_write {
-            self.mem.write_pixel(s.zpsm, ux, uy, s.zbp, s.fbw_z(), z);
+            self.mem.write_at(s.zpsm, zaddr, z);
         }
     }
 
@@ -683,11 +681,7 @@ impl SoftwareRenderer {
             && (fbits == 32 || fbits == 24);
         simple.then(|| Solid {
             keep: !s.fbmsk & if fbits == 24 { 0x00ff_ffff } else { u32::MAX },
-            zmax: match s.zpsm.transfer_bits() {
-                32 => 0xffff_ffff,
-                24 => 0xff_ffff,
-                _ => 0xffff,
-            },
+            zmax: s.zpsm.value_mask() as u64,
         })
     }
 

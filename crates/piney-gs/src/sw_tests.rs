@@ -613,34 +613,41 @@ fn texa_expansion_ct24_ct16() {
 #[test]
 fn clut_csm1_t8_and_t4() {
     // CSM1 8-bit: index bits 3 and 4 are swapped in the 16x16 CLUT rectangle, so entry 8 lives
-    // at (0, 1) and entry 16 at (8, 0).
-    let mut g = scene();
-    let mut clut = vec![0u8; 16 * 16 * 4];
-    let put = |clut: &mut Vec<u8>, x: usize, y: usize, v: u32| {
-        clut[(y * 16 + x) * 4..][..4].copy_from_slice(&v.to_le_bytes())
-    };
-    put(&mut clut, 0, 1, 0x8011_2233); // entry 8
-    put(&mut clut, 8, 0, 0x8044_5566); // entry 16
-    put(&mut clut, 1, 0, 0x8077_8899); // entry 1
-    // The CLUT at BP 0x600 (BW 1), uploaded with BITBLTBUF DBP 0x600.
-    g.write_reg(reg::BITBLTBUF, (0x600u64 << 32) | (1u64 << 48))
+    // at (0, 1) and entry 16 at (8, 0). CPSM 1 is undefined: it loads and looks up as PSMCT32
+    // (CPSM 0) alike.
+    for cpsm in [0u64, 1] {
+        let mut g = scene();
+        let mut clut = vec![0u8; 16 * 16 * 4];
+        let put = |clut: &mut Vec<u8>, x: usize, y: usize, v: u32| {
+            clut[(y * 16 + x) * 4..][..4].copy_from_slice(&v.to_le_bytes())
+        };
+        put(&mut clut, 0, 1, 0x8011_2233); // entry 8
+        put(&mut clut, 8, 0, 0x8044_5566); // entry 16
+        put(&mut clut, 1, 0, 0x8077_8899); // entry 1
+        // The CLUT at BP 0x600 (BW 1), uploaded with BITBLTBUF DBP 0x600.
+        g.write_reg(reg::BITBLTBUF, (0x600u64 << 32) | (1u64 << 48))
+            .unwrap();
+        g.write_reg(reg::TRXPOS, 0).unwrap();
+        g.write_reg(reg::TRXREG, 16 | 16 << 32).unwrap();
+        g.write_reg(reg::TRXDIR, 0).unwrap();
+        let q: Vec<u128> = clut
+            .chunks(16)
+            .map(|c| u128::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        g.write_image(&q);
+        upload(&mut g, Psm::T8, 3, 1, 0, 0, &[8, 16, 1]);
+        g.write_reg(
+            reg::TEX0_1,
+            tex0(Psm::T8, 2, 0) | 0x600 << 37 | cpsm << 51 | 1 << 61,
+        )
         .unwrap();
-    g.write_reg(reg::TRXPOS, 0).unwrap();
-    g.write_reg(reg::TRXREG, 16 | 16 << 32).unwrap();
-    g.write_reg(reg::TRXDIR, 0).unwrap();
-    let q: Vec<u128> = clut
-        .chunks(16)
-        .map(|c| u128::from_le_bytes(c.try_into().unwrap()))
-        .collect();
-    g.write_image(&q);
-    upload(&mut g, Psm::T8, 3, 1, 0, 0, &[8, 16, 1]);
-    g.write_reg(reg::TEX0_1, tex0(Psm::T8, 2, 0) | 0x600 << 37 | 1 << 61)
-        .unwrap();
-    tex_sprite(&mut g, (0, 0), (48, 16), (0, 0), (3, 1), rgba(0, 0, 0, 0));
-    assert_eq!(
-        [px(&mut g, 0, 0), px(&mut g, 1, 0), px(&mut g, 2, 0)],
-        [0x8011_2233, 0x8044_5566, 0x8077_8899]
-    );
+        tex_sprite(&mut g, (0, 0), (48, 16), (0, 0), (3, 1), rgba(0, 0, 0, 0));
+        assert_eq!(
+            [px(&mut g, 0, 0), px(&mut g, 1, 0), px(&mut g, 2, 0)],
+            [0x8011_2233, 0x8044_5566, 0x8077_8899],
+            "CPSM {cpsm}"
+        );
+    }
     // 4-bit with a 16-bit CLUT (CPSM 2) at CSA 2: an 8x2 rectangle, entry i at (i & 7, i >> 3);
     // the lookup adds CSA * 16.
     let mut g = scene();

@@ -522,8 +522,6 @@ impl Gen<'_> {
         self.b.def_var(self.cyc, c);
     }
 
-    /// Branch to the fallback for `insn` when `fail` is non-zero; continue natively otherwise.
-    /// Returns with the builder in the native path; call [`Gen::join`] when it is done.
     /// `a + c` (`add`) or `a - c`, and whether it overflowed as a signed number of the operands'
     /// width (ADD/SUB on 32 bits, DADD/DSUB on 64): the sign bit of
     /// `(a ^ v) & (c ^ v)` for an add, `(a ^ c) & (a ^ v)` for a subtract.
@@ -539,6 +537,8 @@ impl Gen<'_> {
         (v, self.b.ins().icmp_imm_s(IntCC::SignedLessThan, sign, 0))
     }
 
+    /// Branch to the fallback for `insn` when `fail` is non-zero; continue natively otherwise.
+    /// Returns with the builder in the native path; call [`Gen::join`] when it is done.
     fn guard(&mut self, insn: &Insn, fail: Value) -> Join {
         let hot = self.b.create_block();
         let mut j = Join {
@@ -881,11 +881,7 @@ impl Gen<'_> {
             "addi" => {
                 let a = self.r32(rs(w));
                 let c = self.c32(simm(w) as u32);
-                let v = self.b.ins().iadd(a, c);
-                let x = self.b.ins().bxor(a, v);
-                let y = self.b.ins().bxor(c, v);
-                let of = self.b.ins().band(x, y);
-                let of = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, of, 0);
+                let (v, of) = self.add_sub_overflow(true, a, c);
                 let j = self.guard(insn, of);
                 self.set32(rt(w), v);
                 self.join(j);
@@ -898,11 +894,7 @@ impl Gen<'_> {
             "daddi" => {
                 let a = self.r64(rs(w));
                 let c = self.c64(simm(w) as i64 as u64);
-                let v = self.b.ins().iadd(a, c);
-                let x = self.b.ins().bxor(a, v);
-                let y = self.b.ins().bxor(c, v);
-                let of = self.b.ins().band(x, y);
-                let of = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, of, 0);
+                let (v, of) = self.add_sub_overflow(true, a, c);
                 let j = self.guard(insn, of);
                 self.set64(rt(w), v);
                 self.join(j);

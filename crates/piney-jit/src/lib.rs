@@ -387,11 +387,14 @@ impl Jit {
                 continue;
             }
             let pc = cpu.pc;
-            if !self.blocks.contains_key(&pc) {
+            // One table lookup when the block is cached (every block run).
+            let mut entry = self.block_at(pc);
+            if entry.is_none() {
                 self.compile(bus, pc, if hooked { Some(hooks) } else { None });
+                entry = self.block_at(pc);
             }
-            let (func, need) = match self.blocks.get(&pc) {
-                Some(Entry::Block { func, need, .. }) => (*func, *need),
+            let (func, need) = match entry {
+                Some(Some(block)) => block,
                 _ => {
                     if self.step(cpu, bus)? {
                         return Ok(());
@@ -438,6 +441,16 @@ impl Jit {
                 _ => self.process_writes(),
             }
         }
+    }
+
+    /// The table entry at `pc`: `None` when there is none yet, `Some(None)` when the pc is
+    /// interpreted, `Some(Some((func, need)))` for a compiled block.
+    #[inline]
+    fn block_at(&self, pc: u32) -> Option<Option<(BlockFn, u64)>> {
+        self.blocks.get(&pc).map(|e| match *e {
+            Entry::Block { func, need, .. } => Some((func, need)),
+            Entry::Interpret { .. } => None,
+        })
     }
 
     /// One interpreter step through the tracking bus. `Ok(true)`: stop the run (a device or

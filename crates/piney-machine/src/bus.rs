@@ -481,8 +481,11 @@ impl EeBus {
             4 => self.io_write32(p, value as u32).map_err(fault),
             // A 128-bit write to a FIFO (VIF0, VIF1, GIF) is one quadword.
             _ if (0x1000_4000..=0x1000_7fff).contains(&p) => {
-                let words: Vec<u32> = (0..len / 4).map(|i| (value >> (32 * i)) as u32).collect();
-                self.fifo_write(p, &words);
+                let mut words = [0u32; 4];
+                for (i, w) in words.iter_mut().enumerate() {
+                    *w = (value >> (32 * i)) as u32;
+                }
+                self.fifo_write(p, &words[..len / 4]);
                 Ok(())
             }
             _ => {

@@ -45,33 +45,9 @@ pub const GIF_P3CNT: u32 = 0x1000_3090;
 /// GIF_P3TAG (read): PATH3's tag: LOOPCNT bits 0-14, EOP bit 15.
 pub const GIF_P3TAG: u32 = 0x1000_30a0;
 
-/// GS register numbers that are privileged-register events.
-pub mod gsreg {
-    /// PRIM.
-    pub const PRIM: u8 = 0x00;
-    /// RGBAQ.
-    pub const RGBAQ: u8 = 0x01;
-    /// ST.
-    pub const ST: u8 = 0x02;
-    /// UV.
-    pub const UV: u8 = 0x03;
-    /// XYZF2.
-    pub const XYZF2: u8 = 0x04;
-    /// XYZ2.
-    pub const XYZ2: u8 = 0x05;
-    /// FOG.
-    pub const FOG: u8 = 0x0a;
-    /// XYZF3.
-    pub const XYZF3: u8 = 0x0c;
-    /// XYZ3.
-    pub const XYZ3: u8 = 0x0d;
-    /// SIGNAL: sets CSR.SIGNAL and SIGLBLID.SIGID.
-    pub const SIGNAL: u8 = 0x60;
-    /// FINISH: sets CSR.FINISH.
-    pub const FINISH: u8 = 0x61;
-    /// LABEL: sets SIGLBLID.LBLID.
-    pub const LABEL: u8 = 0x62;
-}
+/// GS register numbers, from the GS's own table: the PACKED conversions emit them, and SIGNAL,
+/// FINISH and LABEL are privileged-register events.
+pub use piney_gs::gs::reg as gsreg;
 
 /// Where the GIF's output goes: the GS.
 pub trait GsSink: Send {

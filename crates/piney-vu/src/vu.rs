@@ -483,11 +483,8 @@ impl Vu {
 
         // Stalls: VF operands not yet written back, a busy FDIV/EFU, WAITQ/WAITP.
         let mut t = self.cycle;
-        let mut reads = table::vf_reads(uop, upper).to_vec();
-        if let Some(l) = lop {
-            reads.extend(table::vf_reads(l, lower));
-        }
-        for (r, lanes) in reads {
+        let lower_reads = lop.map_or([(0, 0); 2], |l| table::vf_reads(l, lower));
+        for (r, lanes) in table::vf_reads(uop, upper).into_iter().chain(lower_reads) {
             if r == 0 {
                 continue;
             }

@@ -52,7 +52,7 @@ fn scratch(name: &str) -> PathBuf {
     d
 }
 
-/// Kills a child process when dropped.
+/// piney-frontend's window-test support: our own Xvfb, `xwd` screenshots, a child killed on drop.
 #[path = "../../piney-frontend/tests/x11_support/mod.rs"]
 mod x11;
 use x11::{Killed, Shot, find, screenshot, start_xvfb};

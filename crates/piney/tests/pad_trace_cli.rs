@@ -3,7 +3,7 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 
 fn traces() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../piney-input/tests/traces")
@@ -39,23 +39,28 @@ fn every_committed_trace_reproduces_from_a_file() {
     assert!(n >= 5, "expected the committed traces, found {n}");
 }
 
-#[test]
-fn stdin_is_the_default() {
+/// `piney pad-trace` with no file, `script` on its stdin.
+fn pad_trace_stdin(script: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_piney"))
         .arg("pad-trace")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    child.stdin.take().unwrap().write_all(script).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn stdin_is_the_default() {
     // Cross held (byte 1 bit 6 low): pressed this frame, repeat on the first frame.
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"# comment\npad ff bf\nctrl\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
+    let out = pad_trace_stdin(b"# comment\npad ff bf\nctrl\n");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         "pad direct=0040 push=0040 unpush=0000 repeat=0040 pow=0\nctrl -\n"
@@ -64,20 +69,7 @@ fn stdin_is_the_default() {
 
 #[test]
 fn a_bad_line_is_an_error_naming_it() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_piney"))
-        .arg("pad-trace")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"pad ff ff\nwobble 3\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = pad_trace_stdin(b"pad ff ff\nwobble 3\n");
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("line 2") && err.contains("wobble"), "{err}");

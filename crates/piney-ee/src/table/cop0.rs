@@ -9,15 +9,6 @@ use super::{OpInfo, RESERVED, table};
 use crate::interp::cop0 as c;
 use crate::table::fields::{funct, rd, rs, rt};
 
-macro_rules! o {
-    () => { super::Operands::empty() };
-    ($($f:ident)|+) => { super::Operands::empty()$(.union(super::Operands::$f))+ };
-}
-macro_rules! f {
-    () => { super::OpFlags::empty() };
-    ($($f:ident)|+) => { super::OpFlags::empty()$(.union(super::OpFlags::$f))+ };
-}
-
 static MFC0: OpInfo = super::op("mfc0", F::Cop0Move, f!(COP0), o!(COP0), o!(RT), c::mfc0);
 /// MTC0 may unmask an interrupt or change the mode: it ends a block.
 static MTC0: OpInfo = super::op(

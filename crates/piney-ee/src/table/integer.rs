@@ -8,17 +8,6 @@ use super::Form as F;
 use super::{OpInfo, table};
 use crate::interp::integer as i;
 
-/// Operand set from flag names: `o!(RS | RT)`.
-macro_rules! o {
-    () => { super::Operands::empty() };
-    ($($f:ident)|+) => { super::Operands::empty()$(.union(super::Operands::$f))+ };
-}
-/// Op flags from names: `f!(BRANCH | DELAY_SLOT)`.
-macro_rules! f {
-    () => { super::OpFlags::empty() };
-    ($($f:ident)|+) => { super::OpFlags::empty()$(.union(super::OpFlags::$f))+ };
-}
-
 /// Cost of MULT/MULTU/MADD and the parallel multiplies.
 pub(super) const MUL_CYCLES: u8 = 4;
 /// Cost of DIV/DIVU and the parallel divides.

@@ -10,15 +10,6 @@ use super::{OpInfo, RESERVED, table};
 use crate::interp::mmi as m;
 use crate::table::fields::{funct, sa};
 
-macro_rules! o {
-    () => { super::Operands::empty() };
-    ($($f:ident)|+) => { super::Operands::empty()$(.union(super::Operands::$f))+ };
-}
-macro_rules! f {
-    () => { super::OpFlags::empty() };
-    ($($f:ident)|+) => { super::OpFlags::empty()$(.union(super::OpFlags::$f))+ };
-}
-
 /// All 128-bit HI and LO.
 const HILO: super::Operands = o!(HI | LO | HI1 | LO1);
 

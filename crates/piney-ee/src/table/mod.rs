@@ -13,6 +13,23 @@ use crate::bus::Bus;
 use crate::cpu::Cpu;
 use crate::exception::{Exception, ExceptionKind};
 
+// The family files build their entries in const context with these two; defined before the
+// `mod` lines so that they are in scope there.
+/// Operand set from flag names: `o!(RS | RT)`.
+macro_rules! o {
+    () => { $crate::table::Operands::empty() };
+    ($($f:ident)|+) => {
+        $crate::table::Operands::empty()$(.union($crate::table::Operands::$f))+
+    };
+}
+/// Op flags from names: `f!(BRANCH | DELAY_SLOT)`.
+macro_rules! f {
+    () => { $crate::table::OpFlags::empty() };
+    ($($f:ident)|+) => {
+        $crate::table::OpFlags::empty()$(.union($crate::table::OpFlags::$f))+
+    };
+}
+
 mod cop0;
 mod cop1;
 mod cop2;
