@@ -1,0 +1,1039 @@
+//! loadcore and modload: libraries, module loading and module start, and the kernel's boot.
+//!
+//! Libraries: RegisterLibraryEntries takes an export table in guest RAM (magic 0x41c00000, next,
+//! u16 version, u16 flags, name[8], function pointers ending with 0) and makes it available to
+//! later imports. A module's import tables (magic 0x41e00000, next, version, flags, name[8], then
+//! stub pairs `jr $ra; addiu $zero, $zero, index` ending with two zero words) are found by
+//! scanning its text, and each stub's first word becomes `j function` of the newest library
+//! with the same name and major version (the console's rule; the minor version is not checked).
+//! An import of a library nobody registered, or of an index past the end of its table, fails the
+//! load with KE_LINKERR (-200) and one line on stderr naming module, library and index.
+//!
+//! Modules: the image is placed in an ALLOC_FIRST block 0x30 bytes larger than the module, the
+//! module's ModuleInfo_t in those 0x30 bytes and its text right after (the console's layout).
+//! Modules start on the module loader thread at priority 8, as the console's modload does:
+//! `entry(argc, argv, 0, module_info)`, argv[0] being the path it was loaded by; the start
+//! result's low two bits say whether it stays resident (0), is unloaded at once (1), or stays
+//! and may be unloaded (2). Callers of LoadStartModule wait until the start returned.
+
+use super::sysmem::{self, Mode};
+use super::{Iop, IopError, LibDef, Native, Ret, Wait, kerr, ret, thread::TH_C};
+use crate::irx;
+
+/// Import table magic.
+pub const IMPORT_MAGIC: u32 = 0x41e0_0000;
+/// Export table magic.
+pub const EXPORT_MAGIC: u32 = 0x41c0_0000;
+/// `jr $ra`: an unlinked stub's first word.
+const JR_RA: u32 = 0x03e0_0008;
+/// The size of the ModuleInfo_t placed before a module's text.
+const MODINFO_SIZE: u32 = 0x30;
+/// The module loader thread's priority.
+pub const LOADER_PRIORITY: u32 = 8;
+/// Native wait id: a thread waits for the loader to finish its request.
+pub const WAIT_LOADER: u32 = 3;
+/// Native wait id: the loader thread waits for a request.
+pub const WAIT_LOADER_IDLE: u32 = 4;
+
+/// A registered library.
+#[derive(Debug, Clone)]
+pub struct Library {
+    /// The name (8 bytes, NUL-padded).
+    pub name: [u8; 8],
+    /// major << 8 | minor.
+    pub version: u16,
+    /// The export table's address in RAM.
+    pub table: u32,
+    /// The function pointers.
+    pub fptrs: Vec<u32>,
+}
+
+impl Library {
+    /// The name as text.
+    pub fn name_str(&self) -> String {
+        let n = self.name.iter().position(|&c| c == 0).unwrap_or(8);
+        String::from_utf8_lossy(&self.name[..n]).into_owned()
+    }
+}
+
+/// A module's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModState {
+    /// Loaded, not started.
+    Loaded,
+    /// Its entry is running.
+    Starting,
+    /// Started and resident.
+    Resident,
+    /// Started, resident, and may be unloaded.
+    Removable,
+}
+
+/// A loaded module.
+#[derive(Debug, Clone)]
+pub struct Module {
+    /// The module id.
+    pub id: i32,
+    /// The name from its id record (or .iopmod).
+    pub name: String,
+    /// Its version.
+    pub version: u16,
+    /// The sysmem block (0 for native modules).
+    pub block: u32,
+    /// The text's address (0 for native modules).
+    pub text: u32,
+    /// The module's memory size.
+    pub size: u32,
+    /// Sizes.
+    pub text_size: u32,
+    /// Data size.
+    pub data_size: u32,
+    /// Bss size.
+    pub bss_size: u32,
+    /// The entry point.
+    pub entry: u32,
+    /// gp.
+    pub gp: u32,
+    /// The state.
+    pub state: ModState,
+}
+
+/// A request to the module loader thread.
+#[derive(Debug, Clone)]
+pub struct StartRequest {
+    /// The module to start.
+    pub module: i32,
+    /// argv[0].
+    pub path: String,
+    /// The further arguments (NUL-separated strings, as LoadStartModule takes them).
+    pub args: Vec<u8>,
+    /// The thread waiting for the result (and where it wants the start result), if any.
+    pub waiter: Option<(u32, u32)>,
+}
+
+/// loadcore's and modload's state.
+#[derive(Debug, Default, Clone)]
+pub struct LoadCore {
+    /// Registered libraries, oldest first.
+    pub libraries: Vec<Library>,
+    /// Loaded modules, by load order.
+    pub modules: Vec<Module>,
+    next_id: i32,
+    /// The ctype table sysclib hands out.
+    pub ctype_table: u32,
+    /// The loader thread.
+    pub loader: u32,
+    /// Pending start requests.
+    pub requests: std::collections::VecDeque<StartRequest>,
+    /// The request the loader runs now.
+    pub running: Option<StartRequest>,
+    /// Start results, by module id, for whoever asked ([`Iop::start_result`]).
+    pub results: std::collections::BTreeMap<i32, i32>,
+    /// The boot area's next free byte (export tables, the ctype table).
+    arena: u32,
+    arena_end: u32,
+}
+
+impl LoadCore {
+    /// The module whose memory holds `pc`.
+    pub fn module_at(&self, pc: u32) -> Option<&Module> {
+        self.modules
+            .iter()
+            .find(|m| m.text != 0 && pc >= m.text && pc < m.text + m.size)
+    }
+}
+
+/// The kernel's internal natives (not in any export table): the vblank line handlers, the
+/// loader thread's entry.
+const INTERNAL: LibDef = LibDef {
+    name: "(kernel)",
+    version: 0x0100,
+    funcs: &[
+        (0, "vblank_start_handler", super::time::vblank_start_handler),
+        (1, "vblank_end_handler", super::time::vblank_end_handler),
+        (2, "loader_main", loader_main),
+    ],
+};
+
+/// The native system libraries.
+fn libraries() -> Vec<&'static LibDef> {
+    let mut v = vec![
+        &LOADCORE,
+        &super::sysmem::SYSMEM,
+        &super::heaplib::HEAPLIB,
+        &super::intr::INTRMAN,
+        &super::clib::SYSCLIB,
+        &super::clib::STDIO,
+        &super::thread::THBASE,
+        &super::sync::THSEMAP,
+        &super::sync::THEVENT,
+        &super::sync::THMSGBX,
+        &super::pools::THVPOOL,
+        &super::pools::THFPOOL,
+        &super::time::VBLANK,
+        &MODLOAD,
+    ];
+    v.extend(crate::modules::libraries());
+    v
+}
+
+impl Iop {
+    fn arena_alloc(&mut self, size: u32) -> u32 {
+        let a = self.kernel.loadcore.arena;
+        let n = (size + 15) & !15;
+        assert!(
+            a + n <= self.kernel.loadcore.arena_end,
+            "kernel boot area full"
+        );
+        self.kernel.loadcore.arena = a + n;
+        a
+    }
+
+    /// Give a native library its slots and, unless `internal`, an export table registered
+    /// with loadcore.
+    fn install_library(&mut self, lib: &'static LibDef, internal: bool) {
+        let count = lib
+            .funcs
+            .iter()
+            .map(|f| f.0 as usize + 1)
+            .max()
+            .unwrap_or(0)
+            .max(4);
+        let mut fptrs = Vec::with_capacity(count);
+        for index in 0..count as u16 {
+            let slot = self.kernel.natives.len() as u32;
+            let addr = super::NATIVE_BASE + 8 * slot;
+            assert!(addr < super::NATIVE_END, "native slots full");
+            let f = lib.funcs.iter().find(|f| f.0 == index);
+            self.kernel.natives.push(Native {
+                lib: lib.name,
+                index,
+                name: f.map_or("", |f| f.1),
+                func: f.map(|f| f.2),
+            });
+            self.kernel.native_addr.insert((lib.name, index), addr);
+            // What a reader of the slot finds: `jr $ra; nop`.
+            self.bus.set_ram_u32(addr, JR_RA);
+            self.bus.set_ram_u32(addr + 4, 0);
+            fptrs.push(addr);
+        }
+        if internal {
+            return;
+        }
+        let table = self.arena_alloc(20 + 4 * (count as u32 + 1));
+        self.bus.set_ram_u32(table, EXPORT_MAGIC);
+        self.bus.set_ram_u32(table + 4, 0);
+        self.bus.set_ram_u16(table + 8, lib.version);
+        self.bus.set_ram_u16(table + 10, 0);
+        let mut name = [0u8; 8];
+        name[..lib.name.len().min(8)]
+            .copy_from_slice(&lib.name.as_bytes()[..lib.name.len().min(8)]);
+        self.bus.write_ram(table + 12, &name);
+        for (i, f) in fptrs.iter().enumerate() {
+            self.bus.set_ram_u32(table + 20 + 4 * i as u32, *f);
+        }
+        self.bus.set_ram_u32(table + 20 + 4 * count as u32, 0);
+        self.kernel.loadcore.libraries.push(Library {
+            name,
+            version: lib.version,
+            table,
+            fptrs,
+        });
+        self.add_module(lib.name, lib.version, 0, 0, ModState::Resident);
+    }
+
+    fn add_module(
+        &mut self,
+        name: &str,
+        version: u16,
+        block: u32,
+        text: u32,
+        state: ModState,
+    ) -> i32 {
+        self.kernel.loadcore.next_id += 1;
+        let id = self.kernel.loadcore.next_id;
+        self.kernel.loadcore.modules.push(Module {
+            id,
+            name: name.to_string(),
+            version,
+            block,
+            text,
+            size: 0,
+            text_size: 0,
+            data_size: 0,
+            bss_size: 0,
+            entry: 0,
+            gp: 0,
+            state,
+        });
+        id
+    }
+
+    /// The native address of library function `(lib, index)`.
+    pub fn native_address(&self, lib: &str, index: u16) -> Option<u32> {
+        self.kernel
+            .native_addr
+            .iter()
+            .find(|((l, i), _)| *l == lib && *i == index)
+            .map(|(_, a)| *a)
+    }
+
+    /// The export index a linked native stub's trap word stands for.
+    fn native_stub_index(&self, w1: u32) -> Option<u32> {
+        if w1 & 0xfc00_003f != 0x0c {
+            return None;
+        }
+        let code = (w1 >> 6) & 0xf_ffff;
+        if code & super::STUB_TRAP_MASK != super::STUB_TRAP {
+            return None;
+        }
+        let slot = (code & !super::STUB_TRAP_MASK) as usize;
+        self.kernel.natives.get(slot).map(|n| n.index as u32)
+    }
+
+    /// Register the export table at `table`: 0, or KE_LIBRARY_FOUND when a library with that
+    /// name, major version and at least that minor is registered.
+    pub fn register_library(&mut self, table: u32) -> i32 {
+        if self.bus.ram_u32(table) != EXPORT_MAGIC {
+            return kerr::ILLEGAL_LIBRARY;
+        }
+        let version = self.bus.ram_u16(table + 8);
+        let mut name = [0u8; 8];
+        self.bus.read_ram(table + 12, &mut name);
+        if self.kernel.loadcore.libraries.iter().any(|l| {
+            l.name == name && l.version >> 8 == version >> 8 && l.version & 0xff >= version & 0xff
+        }) {
+            return kerr::LIBRARY_FOUND;
+        }
+        let mut fptrs = Vec::new();
+        let mut a = table + 20;
+        while fptrs.len() < 1024 {
+            let f = self.bus.ram_u32(a);
+            if f == 0 {
+                break;
+            }
+            fptrs.push(f);
+            a += 4;
+        }
+        self.kernel.loadcore.libraries.push(Library {
+            name,
+            version,
+            table,
+            fptrs,
+        });
+        kerr::OK
+    }
+
+    /// Link every import table in `[start, start + size)`. On a missing library or index,
+    /// the library name and index of the first failure.
+    pub fn link_imports(&mut self, start: u32, size: u32) -> Result<(), (String, u32)> {
+        let mut a = start;
+        let end = start.saturating_add(size);
+        while a + 20 <= end {
+            if self.bus.ram_u32(a) != IMPORT_MAGIC {
+                a += 4;
+                continue;
+            }
+            let version = self.bus.ram_u16(a + 8);
+            let mut name = [0u8; 8];
+            self.bus.read_ram(a + 12, &mut name);
+            let lib = self
+                .kernel
+                .loadcore
+                .libraries
+                .iter()
+                .rev()
+                .find(|l| l.name == name && l.version >> 8 == version >> 8)
+                .cloned();
+            let libname = {
+                let n = name.iter().position(|&c| c == 0).unwrap_or(8);
+                String::from_utf8_lossy(&name[..n]).into_owned()
+            };
+            let mut s = a + 20;
+            while s + 8 <= end {
+                let (w0, w1) = (self.bus.ram_u32(s), self.bus.ram_u32(s + 4));
+                if w0 == 0 && w1 == 0 {
+                    break;
+                }
+                // A stub's second word is `addiu $zero, $zero, index` (opcode 9), or piney's
+                // trap once linked to a native function (its code holds the slot).
+                let index = if w1 >> 26 == 9 {
+                    w1 & 0xffff
+                } else if let Some(i) = self.native_stub_index(w1) {
+                    i
+                } else {
+                    break;
+                };
+                let Some(lib) = &lib else {
+                    return Err((libname, index));
+                };
+                let Some(&f) = lib.fptrs.get(index as usize) else {
+                    return Err((libname, index));
+                };
+                if (super::NATIVE_BASE..super::NATIVE_END).contains(&f) {
+                    // A native function: `jr $ra` with the kernel's trap in the delay slot.
+                    let slot = (f - super::NATIVE_BASE) / 8;
+                    self.bus.set_ram_u32(s, JR_RA);
+                    self.bus
+                        .set_ram_u32(s + 4, ((super::STUB_TRAP | slot) << 6) | 0x0c);
+                } else {
+                    self.bus
+                        .set_ram_u32(s, 0x0800_0000 | ((f >> 2) & 0x03ff_ffff));
+                    self.bus.set_ram_u32(s + 4, 0x2400_0000 | index);
+                }
+                s += 8;
+            }
+            a = s;
+        }
+        Ok(())
+    }
+
+    /// Load module `image` (named `path` in messages): place, relocate and link it. Returns
+    /// the module id, or the console's error code after one line on stderr.
+    pub fn load_module_image(&mut self, path: &str, image: &[u8]) -> i32 {
+        let irx = match irx::parse(path, image) {
+            Ok(i) => i,
+            Err(e) => {
+                eprintln!("piney: iop: {e}");
+                return kerr::ILLEGAL_OBJECT;
+            }
+        };
+        let (block, text) = match irx.absolute {
+            Some(addr) => {
+                let b = self.sysmem_alloc(Mode::Addr, irx.mem_size, addr & 0x1f_ff00);
+                (b.unwrap_or(0), addr)
+            }
+            None => match self.sysmem_alloc(Mode::First, irx.mem_size + MODINFO_SIZE, 0) {
+                Some(b) => (b, b + MODINFO_SIZE),
+                None => (0, 0),
+            },
+        };
+        if block == 0 {
+            eprintln!(
+                "piney: iop: module {path}: no room for its {:#x} bytes in IOP memory",
+                irx.mem_size
+            );
+            return kerr::NO_MEMORY;
+        }
+        let mem = irx.relocate(text);
+        self.bus.write_ram(text, &mem);
+        if let Err((lib, index)) = self.link_imports(text, irx.text_size.max(irx.mem_size)) {
+            eprintln!(
+                "piney: iop: module {path}: import {index} of library \"{lib}\" is not available (no such library, or the library has no export {index}); the load fails with KE_LINKERR"
+            );
+            self.sysmem_free(block);
+            return kerr::LINKERR;
+        }
+        let name = if irx.mod_id != 0xffff_ffff && irx.absolute.is_none() {
+            let id_rec = text.wrapping_add(irx.mod_id);
+            let name_ptr = self.bus.ram_u32(id_rec);
+            let n = self.bus.ram_cstr(name_ptr, 64);
+            if n.is_empty() { irx.name.clone() } else { n }
+        } else {
+            irx.name.clone()
+        };
+        let rel = |x: u32| {
+            if irx.absolute.is_some() {
+                x
+            } else {
+                text.wrapping_add(x)
+            }
+        };
+        let id = self.add_module(&name, irx.version, block, text, ModState::Loaded);
+        let m = self.kernel.loadcore.modules.last_mut().expect("module");
+        m.size = irx.mem_size;
+        m.text_size = irx.text_size;
+        m.data_size = irx.data_size;
+        m.bss_size = irx.bss_size;
+        m.entry = rel(irx.entry);
+        m.gp = rel(irx.gp);
+        // The ModuleInfo_t before the text (next, name, version, flags, id, flags, entry, gp,
+        // text_start, text_size, data_size, bss_size).
+        if irx.absolute.is_none() {
+            let m = m.clone();
+            let info = block;
+            let words = [
+                0,
+                if irx.mod_id != 0xffff_ffff {
+                    self.bus.ram_u32(text.wrapping_add(irx.mod_id))
+                } else {
+                    0
+                },
+            ];
+            self.bus.set_ram_u32(info, words[0]);
+            self.bus.set_ram_u32(info + 4, words[1]);
+            self.bus.set_ram_u16(info + 8, m.version);
+            self.bus.set_ram_u16(info + 10, 1);
+            self.bus.set_ram_u16(info + 12, id as u16);
+            self.bus.set_ram_u16(info + 14, 0);
+            for (i, w) in [m.entry, m.gp, m.text, m.text_size, m.data_size, m.bss_size]
+                .iter()
+                .enumerate()
+            {
+                self.bus.set_ram_u32(info + 16 + 4 * i as u32, *w);
+            }
+        }
+        id
+    }
+
+    /// Queue module `id` to be started by the loader thread with argv[0] = `path`.
+    pub fn request_start(&mut self, id: i32, path: &str, args: &[u8], waiter: Option<(u32, u32)>) {
+        self.kernel.loadcore.requests.push_back(StartRequest {
+            module: id,
+            path: path.to_string(),
+            args: args.to_vec(),
+            waiter,
+        });
+        let l = self.kernel.loadcore.loader;
+        if self
+            .kernel
+            .threads
+            .get(&l)
+            .is_some_and(|t| t.wait == Wait::Native(WAIT_LOADER_IDLE))
+        {
+            self.wake(l, 0);
+        }
+    }
+
+    /// Load `image` and queue its start; returns the module id or an error code. The start's
+    /// result is available from [`Iop::start_result`] once the loader ran it.
+    pub fn load_and_start(&mut self, path: &str, image: &[u8], args: &[u8]) -> i32 {
+        let id = self.load_module_image(path, image);
+        if id >= 0 {
+            self.request_start(id, path, args, None);
+        }
+        id
+    }
+
+    /// The start result of module `id`, once its entry returned.
+    pub fn start_result(&self, id: i32) -> Option<i32> {
+        self.kernel.loadcore.results.get(&id).copied()
+    }
+
+    /// Whether the loader has no request left to run.
+    pub fn loader_idle(&self) -> bool {
+        self.kernel.loadcore.requests.is_empty() && self.kernel.loadcore.running.is_none()
+    }
+
+    fn module_mut(&mut self, id: i32) -> Option<&mut Module> {
+        self.kernel.loadcore.modules.iter_mut().find(|m| m.id == id)
+    }
+
+    /// Remove module `id`: its libraries are released and its memory freed.
+    pub fn unload(&mut self, id: i32) {
+        let Some(i) = self.kernel.loadcore.modules.iter().position(|m| m.id == id) else {
+            return;
+        };
+        let m = self.kernel.loadcore.modules.remove(i);
+        if m.text != 0 {
+            let (lo, hi) = (m.text, m.text + m.size);
+            self.kernel
+                .loadcore
+                .libraries
+                .retain(|l| !(l.table >= lo && l.table < hi));
+        }
+        if m.block != 0 {
+            self.sysmem_free(m.block);
+        }
+    }
+}
+
+/// Boot: memory layout, native libraries, the vblank handlers, the loader thread.
+pub fn boot(iop: &mut Iop) {
+    let k = &mut iop.kernel;
+    // The vectors, native slots and return points at the bottom of RAM.
+    k.sysmem
+        .alloc(Mode::Addr, super::RETURN_END.next_multiple_of(0x100), 0)
+        .expect("boot: low RAM");
+    // The kernel's boot area (export tables, ctype table) and the kernel heap.
+    let arena = k.sysmem.alloc(Mode::First, 0x2000, 0).expect("boot: arena");
+    k.loadcore.arena = arena;
+    k.loadcore.arena_end = arena + 0x2000;
+    let heap = super::heaplib::create(iop, 2048, 1);
+    iop.kernel.heap = heap;
+    // The interrupt stack (intrman's own, in its module data on a console).
+    let istack = iop
+        .sysmem_alloc(Mode::First, super::intr::STACK_SIZE, 0)
+        .expect("boot: interrupt stack");
+    iop.kernel.intr_stack = istack + super::intr::STACK_SIZE - 16;
+    iop.kernel.intr_handlers = vec![super::intr::Handler::default(); super::intr::SLOTS];
+    for (i, w) in (0..super::RETURN_END - super::RETURN_BASE)
+        .step_by(8)
+        .enumerate()
+    {
+        let _ = i;
+        iop.bus.set_ram_u32(super::RETURN_BASE + w, JR_RA);
+    }
+    iop.install_library(&INTERNAL, true);
+    for lib in libraries() {
+        iop.install_library(lib, false);
+    }
+    let ct = iop.arena_alloc(128);
+    for c in 0..128u8 {
+        let v = super::clib::ctype(c);
+        iop.bus.write_ram(ct + c as u32, &[v]);
+    }
+    iop.kernel.loadcore.ctype_table = ct;
+    // The rest of the resident system's share of low RAM.
+    let used_to = iop.kernel.sysmem.block_of(istack).map_or(0, |b| b.0 + b.1);
+    if used_to < sysmem::BOOT_RESERVED {
+        iop.sysmem_alloc(Mode::Addr, sysmem::BOOT_RESERVED - used_to, used_to);
+    }
+    // The vblank module's handlers on the VBLANK and EVBLANK lines, enabled.
+    let vs = iop.native_address("(kernel)", 0).expect("vblank handler");
+    let ve = iop.native_address("(kernel)", 1).expect("vblank handler");
+    use crate::hw::intc::line;
+    iop.kernel.intr_handlers[line::VBLANK as usize] = super::intr::Handler {
+        field: vs | 1,
+        arg: 0,
+    };
+    iop.kernel.intr_handlers[line::EVBLANK as usize] = super::intr::Handler {
+        field: ve | 1,
+        arg: 0,
+    };
+    iop.bus.hw.intc.mask |= (1 << line::VBLANK) | (1 << line::EVBLANK);
+    iop.bus.hw.intc.ctrl = 1;
+    // The module loader thread.
+    let main = iop.native_address("(kernel)", 2).expect("loader");
+    let id = iop.create_thread(TH_C, main, LOADER_PRIORITY, 0x1000, 0) as u32;
+    iop.kernel.loadcore.loader = id;
+    iop.start_thread(id, 0);
+    crate::modules::boot(iop);
+}
+
+/// The loader thread's entry and loop: run the next start request, or wait for one.
+fn loader_main(iop: &mut Iop) -> Result<Ret, IopError> {
+    loader_loop(iop)?;
+    Ok(Ret::Done)
+}
+
+/// The loader's loop: start the next requested module, or sleep until one is requested.
+pub fn loader_loop(iop: &mut Iop) -> Result<(), IopError> {
+    let Some(req) = iop.kernel.loadcore.requests.pop_front() else {
+        iop.cpu.set_pc(ret::LOADER_LOOP);
+        iop.wait_current(Wait::Native(WAIT_LOADER_IDLE));
+        return Ok(());
+    };
+    let Some(m) = iop.module_mut(req.module).map(|m| m.clone()) else {
+        finish_request(iop, &req, kerr::UNKNOWN_MODULE, kerr::UNKNOWN_MODULE);
+        iop.cpu.set_pc(ret::LOADER_LOOP);
+        return Ok(());
+    };
+    if m.state != ModState::Loaded {
+        finish_request(iop, &req, kerr::ALREADY_STARTED, kerr::ALREADY_STARTED);
+        iop.cpu.set_pc(ret::LOADER_LOOP);
+        return Ok(());
+    }
+    if m.text == 0 {
+        // A native module: nothing to run.
+        iop.module_mut(m.id).expect("module").state = ModState::Resident;
+        finish_request(iop, &req, m.id, 0);
+        iop.cpu.set_pc(ret::LOADER_LOOP);
+        return Ok(());
+    }
+    iop.module_mut(m.id).expect("module").state = ModState::Starting;
+    // argv on the loader's stack: the strings, then the pointer array.
+    let mut strings = req.path.as_bytes().to_vec();
+    strings.push(0);
+    strings.extend_from_slice(&req.args);
+    if !strings.ends_with(&[0]) {
+        strings.push(0);
+    }
+    let mut offsets = vec![0u32];
+    let mut at = req.path.len() + 1;
+    while at < strings.len() {
+        offsets.push(at as u32);
+        at += strings[at..].iter().position(|&c| c == 0).unwrap_or(0) + 1;
+    }
+    let top = iop.kernel.threads[&iop.kernel.loadcore.loader].stack
+        + iop.kernel.threads[&iop.kernel.loadcore.loader].stack_size
+        - 0x100;
+    let str_at = (top - strings.len() as u32) & !3;
+    let argv_at = (str_at - 4 * (offsets.len() as u32 + 1)) & !7;
+    iop.bus.write_ram(str_at, &strings);
+    for (i, o) in offsets.iter().enumerate() {
+        iop.bus.set_ram_u32(argv_at + 4 * i as u32, str_at + o);
+    }
+    iop.bus.set_ram_u32(argv_at + 4 * offsets.len() as u32, 0);
+    iop.cpu.gpr[29] = argv_at - 16;
+    iop.cpu.gpr[28] = m.gp;
+    iop.kernel.loadcore.running = Some(req);
+    let argc = offsets.len() as u32;
+    iop.call_guest(m.entry, &[argc, argv_at, 0, m.block], ret::MODULE_START);
+    Ok(())
+}
+
+fn finish_request(iop: &mut Iop, req: &StartRequest, v0: i32, result: i32) {
+    iop.kernel.loadcore.results.insert(req.module, result);
+    if let Some((t, res_ptr)) = req.waiter {
+        if res_ptr != 0 {
+            iop.bus.set_ram_u32(res_ptr, result as u32);
+        }
+        if iop
+            .kernel
+            .threads
+            .get(&t)
+            .is_some_and(|th| th.wait == Wait::Native(WAIT_LOADER))
+        {
+            iop.wake_later(t, v0 as u32);
+        }
+    }
+}
+
+/// A module's entry returned: record the result, unload it if it asked, continue the loop.
+pub fn module_start_returned(iop: &mut Iop) -> Result<(), IopError> {
+    let result = iop.cpu.gpr[2] as i32;
+    let Some(req) = iop.kernel.loadcore.running.take() else {
+        return Err(iop.fault("a module entry returned with no start in progress".into()));
+    };
+    // The loader thread's priority is restored (a module's entry may change it).
+    let l = iop.kernel.loadcore.loader;
+    if let Some(t) = iop.kernel.threads.get_mut(&l) {
+        t.priority = LOADER_PRIORITY;
+    }
+    let id = req.module;
+    match result & 3 {
+        1 => iop.unload(id),
+        2 => {
+            if let Some(m) = iop.module_mut(id) {
+                m.state = ModState::Removable;
+            }
+        }
+        _ => {
+            if let Some(m) = iop.module_mut(id) {
+                m.state = ModState::Resident;
+            }
+        }
+    }
+    finish_request(iop, &req, id, result);
+    iop.cpu.set_pc(ret::LOADER_LOOP);
+    iop.preempt_check();
+    Ok(())
+}
+
+// ---- loadcore's exports ----
+
+fn v(x: i32) -> Result<Ret, IopError> {
+    Ok(Ret::V(x as u32))
+}
+
+fn flush_cache(_: &mut Iop) -> Result<Ret, IopError> {
+    v(kerr::OK)
+}
+
+fn register_library_entries(iop: &mut Iop) -> Result<Ret, IopError> {
+    let t = iop.arg(0);
+    v(iop.register_library(t))
+}
+
+fn release_library_entries(iop: &mut Iop) -> Result<Ret, IopError> {
+    let t = iop.arg(0);
+    let libs = &mut iop.kernel.loadcore.libraries;
+    match libs.iter().position(|l| l.table == t) {
+        Some(i) => {
+            libs.remove(i);
+            v(kerr::OK)
+        }
+        None => v(kerr::LIBRARY_NOTFOUND),
+    }
+}
+
+fn link_library_entries(iop: &mut Iop) -> Result<Ret, IopError> {
+    let (a, n) = (iop.arg(0), iop.arg(1));
+    v(match iop.link_imports(a, n) {
+        Ok(()) => kerr::OK,
+        Err(_) => kerr::ERROR,
+    })
+}
+
+fn query_library_entry_table(iop: &mut Iop) -> Result<Ret, IopError> {
+    // QueryLibraryEntryTable(iop_library_t *): the export table of the newest library with
+    // that name and major version (its function pointer array).
+    let p = iop.arg(0);
+    let version = iop.bus.ram_u16(p + 8);
+    let mut name = [0u8; 8];
+    iop.bus.read_ram(p + 12, &mut name);
+    let t = iop
+        .kernel
+        .loadcore
+        .libraries
+        .iter()
+        .rev()
+        .find(|l| l.name == name && l.version >> 8 == version >> 8)
+        .map_or(0, |l| l.table + 20);
+    Ok(Ret::V(t))
+}
+
+fn query_boot_mode(_: &mut Iop) -> Result<Ret, IopError> {
+    // No boot modes are registered (a plain boot).
+    Ok(Ret::V(0))
+}
+
+/// loadcore.
+pub const LOADCORE: LibDef = LibDef {
+    name: "loadcore",
+    version: 0x0103,
+    funcs: &[
+        (4, "FlushIcache", flush_cache),
+        (5, "FlushDcache", flush_cache),
+        (6, "RegisterLibraryEntries", register_library_entries),
+        (7, "ReleaseLibraryEntries", release_library_entries),
+        (8, "LinkLibraryEntries", link_library_entries),
+        (10, "RegisterNonAutoLinkEntries", register_library_entries),
+        (11, "QueryLibraryEntryTable", query_library_entry_table),
+        (12, "QueryBootMode", query_boot_mode),
+    ],
+};
+
+// ---- modload's exports ----
+
+/// Read a file a module path names (host:, rom0:, cdrom0:...), for LoadModule and friends.
+fn read_module_file(iop: &mut Iop, path: &str) -> Result<Vec<u8>, i32> {
+    crate::modules::read_file(iop, path)
+}
+
+/// Load the module at `path`: a native rom module, or a file. Returns the id or an error.
+fn load_path(iop: &mut Iop, path: &str) -> i32 {
+    if let Some(id) = crate::modules::load_native(iop, path) {
+        return id;
+    }
+    match read_module_file(iop, path) {
+        Ok(image) => iop.load_module_image(path, &image),
+        Err(e) => e,
+    }
+}
+
+fn args_of(iop: &Iop, len: u32, p: u32) -> Vec<u8> {
+    let mut a = vec![0; (len as usize).min(4096)];
+    if p != 0 {
+        iop.bus.read_ram(p, &mut a);
+    }
+    a
+}
+
+fn load_module(iop: &mut Iop) -> Result<Ret, IopError> {
+    let p = iop.arg(0);
+    let path = iop.bus.ram_cstr(p, 256);
+    v(load_path(iop, &path))
+}
+
+/// Start module `id` on the loader thread and make the calling thread wait for it.
+fn start_and_wait(
+    iop: &mut Iop,
+    id: i32,
+    path: &str,
+    args: &[u8],
+    res: u32,
+) -> Result<Ret, IopError> {
+    if iop.in_interrupt() {
+        return v(kerr::ILLEGAL_CONTEXT);
+    }
+    let cur = iop.current_thread();
+    if cur == iop.kernel.loadcore.loader {
+        // The loader itself (a module's entry loading another module): the console runs the
+        // nested start on the same thread; piney queues it behind the current one.
+        iop.request_start(id, path, args, None);
+        return v(id);
+    }
+    iop.request_start(id, path, args, Some((cur, res)));
+    iop.return_to_caller();
+    iop.wait_current(Wait::Native(WAIT_LOADER));
+    Ok(Ret::Done)
+}
+
+fn load_start_module(iop: &mut Iop) -> Result<Ret, IopError> {
+    let (p, len, argp, res) = (iop.arg(0), iop.arg(1), iop.arg(2), iop.arg(3));
+    let path = iop.bus.ram_cstr(p, 256);
+    let args = args_of(iop, len, argp);
+    let id = load_path(iop, &path);
+    if id < 0 {
+        return v(id);
+    }
+    start_and_wait(iop, id, &path, &args, res)
+}
+
+fn start_module(iop: &mut Iop) -> Result<Ret, IopError> {
+    let (id, p, len, argp, res) = (iop.arg(0), iop.arg(1), iop.arg(2), iop.arg(3), iop.arg(4));
+    let path = iop.bus.ram_cstr(p, 256);
+    let args = args_of(iop, len, argp);
+    let id = id as i32;
+    match iop.kernel.loadcore.modules.iter().find(|m| m.id == id) {
+        None => v(kerr::UNKNOWN_MODULE),
+        Some(m) if m.state != ModState::Loaded => v(kerr::ALREADY_STARTED),
+        Some(_) => start_and_wait(iop, id, &path, &args, res),
+    }
+}
+
+/// The size of an ELF image in IOP RAM, from its headers (for LoadModuleBuffer).
+fn image_size(iop: &Iop, a: u32) -> usize {
+    let w = |o: u32| iop.bus.ram_u32(a + o);
+    let h = |o: u32| iop.bus.ram_u16(a + o) as u32;
+    let (phoff, shoff) = (w(28), w(32));
+    let (phnum, phsz, shnum, shsz) = (h(44), h(42), h(48), h(46));
+    let mut end = shoff.saturating_add(shnum.saturating_mul(shsz));
+    for i in 0..phnum.min(16) {
+        let p = phoff + i * phsz;
+        end = end.max(w(p + 4).saturating_add(w(p + 16)));
+    }
+    for i in 0..shnum.min(256) {
+        let s = shoff + i * shsz;
+        if w(s + 4) != 8 {
+            end = end.max(w(s + 16).saturating_add(w(s + 20)));
+        }
+    }
+    (end as usize).min(irx::MAX_IMAGE)
+}
+
+fn load_module_buffer(iop: &mut Iop) -> Result<Ret, IopError> {
+    let a = iop.arg(0);
+    let n = image_size(iop, a);
+    let mut image = vec![0; n];
+    iop.bus.read_ram(a, &mut image);
+    let name = format!("(buffer at {a:#010x})");
+    v(iop.load_module_image(&name, &image))
+}
+
+fn stop_module(iop: &mut Iop) -> Result<Ret, IopError> {
+    // StopModule(id, arglen, args, result*): only removable modules stop; piney does not call
+    // their stop entry (the console calls the entry with argc = -1).
+    let id = iop.arg(0) as i32;
+    match iop.kernel.loadcore.modules.iter().find(|m| m.id == id) {
+        None => v(kerr::UNKNOWN_MODULE),
+        Some(m) if m.state != ModState::Removable => v(kerr::NOT_REMOVABLE),
+        Some(_) => {
+            iop.log_once(
+                "stopmodule",
+                "StopModule: the module's stop entry is not called",
+            );
+            v(id)
+        }
+    }
+}
+
+fn unload_module(iop: &mut Iop) -> Result<Ret, IopError> {
+    let id = iop.arg(0) as i32;
+    match iop.kernel.loadcore.modules.iter().find(|m| m.id == id) {
+        None => v(kerr::UNKNOWN_MODULE),
+        Some(m) if matches!(m.state, ModState::Resident | ModState::Starting) => {
+            v(kerr::NOT_REMOVABLE)
+        }
+        Some(_) => {
+            iop.unload(id);
+            v(id)
+        }
+    }
+}
+
+fn search_module_by_name(iop: &mut Iop) -> Result<Ret, IopError> {
+    let p = iop.arg(0);
+    let name = iop.bus.ram_cstr(p, 64);
+    v(iop
+        .kernel
+        .loadcore
+        .modules
+        .iter()
+        .rev()
+        .find(|m| m.name == name)
+        .map_or(kerr::UNKNOWN_MODULE, |m| m.id))
+}
+
+fn search_module_by_address(iop: &mut Iop) -> Result<Ret, IopError> {
+    let a = iop.arg(0) & 0x1fff_ffff;
+    v(iop
+        .kernel
+        .loadcore
+        .module_at(a)
+        .map_or(kerr::UNKNOWN_MODULE, |m| m.id))
+}
+
+fn get_module_id_list(iop: &mut Iop) -> Result<Ret, IopError> {
+    let (buf, size, count) = (iop.arg(0), iop.arg(1), iop.arg(2));
+    let ids: Vec<i32> = iop.kernel.loadcore.modules.iter().map(|m| m.id).collect();
+    for (i, id) in ids.iter().enumerate().take(size as usize) {
+        iop.bus.set_ram_u32(buf + 4 * i as u32, *id as u32);
+    }
+    if count != 0 {
+        iop.bus.set_ram_u32(count, ids.len() as u32);
+    }
+    v(ids.len().min(size as usize) as i32)
+}
+
+fn refer_module_status(iop: &mut Iop) -> Result<Ret, IopError> {
+    // ModuleStatus: name[56], version (u16), flags (u16), id, entry, gp, text_addr, text_size,
+    // data_size, bss_size, lreserve[2].
+    let (id, p) = (iop.arg(0) as i32, iop.arg(1));
+    let Some(m) = iop
+        .kernel
+        .loadcore
+        .modules
+        .iter()
+        .find(|m| m.id == id)
+        .cloned()
+    else {
+        return v(kerr::UNKNOWN_MODULE);
+    };
+    let mut name = [0u8; 56];
+    let b = m.name.as_bytes();
+    name[..b.len().min(55)].copy_from_slice(&b[..b.len().min(55)]);
+    iop.bus.write_ram(p, &name);
+    iop.bus.set_ram_u16(p + 56, m.version);
+    let flags = match m.state {
+        ModState::Loaded => 1,
+        ModState::Starting => 2,
+        ModState::Resident => 3,
+        ModState::Removable => 0x13,
+    };
+    iop.bus.set_ram_u16(p + 58, flags);
+    for (i, w) in [
+        m.id as u32,
+        m.entry,
+        m.gp,
+        m.text,
+        m.text_size,
+        m.data_size,
+        m.bss_size,
+        0,
+        0,
+    ]
+    .iter()
+    .enumerate()
+    {
+        iop.bus.set_ram_u32(p + 60 + 4 * i as u32, *w);
+    }
+    v(kerr::OK)
+}
+
+fn alloc_load_memory(iop: &mut Iop) -> Result<Ret, IopError> {
+    let (mode, size, addr) = (iop.arg(0), iop.arg(1), iop.arg(2));
+    let mode = match mode {
+        0 => Mode::First,
+        1 => Mode::Last,
+        _ => Mode::Addr,
+    };
+    Ok(Ret::V(iop.sysmem_alloc(mode, size, addr).unwrap_or(0)))
+}
+
+fn free_load_memory(iop: &mut Iop) -> Result<Ret, IopError> {
+    let a = iop.arg(0);
+    v(iop.sysmem_free(a))
+}
+
+/// modload.
+pub const MODLOAD: LibDef = LibDef {
+    name: "modload",
+    version: 0x0107,
+    funcs: &[
+        (6, "LoadModule", load_module),
+        (7, "LoadStartModule", load_start_module),
+        (8, "StartModule", start_module),
+        (10, "LoadModuleBuffer", load_module_buffer),
+        (16, "GetModuleIdList", get_module_id_list),
+        (17, "ReferModuleStatus", refer_module_status),
+        (20, "StopModule", stop_module),
+        (21, "UnloadModule", unload_module),
+        (22, "SearchModuleByName", search_module_by_name),
+        (23, "SearchModuleByAddress", search_module_by_address),
+        (28, "AllocLoadMemory", alloc_load_memory),
+        (29, "FreeLoadMemory", free_load_memory),
+    ],
+};
