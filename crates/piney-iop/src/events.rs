@@ -8,6 +8,10 @@ use std::collections::BinaryHeap;
 pub enum EventKind {
     /// A kernel alarm (SetAlarm, DelayThread) with this id expires.
     Alarm(u32),
+    /// DMA channel `n` has its next block due.
+    Dma(u8),
+    /// Root counter `n` reaches its interrupt.
+    Counter(u8),
 }
 
 /// The queue.
@@ -27,6 +31,15 @@ impl Events {
     /// Remove every pending `kind`.
     pub fn cancel(&mut self, kind: EventKind) {
         self.heap.retain(|Reverse((_, _, k))| *k != kind);
+    }
+
+    /// When the next `kind` is due, if one is pending.
+    pub fn due_of(&self, kind: EventKind) -> Option<u64> {
+        self.heap
+            .iter()
+            .filter(|Reverse((_, _, k))| *k == kind)
+            .map(|Reverse((t, _, _))| *t)
+            .min()
     }
 
     /// The earliest due time.

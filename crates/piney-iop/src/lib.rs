@@ -70,6 +70,9 @@ pub struct Iop {
     pub modules: modules::Modules,
     /// Where the native function being run returns to.
     pub native_ret: u32,
+    /// The EE's RAM while the machine runs an IOP slice (native servers read it as their RDATA
+    /// would); empty otherwise.
+    pub ee_ram: Vec<u8>,
 }
 
 impl Default for Iop {
@@ -81,6 +84,14 @@ impl Default for Iop {
 impl Iop {
     /// Power on: the kernel booted with its system libraries, no user module yet.
     pub fn new() -> Self {
+        Self::new_with(hw::sif::Sif::default(), modules::boot_servers(), 0)
+    }
+
+    fn new_with(
+        sif: hw::sif::Sif,
+        servers: Vec<Box<dyn modules::NativeServer>>,
+        cycles: u64,
+    ) -> Self {
         let mut iop = Self {
             cpu: Cpu::new(),
             bus: IopBus::new(),
@@ -90,8 +101,17 @@ impl Iop {
             instructions: 0,
             modules: modules::Modules::default(),
             native_ret: 0,
+            ee_ram: Vec::new(),
         };
+        iop.cpu.cycles = cycles;
+        iop.bus.hw.sif = sif;
         kernel::loadcore::boot(&mut iop);
+        for mut s in servers {
+            s.reset();
+            iop.add_server(s);
+        }
+        // EESYNC, the boot set's last module, tells the EE the IOP is up.
+        iop.bus.hw.sif.iop_write(0x30, hw::sif::STAT_BOOTEND);
         iop
     }
 
@@ -100,14 +120,52 @@ impl Iop {
         self.cpu.cycles
     }
 
-    /// When the next timed event is due (IOP cycles), if any.
+    /// When the next timed event is due (IOP cycles), if any (a reboot in progress counts).
     pub fn next_event(&self) -> Option<u64> {
-        self.events.next_due()
+        let r = self.modules.reboot.as_ref().map(|r| r.0);
+        match (self.events.next_due(), r) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Reboot: a fresh kernel with the boot set, the same native servers (unloaded unless
+    /// they are the boot set's), the SIF's FIFOs and the EE's side of its registers kept. The
+    /// IOP's side comes up again as a booting IOP does: SMCOM, then SIFINIT and CMDINIT, then
+    /// BOOTEND.
+    pub fn reboot(&mut self, arg: &str) {
+        if !arg.is_empty() {
+            eprintln!(
+                "piney: iop: reboot (\"{arg}\"): the native IOP boots its own modules; an IOPRP image's native modules are answered natively"
+            );
+        }
+        let sif = std::mem::take(&mut self.bus.hw.sif);
+        let servers = self.modules.take_servers();
+        let cycles = self.cpu.cycles;
+        let out = std::mem::take(&mut self.out);
+        let ee_ram = std::mem::take(&mut self.ee_ram);
+        let host_root = self.modules.host_root.take();
+        let instructions = self.instructions;
+        *self = Iop::new_with(sif, servers, cycles);
+        self.out = out;
+        self.ee_ram = ee_ram;
+        self.modules.host_root = host_root;
+        self.instructions = instructions;
     }
 
     /// Whether the IOP has nothing to run until an event or an interrupt: no thread is ready.
     pub fn idle(&self) -> bool {
         self.kernel.current.is_none() && self.kernel.intr.is_none()
+    }
+
+    /// Whether the IOP has nothing left to do by itself: the loader has started everything
+    /// queued, no thread runs, no alarm is pending, no reboot is under way. (Interrupts from
+    /// outside, the EE's commands, can still wake it.)
+    pub fn quiescent(&self) -> bool {
+        self.loader_idle()
+            && self.idle()
+            && self.kernel.alarms.map.is_empty()
+            && self.modules.reboot.is_none()
     }
 
     /// A device outside the IOP (the machine: VBlank, the SIF...) raises interrupt `line`.
@@ -117,7 +175,16 @@ impl Iop {
 
     /// Run until the cycle count reaches `target` (or an error).
     pub fn run_until(&mut self, target: u64) -> Result<(), IopError> {
+        if std::mem::take(&mut self.bus.hw.sif.iop_wake) {
+            self.sif_wake();
+        }
         while self.cpu.cycles < target {
+            if let Some((at, _)) = &self.modules.reboot
+                && *at <= self.cpu.cycles
+            {
+                let (_, arg) = self.modules.reboot.take().expect("reboot");
+                self.reboot(&arg);
+            }
             // Events due now.
             while let Some((kind, _late)) = self.events.pop_due(self.cpu.cycles) {
                 self.handle_event(kind)?;
@@ -128,7 +195,13 @@ impl Iop {
             }
             if self.idle() {
                 // Nothing runs: time passes to the next event.
-                let next = self.events.next_due().unwrap_or(u64::MAX).min(target);
+                let reboot = self.modules.reboot.as_ref().map_or(u64::MAX, |r| r.0);
+                let next = self
+                    .events
+                    .next_due()
+                    .unwrap_or(u64::MAX)
+                    .min(target)
+                    .min(reboot);
                 self.cpu.cycles = self.cpu.cycles.max(next);
                 continue;
             }
@@ -148,11 +221,16 @@ impl Iop {
                 return Ok(());
             }
             self.instructions += 1;
+            self.bus.hw.now = self.cpu.cycles;
             if let Err(e) = cpu::step(&mut self.cpu, &mut self.bus) {
                 if e.kind == cpu::ExceptionKind::Syscall && self.stub_trap(&e)? {
                     return Ok(());
                 }
                 return Err(self.exception(e));
+            }
+            if self.bus.hw.counters_changed {
+                self.reschedule_counters();
+                return Ok(());
             }
             if self.bus.hw.intc.pending() {
                 return Ok(());
@@ -173,6 +251,11 @@ impl Iop {
     fn handle_event(&mut self, kind: EventKind) -> Result<(), IopError> {
         match kind {
             EventKind::Alarm(id) => kernel::time::alarm_due(self, id),
+            EventKind::Dma(c) => self.dma_event(c as usize),
+            EventKind::Counter(n) => {
+                self.counter_event(n as usize);
+                Ok(())
+            }
         }
     }
 
@@ -182,6 +265,33 @@ impl Iop {
             .loadcore
             .module_at(pc & 0x1fff_ffff)
             .map(|m| m.name.clone())
+    }
+
+    /// Run a bare IOP (no EE beside it), with NTSC vertical blanks raised on the VBLANK and
+    /// EVBLANK lines, until it is [`Iop::quiescent`] or `limit` cycles have passed. Returns
+    /// whether it got quiescent. (The machine runs the IOP in step with the EE instead; this is
+    /// for IOP programs on their own: the conformance tests and the benchmark.)
+    pub fn run_bare(&mut self, limit: u64) -> Result<bool, IopError> {
+        // NTSC: 59.94 fields a second; the blank lasts about 22 of 262.5 lines.
+        let field = IOP_CLOCK_HZ * 1001 / 60_000;
+        let blank = field * 22 / 262;
+        let end = self.cycles() + limit;
+        loop {
+            let phase = self.cycles() % field;
+            let (target, raise) = if phase < blank {
+                (self.cycles() - phase + blank, hw::intc::line::EVBLANK)
+            } else {
+                (self.cycles() - phase + field, hw::intc::line::VBLANK)
+            };
+            self.run_until(target.min(end))?;
+            if self.quiescent() {
+                return Ok(true);
+            }
+            if self.cycles() >= end {
+                return Ok(false);
+            }
+            self.raise_irq(raise);
+        }
     }
 
     /// Take the guest output produced so far.

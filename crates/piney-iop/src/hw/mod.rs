@@ -6,7 +6,10 @@
 //! piney does not emulate yet (the SPU2, the CD/DVD drive, DEV9) answer reads with 0 and drop
 //! writes, so that probing drivers do not fault.
 
+pub mod counters;
+pub mod dmac;
 pub mod intc;
+pub mod sif;
 
 use intc::Intc;
 
@@ -18,30 +21,26 @@ pub const HW_BASE: u32 = 0x1f80_1000;
 pub struct Hardware {
     /// The interrupt controller.
     pub intc: Intc,
+    /// The DMA controller.
+    pub dmac: dmac::Dmac,
+    /// The SIF registers and FIFOs.
+    pub sif: sif::Sif,
+    /// The root counters.
+    pub counters: counters::Counters,
+    /// The cycle count, as the CPU last told it (the counters read against it).
+    pub now: u64,
+    /// Counters whose interrupt timing changed (a register write), for the IOP to reschedule.
+    pub counters_changed: bool,
     /// Registers stored as written, read back as stored, with no behaviour (the memory
     /// controller's delay and size registers at 0x1f80_1000.., 0x1f80_1400..; the POST register).
     plain: std::collections::BTreeMap<u32, u32>,
 }
 
 impl Hardware {
-    /// Enable or disable the interrupt of DMA interrupt code `n` (IOP_IRQ_DMA_* - 0x20: 0..6
-    /// the first controller's channels, 7 its bus error, 8..13 the second's channels 7..12) in
-    /// DICR/DICR2; returns whether it was enabled.
+    /// Enable or disable the interrupt of DMA interrupt code `n` (IOP_IRQ_DMA_* - 0x20); returns
+    /// whether it was enabled.
     pub fn dma_irq_enable(&mut self, n: u32, on: bool) -> bool {
-        let (reg, bit) = match n {
-            0..=6 => (0x1f80_10f4, 16 + n),
-            7 => (0x1f80_10f4, 15),
-            8..=13 => (0x1f80_1574, 16 + n - 8),
-            _ => return false,
-        };
-        let old = self.plain.get(&reg).copied().unwrap_or(0);
-        let new = if on {
-            old | (1 << bit)
-        } else {
-            old & !(1 << bit)
-        };
-        self.plain.insert(reg, new);
-        old & (1 << bit) != 0
+        self.dmac.irq_enable(n, on)
     }
 
     /// Power-on state of every unit.
@@ -55,6 +54,16 @@ impl Hardware {
         let shift = (p & 3) * 8;
         let v = match word {
             0x1f80_1070..=0x1f80_107b => self.intc.read(word - 0x1f80_1070),
+            0x1f80_1080..=0x1f80_10ff | 0x1f80_1500..=0x1f80_157f
+                if self.dmac.read(word).is_some() =>
+            {
+                self.dmac.read(word).unwrap_or(0)
+            }
+            0x1d00_0000..=0x1d00_006f => self.sif.iop_read(word - 0x1d00_0000),
+            0x1f80_1100..=0x1f80_112f | 0x1f80_1480..=0x1f80_14af => {
+                let (n, reg) = counters::Counters::decode(word).expect("counter");
+                self.counters.read(n, reg, self.now)
+            }
             // Memory control, DMA, timers, SIO2, the POST register: stored.
             0x1f80_1000..=0x1f80_1fff | 0x1f80_8000..=0x1f80_8fff => {
                 self.plain.get(&word).copied().unwrap_or(0)
@@ -94,6 +103,22 @@ impl Hardware {
                     merge(old)
                 };
                 self.intc.write(off, val);
+            }
+            0x1f80_1100..=0x1f80_112f | 0x1f80_1480..=0x1f80_14af => {
+                let (n, reg) = counters::Counters::decode(word).expect("counter");
+                self.counters.write(n, reg, merge(0), self.now);
+                self.counters_changed = true;
+            }
+            0x1d00_0000..=0x1d00_006f => {
+                let old = self.sif.iop_read(word - 0x1d00_0000);
+                self.sif
+                    .iop_write(word - 0x1d00_0000, if size == 4 { v } else { merge(old) });
+            }
+            0x1f80_1080..=0x1f80_10ff | 0x1f80_1500..=0x1f80_157f
+                if self.dmac.read(word).is_some() =>
+            {
+                let old = self.dmac.read(word).unwrap_or(0);
+                self.dmac.write(word, merge(old));
             }
             0x1f80_1000..=0x1f80_1fff | 0x1f80_8000..=0x1f80_8fff => {
                 let old = self.plain.get(&word).copied().unwrap_or(0);

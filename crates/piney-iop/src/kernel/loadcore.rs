@@ -109,6 +109,21 @@ pub struct StartRequest {
     pub args: Vec<u8>,
     /// The thread waiting for the result (and where it wants the start result), if any.
     pub waiter: Option<(u32, u32)>,
+    /// A native server's call waiting for the result (LOADFILE), by token.
+    pub token: Option<u32>,
+    /// The image to load first, when the request loads as well as starts.
+    pub image: Option<Vec<u8>>,
+}
+
+/// What became of a module queued with [`Iop::queue_module`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// Its path.
+    pub path: String,
+    /// The module id, or the load's error code.
+    pub id: i32,
+    /// The start result, once the entry returned.
+    pub result: Option<i32>,
 }
 
 /// loadcore's and modload's state.
@@ -129,6 +144,8 @@ pub struct LoadCore {
     pub running: Option<StartRequest>,
     /// Start results, by module id, for whoever asked ([`Iop::start_result`]).
     pub results: std::collections::BTreeMap<i32, i32>,
+    /// The modules queued with [`Iop::queue_module`], in order, and what became of them.
+    pub outcomes: Vec<Outcome>,
     /// The boot area's next free byte (export tables, the ctype table).
     arena: u32,
     arena_end: u32,
@@ -152,6 +169,9 @@ const INTERNAL: LibDef = LibDef {
         (0, "vblank_start_handler", super::time::vblank_start_handler),
         (1, "vblank_end_handler", super::time::vblank_end_handler),
         (2, "loader_main", loader_main),
+        (3, "dma_dispatch", super::sif::dma_dispatch),
+        (4, "sif1_interrupt", super::sifcmd::sif1_interrupt),
+        (5, "timer_irq", super::timrman::timer_irq),
     ],
 };
 
@@ -171,6 +191,7 @@ fn libraries() -> Vec<&'static LibDef> {
         &super::pools::THVPOOL,
         &super::pools::THFPOOL,
         &super::time::VBLANK,
+        &super::timrman::TIMRMAN,
         &MODLOAD,
     ];
     v.extend(crate::modules::libraries());
@@ -240,6 +261,74 @@ impl Iop {
             fptrs,
         });
         self.add_module(lib.name, lib.version, 0, 0, ModState::Resident);
+    }
+
+    /// A resident module entry without code, for a native module.
+    pub fn add_native_module(&mut self, name: &str) -> i32 {
+        self.add_module(name, 0x0101, 0, 0, ModState::Resident)
+    }
+
+    /// Load the module at `path`: a native rom module, or a file. Returns the id or an error.
+    pub fn load_path(&mut self, path: &str) -> i32 {
+        if let Some(id) = crate::modules::load_native(self, path) {
+            return id;
+        }
+        match crate::modules::read_file(self, path) {
+            Ok(image) => self.load_module_image(path, &image),
+            Err(e) => {
+                eprintln!("piney: iop: module {path}: cannot be read (error {e})");
+                e
+            }
+        }
+    }
+
+    /// Load the module image in IOP RAM at `a` (LoadModuleBuffer).
+    pub fn load_buffer(&mut self, a: u32) -> i32 {
+        let n = image_size(self, a);
+        let mut image = vec![0; n];
+        self.bus.read_ram(a, &mut image);
+        let name = format!("(buffer at {a:#010x})");
+        self.load_module_image(&name, &image)
+    }
+
+    /// StopModule: only a removable module stops (its stop entry is not called).
+    pub fn stop_module(&mut self, id: i32) -> i32 {
+        match self.kernel.loadcore.modules.iter().find(|m| m.id == id) {
+            None => kerr::UNKNOWN_MODULE,
+            Some(m) if m.state != ModState::Removable => kerr::NOT_REMOVABLE,
+            Some(_) => {
+                self.log_once(
+                    "stopmodule",
+                    "StopModule: the module's stop entry is not called",
+                );
+                id
+            }
+        }
+    }
+
+    /// UnloadModule.
+    pub fn unload_module(&mut self, id: i32) -> i32 {
+        match self.kernel.loadcore.modules.iter().find(|m| m.id == id) {
+            None => kerr::UNKNOWN_MODULE,
+            Some(m) if matches!(m.state, ModState::Resident | ModState::Starting) => {
+                kerr::NOT_REMOVABLE
+            }
+            Some(_) => {
+                self.unload(id);
+                id
+            }
+        }
+    }
+
+    /// SearchModuleByName.
+    pub fn search_module(&self, name: &str) -> i32 {
+        self.kernel
+            .loadcore
+            .modules
+            .iter()
+            .rev()
+            .find(|m| m.name == name)
+            .map_or(kerr::UNKNOWN_MODULE, |m| m.id)
     }
 
     fn add_module(
@@ -478,12 +567,45 @@ impl Iop {
 
     /// Queue module `id` to be started by the loader thread with argv[0] = `path`.
     pub fn request_start(&mut self, id: i32, path: &str, args: &[u8], waiter: Option<(u32, u32)>) {
-        self.kernel.loadcore.requests.push_back(StartRequest {
+        self.queue_start(StartRequest {
             module: id,
             path: path.to_string(),
             args: args.to_vec(),
             waiter,
+            token: None,
+            image: None,
         });
+    }
+
+    /// Queue `image` to be loaded and started on the loader thread after the modules queued
+    /// before it (as a console loads its modules one after the other, each started before the
+    /// next is linked). What became of it is in [`LoadCore::outcomes`].
+    pub fn queue_module(&mut self, path: &str, image: Vec<u8>, args: &[u8]) {
+        self.queue_start(StartRequest {
+            module: 0,
+            path: path.to_string(),
+            args: args.to_vec(),
+            waiter: None,
+            token: None,
+            image: Some(image),
+        });
+    }
+
+    /// Queue module `id`'s start for a native server's call `token`, answered with { id, start
+    /// result } when the entry returned.
+    pub fn request_start_token(&mut self, id: i32, path: &str, args: &[u8], token: u32) {
+        self.queue_start(StartRequest {
+            module: id,
+            path: path.to_string(),
+            args: args.to_vec(),
+            waiter: None,
+            token: Some(token),
+            image: None,
+        });
+    }
+
+    fn queue_start(&mut self, req: StartRequest) {
+        self.kernel.loadcore.requests.push_back(req);
         let l = self.kernel.loadcore.loader;
         if self
             .kernel
@@ -546,9 +668,9 @@ pub fn boot(iop: &mut Iop) {
         .alloc(Mode::Addr, super::RETURN_END.next_multiple_of(0x100), 0)
         .expect("boot: low RAM");
     // The kernel's boot area (export tables, ctype table) and the kernel heap.
-    let arena = k.sysmem.alloc(Mode::First, 0x2000, 0).expect("boot: arena");
+    let arena = k.sysmem.alloc(Mode::First, 0x4000, 0).expect("boot: arena");
     k.loadcore.arena = arena;
-    k.loadcore.arena_end = arena + 0x2000;
+    k.loadcore.arena_end = arena + 0x4000;
     let heap = super::heaplib::create(iop, 2048, 1);
     iop.kernel.heap = heap;
     // The interrupt stack (intrman's own, in its module data on a console).
@@ -592,13 +714,30 @@ pub fn boot(iop: &mut Iop) {
         arg: 0,
     };
     iop.bus.hw.intc.mask |= (1 << line::VBLANK) | (1 << line::EVBLANK);
+    // intrman's own handler on the DMA line dispatches the channels' handlers; sifcmd's handler
+    // takes SIF1's interrupt (code 0x2b, enabled in DICR2).
+    let dd = iop.native_address("(kernel)", 3).expect("dma dispatch");
+    let s1 = iop.native_address("(kernel)", 4).expect("sif1 handler");
+    iop.kernel.intr_handlers[line::DMA as usize] = super::intr::Handler {
+        field: dd | 1,
+        arg: 0,
+    };
+    iop.kernel.intr_handlers[0x2b] = super::intr::Handler { field: s1, arg: 0 };
+    iop.bus.hw.intc.mask |= 1 << line::DMA;
+    iop.bus.hw.dmac.irq_enable(0x2b - 0x20, true);
+    iop.bus.hw.dmac.dicr |= 1 << 23;
+    // sifman's tag buffers, sifcmd's receive and send buffers.
+    iop.kernel.sifman.tag_bufs = [iop.arena_alloc(512), iop.arena_alloc(512)];
+    let recv = iop.arena_alloc(super::sifcmd::RECV_SIZE);
+    let copy = iop.arena_alloc(super::sifcmd::RECV_SIZE);
+    let ring = iop.arena_alloc(32 * 64);
+    iop.sifcmd_boot(recv, copy, ring);
     iop.bus.hw.intc.ctrl = 1;
     // The module loader thread.
     let main = iop.native_address("(kernel)", 2).expect("loader");
     let id = iop.create_thread(TH_C, main, LOADER_PRIORITY, 0x1000, 0) as u32;
     iop.kernel.loadcore.loader = id;
     iop.start_thread(id, 0);
-    crate::modules::boot(iop);
 }
 
 /// The loader thread's entry and loop: run the next start request, or wait for one.
@@ -609,11 +748,24 @@ fn loader_main(iop: &mut Iop) -> Result<Ret, IopError> {
 
 /// The loader's loop: start the next requested module, or sleep until one is requested.
 pub fn loader_loop(iop: &mut Iop) -> Result<(), IopError> {
-    let Some(req) = iop.kernel.loadcore.requests.pop_front() else {
+    let Some(mut req) = iop.kernel.loadcore.requests.pop_front() else {
         iop.cpu.set_pc(ret::LOADER_LOOP);
         iop.wait_current(Wait::Native(WAIT_LOADER_IDLE));
         return Ok(());
     };
+    if let Some(image) = req.image.take() {
+        let id = iop.load_module_image(&req.path, &image);
+        iop.kernel.loadcore.outcomes.push(Outcome {
+            path: req.path.clone(),
+            id,
+            result: None,
+        });
+        if id < 0 {
+            iop.cpu.set_pc(ret::LOADER_LOOP);
+            return Ok(());
+        }
+        req.module = id;
+    }
     let Some(m) = iop.module_mut(req.module).map(|m| m.clone()) else {
         finish_request(iop, &req, kerr::UNKNOWN_MODULE, kerr::UNKNOWN_MODULE);
         iop.cpu.set_pc(ret::LOADER_LOOP);
@@ -665,6 +817,22 @@ pub fn loader_loop(iop: &mut Iop) -> Result<(), IopError> {
 
 fn finish_request(iop: &mut Iop, req: &StartRequest, v0: i32, result: i32) {
     iop.kernel.loadcore.results.insert(req.module, result);
+    if let Some(o) = iop
+        .kernel
+        .loadcore
+        .outcomes
+        .iter_mut()
+        .rev()
+        .find(|o| o.id == req.module)
+    {
+        o.result = Some(result);
+    }
+    if let Some(t) = req.token {
+        let mut r = Vec::with_capacity(8);
+        r.extend_from_slice(&(v0 as u32).to_le_bytes());
+        r.extend_from_slice(&(result as u32).to_le_bytes());
+        iop.complete_call(t, &r);
+    }
     if let Some((t, res_ptr)) = req.waiter {
         if res_ptr != 0 {
             iop.bus.set_ram_u32(res_ptr, result as u32);
@@ -787,20 +955,8 @@ pub const LOADCORE: LibDef = LibDef {
 
 // ---- modload's exports ----
 
-/// Read a file a module path names (host:, rom0:, cdrom0:...), for LoadModule and friends.
-fn read_module_file(iop: &mut Iop, path: &str) -> Result<Vec<u8>, i32> {
-    crate::modules::read_file(iop, path)
-}
-
-/// Load the module at `path`: a native rom module, or a file. Returns the id or an error.
 fn load_path(iop: &mut Iop, path: &str) -> i32 {
-    if let Some(id) = crate::modules::load_native(iop, path) {
-        return id;
-    }
-    match read_module_file(iop, path) {
-        Ok(image) => iop.load_module_image(path, &image),
-        Err(e) => e,
-    }
+    iop.load_path(path)
 }
 
 fn args_of(iop: &Iop, len: u32, p: u32) -> Vec<u8> {
@@ -886,55 +1042,23 @@ fn image_size(iop: &Iop, a: u32) -> usize {
 
 fn load_module_buffer(iop: &mut Iop) -> Result<Ret, IopError> {
     let a = iop.arg(0);
-    let n = image_size(iop, a);
-    let mut image = vec![0; n];
-    iop.bus.read_ram(a, &mut image);
-    let name = format!("(buffer at {a:#010x})");
-    v(iop.load_module_image(&name, &image))
+    v(iop.load_buffer(a))
 }
 
 fn stop_module(iop: &mut Iop) -> Result<Ret, IopError> {
-    // StopModule(id, arglen, args, result*): only removable modules stop; piney does not call
-    // their stop entry (the console calls the entry with argc = -1).
     let id = iop.arg(0) as i32;
-    match iop.kernel.loadcore.modules.iter().find(|m| m.id == id) {
-        None => v(kerr::UNKNOWN_MODULE),
-        Some(m) if m.state != ModState::Removable => v(kerr::NOT_REMOVABLE),
-        Some(_) => {
-            iop.log_once(
-                "stopmodule",
-                "StopModule: the module's stop entry is not called",
-            );
-            v(id)
-        }
-    }
+    v(iop.stop_module(id))
 }
 
 fn unload_module(iop: &mut Iop) -> Result<Ret, IopError> {
     let id = iop.arg(0) as i32;
-    match iop.kernel.loadcore.modules.iter().find(|m| m.id == id) {
-        None => v(kerr::UNKNOWN_MODULE),
-        Some(m) if matches!(m.state, ModState::Resident | ModState::Starting) => {
-            v(kerr::NOT_REMOVABLE)
-        }
-        Some(_) => {
-            iop.unload(id);
-            v(id)
-        }
-    }
+    v(iop.unload_module(id))
 }
 
 fn search_module_by_name(iop: &mut Iop) -> Result<Ret, IopError> {
     let p = iop.arg(0);
     let name = iop.bus.ram_cstr(p, 64);
-    v(iop
-        .kernel
-        .loadcore
-        .modules
-        .iter()
-        .rev()
-        .find(|m| m.name == name)
-        .map_or(kerr::UNKNOWN_MODULE, |m| m.id))
+    v(iop.search_module(&name))
 }
 
 fn search_module_by_address(iop: &mut Iop) -> Result<Ret, IopError> {

@@ -25,10 +25,13 @@ pub mod heaplib;
 pub mod intr;
 pub mod loadcore;
 pub mod pools;
+pub mod sif;
+pub mod sifcmd;
 pub mod sync;
 pub mod sysmem;
 pub mod thread;
 pub mod time;
+pub mod timrman;
 
 use std::collections::{BTreeMap, HashSet, VecDeque};
 
@@ -362,6 +365,12 @@ pub struct Kernel {
     pub loadcore: loadcore::LoadCore,
     /// The vblank library's state.
     pub vblank: time::Vblank,
+    /// sifman's state.
+    pub sifman: sif::SifMan,
+    /// sifcmd's state.
+    pub sifcmd: sifcmd::SifCmd,
+    /// timrman's hard timers.
+    pub timers: [timrman::Timer; 6],
     /// Messages already printed once.
     logged: HashSet<String>,
 }
@@ -389,6 +398,9 @@ impl Default for Kernel {
             sysmem: sysmem::SysMem::default(),
             loadcore: loadcore::LoadCore::default(),
             vblank: time::Vblank::default(),
+            sifman: sif::SifMan::default(),
+            sifcmd: sifcmd::SifCmd::default(),
+            timers: timrman::table(),
             logged: HashSet::new(),
         }
     }
@@ -545,6 +557,20 @@ impl Iop {
     /// Hook for the native modules' continuations (SIF RPC servers and the like).
     fn module_continuation(&mut self, tag: u32, data: [u32; 6]) -> Result<(), IopError> {
         crate::modules::continuation(self, tag, data)
+    }
+
+    /// A module entry for a native module (no code): its id.
+    pub fn native_module(&mut self, name: &str) -> i32 {
+        if let Some(m) = self
+            .kernel
+            .loadcore
+            .modules
+            .iter()
+            .find(|m| m.name == name && m.text == 0)
+        {
+            return m.id;
+        }
+        self.add_native_module(name)
     }
 
     /// Call guest function `pc` with `args` (at most 4) on the current stack, returning to the

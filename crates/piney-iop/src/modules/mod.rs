@@ -1,0 +1,407 @@
+//! The native modules beside the kernel: RPC servers answered natively (the rom's FILEIO,
+//! LOADFILE and the IOP heap service, and whatever the machine adds: the pad driver, the
+//! memory card server...), the rom0 module names that load them, the devices module paths name
+//! (`host:`), the IOP's reboot, and the continuations of native code waiting for guest code.
+//!
+//! Contract:
+//! - A [`NativeServer`] answers SIF RPC calls for its sid without a thread: it gets the
+//!   argument bytes the EE sent and returns the reply bytes, [`Reply::Now`], or answers later
+//!   with [`Iop::complete_call`]. It reaches the IOP through `&mut Iop` (its RAM, the EE's RAM
+//!   while a slice runs through [`Iop::ee_read`], SIF0 sends through [`Iop::send_to_ee`]).
+//! - A server is *available* from boot but *serves* only once loaded: the rom's own (FILEIO,
+//!   LOADFILE, the heap service) at boot, the others when a module path names them
+//!   (`rom0:PADMAN`...), exactly as a console only answers a module it has loaded. A reboot
+//!   unloads every server that is not the rom's boot set.
+//! - [`read_file`] resolves a module path (`host:PATH` is a file relative to
+//!   [`Modules::host_root`], the current folder by default).
+
+pub mod fileio;
+pub mod loadfile;
+
+use std::any::Any;
+use std::path::PathBuf;
+
+use crate::kernel::sifcmd::{self, PendingCall};
+use crate::kernel::{LibDef, kerr};
+use crate::{Iop, IopError};
+
+/// What a native server answers.
+pub enum Reply {
+    /// These bytes, now.
+    Now(Vec<u8>),
+    /// Later, with [`Iop::complete_call`] and this token.
+    Later(u32),
+}
+
+/// An RPC server answered natively.
+pub trait NativeServer: Any {
+    /// The server id clients bind to.
+    fn sid(&self) -> u32;
+    /// A name for messages.
+    fn name(&self) -> &str;
+    /// The rom0 module names that load it (none: it is part of the boot set).
+    fn modules(&self) -> &[&'static str] {
+        &[]
+    }
+    /// The size of its receive buffer in IOP RAM (the largest argument block).
+    fn buffer_size(&self) -> u32 {
+        0x1000
+    }
+    /// Run function `fno` with the argument bytes the EE sent. An error stops the run, naming
+    /// it.
+    fn call(&mut self, iop: &mut Iop, fno: u32, args: &[u8], token: u32) -> Result<Reply, String>;
+    /// A vertical blank started (the pad driver writes its frames here).
+    fn vblank(&mut self, _iop: &mut Iop, _vblank: u64) {}
+    /// The IOP rebooted: forget all state.
+    fn reset(&mut self) {}
+    /// The server as `Any`, for its owner to reach it.
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+}
+
+/// A native server's place in the IOP.
+struct Slot {
+    server: Option<Box<dyn NativeServer>>,
+    /// Its SifRpcServerData_t in kernel RAM (0 until loaded).
+    data: u32,
+    /// Its receive buffer.
+    buf: u32,
+    /// Where its replies are placed for sending.
+    reply: u32,
+    /// Whether it serves (loaded).
+    loaded: bool,
+    /// The module id it shows as.
+    module: i32,
+}
+
+/// The native modules' state.
+#[derive(Default)]
+pub struct Modules {
+    /// strtok's saved position.
+    pub strtok_saved: u32,
+    /// prnt's formatted text while its callback runs (a stack: prnt may nest).
+    pub prnt_buffers: Vec<Vec<u8>>,
+    /// The folder `host:` paths are relative to (the current folder when `None`).
+    pub host_root: Option<PathBuf>,
+    slots: Vec<Slot>,
+    /// A reboot the EE asked for, due at this cycle, with its argument.
+    pub reboot: Option<(u64, String)>,
+}
+
+impl std::fmt::Debug for Modules {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Modules")
+            .field("servers", &self.slots.len())
+            .finish()
+    }
+}
+
+/// The rom0 modules that have no server of their own but that programs load (the SIO2
+/// manager the pad and card drivers sit on, the multitap...): loading them succeeds and does
+/// nothing else.
+const QUIET_ROM_MODULES: &[&str] = &[
+    "SIO2MAN", "XSIO2MAN", "MTAPMAN", "XMTAPMAN", "MCMAN", "XMCMAN",
+];
+
+/// The boot set's servers.
+pub fn boot_servers() -> Vec<Box<dyn NativeServer>> {
+    vec![
+        Box::new(fileio::FileIo::new()),
+        Box::new(fileio::IopHeap),
+        Box::new(loadfile::LoadFile),
+    ]
+}
+
+/// The native libraries of the native modules, installed at boot beside the kernel's.
+pub fn libraries() -> Vec<&'static LibDef> {
+    vec![&crate::kernel::sif::SIFMAN, &crate::kernel::sifcmd::SIFCMD]
+}
+
+impl Modules {
+    /// Every native server, unloaded (a reboot's keepsake).
+    pub fn take_servers(&mut self) -> Vec<Box<dyn NativeServer>> {
+        self.slots.drain(..).filter_map(|s| s.server).collect()
+    }
+
+    /// The server data address of the loaded native server `sid`.
+    pub fn native_server_data(&self, sid: u32) -> Option<u32> {
+        self.slots.iter().find_map(|s| {
+            (s.loaded && s.server.as_ref().is_some_and(|x| x.sid() == sid)).then_some(s.data)
+        })
+    }
+
+    /// The native server `T`, if added.
+    pub fn server_mut<T: NativeServer>(&mut self) -> Option<&mut T> {
+        self.slots.iter_mut().find_map(|s| {
+            s.server
+                .as_mut()
+                .and_then(|x| x.as_any_mut().downcast_mut::<T>())
+        })
+    }
+}
+
+impl Iop {
+    /// Add a native server (the machine's pad driver, memory cards...). It serves once a path
+    /// it answers to is loaded, or at once when it names no module (part of the boot set).
+    pub fn add_server(&mut self, server: Box<dyn NativeServer>) {
+        let sid = server.sid();
+        self.modules
+            .slots
+            .retain(|s| s.server.as_ref().is_none_or(|x| x.sid() != sid));
+        let boot = server.modules().is_empty();
+        self.modules.slots.push(Slot {
+            server: Some(server),
+            data: 0,
+            buf: 0,
+            reply: 0,
+            loaded: false,
+            module: 0,
+        });
+        if boot {
+            let i = self.modules.slots.len() - 1;
+            self.load_server(i);
+        }
+    }
+
+    /// Make slot `i` serve: its server data and buffers in kernel RAM, a module entry.
+    fn load_server(&mut self, i: usize) -> i32 {
+        if self.modules.slots[i].loaded {
+            return self.modules.slots[i].module;
+        }
+        let (sid, name, size) = {
+            let s = self.modules.slots[i].server.as_ref().expect("server");
+            (s.sid(), s.name().to_string(), s.buffer_size().max(16))
+        };
+        if self.modules.slots[i].data == 0 {
+            let mode = crate::kernel::sysmem::Mode::Last;
+            let data = self.sysmem_alloc(mode, 0x50, 0).unwrap_or(0);
+            let buf = self.sysmem_alloc(mode, size, 0).unwrap_or(0);
+            let reply = self.sysmem_alloc(mode, size.max(0x100), 0).unwrap_or(0);
+            let s = &mut self.modules.slots[i];
+            s.data = data;
+            s.buf = buf;
+            s.reply = reply;
+        }
+        let (data, buf) = (self.modules.slots[i].data, self.modules.slots[i].buf);
+        for off in (0..0x50).step_by(4) {
+            self.bus.set_ram_u32(data + off, 0);
+        }
+        self.bus.set_ram_u32(data, sid);
+        self.bus.set_ram_u32(data + 8, buf);
+        self.bus.set_ram_u32(data + 12, size);
+        let id = self.native_module(&name);
+        let s = &mut self.modules.slots[i];
+        s.loaded = true;
+        s.module = id;
+        id
+    }
+
+    /// Read EE memory (the EE's RAM while a slice runs): what a native server's RDATA would
+    /// fetch.
+    pub fn ee_read(&mut self, addr: u32, len: usize) -> Result<Vec<u8>, String> {
+        let a = (addr & 0x1fff_ffff) as usize;
+        let ram = &self.ee_ram;
+        if a.checked_add(len).is_none_or(|e| e > ram.len()) {
+            return Err(format!(
+                "EE memory at {addr:#010x} (+{len:#x}) is outside EE RAM"
+            ));
+        }
+        Ok(ram[a..a + len].to_vec())
+    }
+
+    /// Send bytes to EE memory through SIF0, as a native module's sceSifSetDma does; they land
+    /// in order with the IOP's other sends.
+    pub fn send_to_ee(&mut self, dest: u32, data: Vec<u8>) {
+        if data.is_empty() {
+            return;
+        }
+        let size = data.len() as u32;
+        let src = self.kernel.sifman.add_native_buffer(data);
+        self.sif_set_dma(&[crate::kernel::sif::Transfer {
+            src,
+            dest,
+            size,
+            attr: 0,
+        }]);
+    }
+
+    /// Answer a native server's call that returned [`Reply::Later`].
+    pub fn complete_call(&mut self, token: u32, reply: &[u8]) {
+        let Some(i) = self
+            .kernel
+            .sifcmd
+            .pending
+            .iter()
+            .position(|(t, _)| *t == token)
+        else {
+            return;
+        };
+        let (_, call) = self.kernel.sifcmd.pending.remove(i);
+        self.reply_native(&call, reply);
+    }
+
+    fn reply_native(&mut self, call: &PendingCall, reply: &[u8]) {
+        let Some(slot) = self.modules.slots.iter().find(|s| s.data == call.sd) else {
+            return;
+        };
+        let at = slot.reply;
+        let mut r = reply.to_vec();
+        r.resize((call.rsize as usize).div_ceil(4) * 4, 0);
+        let n = r.len().min(
+            slot.server
+                .as_ref()
+                .map_or(0, |s| s.buffer_size().max(0x100) as usize),
+        );
+        self.bus.write_ram(at, &r[..n]);
+        sifcmd::send_reply(
+            self,
+            call,
+            if reply.is_empty() && call.rsize == 0 {
+                0
+            } else {
+                at
+            },
+        );
+    }
+
+    /// A vertical blank: the native servers' per-frame work.
+    pub fn native_vblank(&mut self, vblank: u64) {
+        for i in 0..self.modules.slots.len() {
+            if !self.modules.slots[i].loaded {
+                continue;
+            }
+            let Some(mut s) = self.modules.slots[i].server.take() else {
+                continue;
+            };
+            s.vblank(self, vblank);
+            self.modules.slots[i].server = Some(s);
+        }
+    }
+}
+
+/// Whether server data `sd` is a native server's.
+pub fn is_native_server(iop: &Iop, sd: u32) -> bool {
+    sd != 0 && iop.modules.slots.iter().any(|s| s.loaded && s.data == sd)
+}
+
+/// A CALL to a native server.
+pub fn native_call(iop: &mut Iop, call: PendingCall, fno: u32, size: u32) -> Result<(), IopError> {
+    let Some(i) = iop.modules.slots.iter().position(|s| s.data == call.sd) else {
+        return Ok(());
+    };
+    let buf = iop.modules.slots[i].buf;
+    let cap = iop.modules.slots[i]
+        .server
+        .as_ref()
+        .map_or(0, |s| s.buffer_size());
+    let mut args = vec![0; size.min(cap) as usize];
+    iop.bus.read_ram(buf, &mut args);
+    let Some(mut server) = iop.modules.slots[i].server.take() else {
+        return Ok(());
+    };
+    let token = iop.kernel.sifcmd.next_token;
+    iop.kernel.sifcmd.next_token += 1;
+    let r = server.call(iop, fno, &args, token);
+    let name = server.name().to_string();
+    let sid = server.sid();
+    iop.modules.slots[i].server = Some(server);
+    match r {
+        Ok(Reply::Now(bytes)) => iop.reply_native(&call, &bytes),
+        Ok(Reply::Later(t)) => iop.kernel.sifcmd.pending.push((t, call)),
+        Err(e) => {
+            return Err(iop.fault(format!("{name} ({sid:#010x}) function {fno}: {e}")));
+        }
+    }
+    Ok(())
+}
+
+/// A native continuation by tag.
+pub fn continuation(iop: &mut Iop, tag: u32, data: [u32; 6]) -> Result<(), IopError> {
+    use crate::kernel::{clib, sif, time};
+    match tag {
+        time::CONT_VBLANK_CHAIN => time::vblank_chain_continue(iop, data),
+        clib::CONT_PRNT => clib::prnt_continue(iop, data),
+        sif::CONT_DMA_CHAIN => sif::dma_chain_continue(iop, data),
+        sifcmd::CONT_CMD_HANDLER => sifcmd::cmd_handler_continue(iop, data),
+        sifcmd::CONT_EXEC => sifcmd::exec_continue(iop, data),
+        crate::kernel::timrman::CONT_TIMER => crate::kernel::timrman::timer_continue(iop, data),
+        _ => Err(iop.fault(format!("unknown kernel continuation {tag:#x}"))),
+    }
+}
+
+/// Take thread `id` off a native module's wait.
+pub fn unwait(iop: &mut Iop, id: u32) {
+    iop.vblank_unwait(id);
+    for r in iop.kernel.loadcore.requests.iter_mut() {
+        if r.waiter.is_some_and(|(t, _)| t == id) {
+            r.waiter = None;
+        }
+    }
+}
+
+/// The bytes of the file a module path names, or the console's error code.
+pub fn read_file(iop: &mut Iop, path: &str) -> Result<Vec<u8>, i32> {
+    let (dev, rest) = path.split_once(':').unwrap_or(("", path));
+    match dev {
+        "host" | "host0" => {
+            let rest = rest.trim_start_matches(['/', '\\']);
+            let p = match &iop.modules.host_root {
+                Some(r) => r.join(rest),
+                None => PathBuf::from(rest),
+            };
+            match std::fs::metadata(&p) {
+                Ok(m) if m.len() as usize > crate::irx::MAX_IMAGE => {
+                    eprintln!("piney: iop: {path}: larger than the IOP's memory");
+                    Err(kerr::FILEERR)
+                }
+                Ok(_) => std::fs::read(&p).map_err(|e| {
+                    eprintln!("piney: iop: {path}: {e}");
+                    kerr::FILEERR
+                }),
+                Err(_) => Err(kerr::NOFILE),
+            }
+        }
+        "rom0" => Err(kerr::NOFILE),
+        _ => {
+            iop.log_once(
+                &format!("dev-{dev}"),
+                &format!("module path {path}: no device \"{dev}:\" on this IOP"),
+            );
+            Err(kerr::NOFILE)
+        }
+    }
+}
+
+/// A rom0 module piney answers natively: its module id (or an error), or `None` to load `path`
+/// as a file.
+pub fn load_native(iop: &mut Iop, path: &str) -> Option<i32> {
+    let name = path.strip_prefix("rom0:")?;
+    let name = name
+        .split([';', ' '])
+        .next()
+        .unwrap_or(name)
+        .to_ascii_uppercase();
+    let found = iop.modules.slots.iter().position(|s| {
+        s.server
+            .as_ref()
+            .is_some_and(|x| x.modules().iter().any(|m| m.eq_ignore_ascii_case(&name)))
+    });
+    if let Some(i) = found {
+        return Some(iop.load_server(i));
+    }
+    if QUIET_ROM_MODULES.contains(&name.as_str()) {
+        return Some(iop.native_module(&name));
+    }
+    eprintln!(
+        "piney: iop: {path}: piney has no native {name} and carries no rom; the load fails with KE_NOFILE"
+    );
+    Some(kerr::NOFILE)
+}
+
+/// The EE asked for a reboot (the RESET command): it happens after [`REBOOT_CYCLES`].
+pub fn request_reboot(iop: &mut Iop, arg: &str) {
+    iop.modules.reboot = Some((iop.cpu.cycles + REBOOT_CYCLES, arg.to_string()));
+}
+
+/// How long a reboot takes before the new IOP runs: 10 ms (a choice; a console takes longer
+/// when it loads an IOPRP image from the disc).
+pub const REBOOT_CYCLES: u64 = 368_640;

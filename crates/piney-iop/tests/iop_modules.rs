@@ -1,0 +1,86 @@
+//! Our own IOP test modules (tests/iop/*.irx, built from their C sources by tools/build-iop.sh)
+//! run on a bare IOP and print what their hand-derived .stdout files say.
+
+use std::path::PathBuf;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Run modules in order on a bare IOP; the output.
+fn run(names: &[&str]) -> String {
+    let mut iop = piney_iop::Iop::new();
+    for n in names {
+        let p = root().join(format!("tests/iop/{n}.irx"));
+        let image = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        iop.queue_module(n, image, &[]);
+    }
+    let done = iop
+        .run_bare(10 * piney_iop::IOP_CLOCK_HZ)
+        .unwrap_or_else(|e| panic!("{names:?}: {e}"));
+    assert!(done, "{names:?} did not finish within 10 emulated seconds");
+    for o in &iop.kernel.loadcore.outcomes {
+        assert!(o.id >= 0, "{} failed to load: {}", o.path, o.id);
+    }
+    String::from_utf8_lossy(&iop.take_output()).into_owned()
+}
+
+fn expected(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| {
+            std::fs::read_to_string(root().join(format!("tests/iop/{n}.stdout")))
+                .unwrap_or_else(|e| panic!("{n}.stdout: {e}"))
+        })
+        .collect()
+}
+
+macro_rules! module_test {
+    ($name:ident, $($m:literal),+) => {
+        #[test]
+        fn $name() {
+            let names = [$($m),+];
+            assert_eq!(run(&names), expected(&names));
+        }
+    };
+}
+
+module_test!(relocations, "reloc");
+module_test!(threads, "threads");
+module_test!(semaphores, "sema");
+module_test!(event_flags, "evflag");
+module_test!(message_boxes, "mbox");
+module_test!(interrupts, "intr");
+module_test!(timers_and_alarms, "timers");
+module_test!(variable_pools, "vpl");
+module_test!(fixed_pools, "fpl");
+module_test!(rpc_server_module, "rpcserver");
+module_test!(a_library_between_two_modules, "libexport", "libimport");
+
+#[test]
+fn every_module_has_a_test() {
+    let tested = [
+        "reloc",
+        "threads",
+        "sema",
+        "evflag",
+        "mbox",
+        "intr",
+        "timers",
+        "vpl",
+        "fpl",
+        "rpcserver",
+        "libexport",
+        "libimport",
+    ];
+    for e in std::fs::read_dir(root().join("tests/iop")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "irx") {
+            let n = p.file_stem().unwrap().to_string_lossy().into_owned();
+            assert!(
+                tested.contains(&n.as_str()),
+                "tests/iop/{n}.irx has no test"
+            );
+        }
+    }
+}

@@ -1,0 +1,630 @@
+/* irx.h: piney's own header for writing IOP modules (IRX) with Debian's stock
+ * mipsel-linux-gnu-gcc -march=r3000; tools/build-iop.sh builds them.
+ *
+ * It holds
+ *   - the module id (IRX_ID) that tools/iop/irx.ld puts into the .iopmod header,
+ *   - the console's import and export table layouts (IRX_IMPORTS, IRX_EXPORTS),
+ *   - the types and constants of the system libraries, with the console's field order and
+ *     sizes (written from the facts: ps2sdk's iop/kernel and iop/system headers, kerr.h),
+ *   - one IOP_IMPORT line per library function a module may call: library, the function's
+ *     index in that library's export table (the console's, from each library's exports.tab),
+ *     return type, name and parameters.
+ *
+ * tools/build-iop.sh reads the IOP_LIBRARY and IOP_IMPORT lines of this file (keep each on one
+ * line, in this form) to generate, for every module, import tables holding exactly the
+ * functions the module calls: a module only calls the functions and the loader links them.
+ * To make a new function available, add its IOP_IMPORT line with the index from the library's
+ * exports.tab (count from 0; the first four slots of every library are its module entries).
+ *
+ * The import table layout (loadcore links it when the module loads):
+ *     .word 0x41e00000            magic
+ *     .word 0                     next (loadcore's link)
+ *     .hword (major<<8)|minor     version: loadcore only compares the major
+ *     .hword 0                    mode
+ *     .ascii name[8]              NUL padded
+ *     per function: .word 0x03e00008 (jr $ra)  .word 0x24000000|index (addiu $0,$0,index)
+ *     .word 0, 0                  end
+ * loadcore turns each `jr $ra` into `j export` and leaves the addiu as the delay slot (a nop);
+ * it finds the tables by scanning the module's text (text_size bytes) for the magic, so they
+ * live in .text.
+ *
+ * The export table layout (RegisterLibraryEntries links it and then owns magic and next, so
+ * it lives in .data):
+ *     .word 0x41c00000, 0, .hword version, 0, .ascii name[8],
+ *     then the function pointers, NULL terminated; slots 0..3 are the module's standard entries
+ *     (0: the module's start, 1..3: return-only functions), a library's functions are 4, 5, ...
+ */
+#ifndef PINEY_IRX_H
+#define PINEY_IRX_H
+
+typedef unsigned char u8;
+typedef unsigned short u16;
+typedef unsigned int u32;
+typedef unsigned long long u64;
+typedef signed char s8;
+typedef short s16;
+typedef int s32;
+typedef long long s64;
+typedef unsigned int size_t;
+
+#ifndef NULL
+#define NULL ((void *)0)
+#endif
+
+/* ---- The module ---------------------------------------------------------------------------
+ * IRX_ID("name", major, minor) at file scope: the module's id structure (the .iopmod header's
+ * module-info pointer points at it), the header's copy of the name and its version.
+ * The entry point is _start(argc, argv); modload calls it in a thread of priority 8 and looks
+ * at the low two bits of its result: */
+#define RESIDENT_END           0 /* stay resident */
+#define NO_RESIDENT_END        1 /* unload me */
+#define REMOVABLE_RESIDENT_END 2 /* stay, may be unloaded later */
+
+#define IRX_VERSION(major, minor) ((((major) & 0xff) << 8) | ((minor) & 0xff))
+
+struct irx_id {
+    const char *name;
+    u16 version;
+};
+
+#define IRX_ID(name, major, minor)                                                              \
+    struct irx_id _irx_id = { name, IRX_VERSION(major, minor) };                                \
+    __asm__(".section .iopmod.name,\"\",@progbits\n"                                            \
+            "\t.ascii " #name "\n"                                                              \
+            "\t.previous\n"                                                                     \
+            "\t.globl _irx_version\n"                                                           \
+            "\t.set _irx_version, ((" #major ") & 0xff) << 8 | ((" #minor ") & 0xff)\n")
+
+int _start(int argc, char **argv);
+
+/* ---- Import tables --------------------------------------------------------------------------
+ * IRX_IMPORTS(library, major, minor, IRX_STUB(function, index) ...) at file scope defines the
+ * functions as stubs of the named library (one asm statement, so the table stays contiguous).
+ * tools/build-iop.sh generates these for the system libraries; a module writes its own only for
+ * other modules' libraries (see tests/iop/libimport.c). */
+#define IRX_IMPORT_MAGIC 0x41e00000
+#define IRX_EXPORT_MAGIC 0x41c00000
+
+#define IRX_STUB(function, index)                                                               \
+    "\t.globl " #function "\n"                                                                  \
+    "\t.type " #function ", @function\n" #function ":\n"                                        \
+    "\t.word 0x03e00008\n"                                                                      \
+    "\t.word 0x24000000 | (" #index ")\n"                                                       \
+    "\t.size " #function ", 8\n"
+
+#define IRX_IMPORTS(library, major, minor, stubs)                                               \
+    __asm__(".section .text\n"                                                                  \
+            "\t.balign 4\n"                                                                     \
+            "\t.word 0x41e00000, 0\n"                                                           \
+            "\t.hword ((" #major ") & 0xff) << 8 | ((" #minor ") & 0xff), 0\n"                  \
+            "1:\t.ascii \"" #library "\"\n"                                                     \
+            "\t.org 1b + 8\n" stubs                                                     \
+            "\t.word 0, 0\n"                                                                    \
+            "\t.previous\n")
+
+/* ---- Export tables --------------------------------------------------------------------------
+ * IRX_EXPORTS(variable, "library", major, minor, entries...) at file scope defines the table
+ * (pass it to RegisterLibraryEntries); list all entries, the four standard ones first, e.g.
+ *     IRX_EXPORTS(exports, "mylib", 1, 1, _start, irx_retonly, irx_retonly, irx_retonly,
+ *                 my_function_4, my_function_5);
+ * The name is exactly up to 8 characters. */
+struct irx_export_table {
+    u32 magic;
+    struct irx_export_table *next;
+    u16 version;
+    u16 mode;
+    char name[8];
+    void *fptrs[];
+};
+
+#define IRX_EXPORTS(variable, library, major, minor, ...)                                        \
+    struct irx_export_table variable = { IRX_EXPORT_MAGIC, NULL, IRX_VERSION(major, minor), 0,  \
+                                         library, { __VA_ARGS__, NULL } }
+
+/* A function that returns at once, for the unused standard entries of an export table. */
+static void __attribute__((unused)) irx_retonly(void)
+{
+}
+
+/* ---- Error codes (kerr.h) ------------------------------------------------------------------- */
+#define KE_OK                 0
+#define KE_ERROR              -1
+#define KE_ILLEGAL_CONTEXT    -100
+#define KE_ILLEGAL_INTRCODE   -101
+#define KE_CPUDI              -102
+#define KE_INTRDISABLE        -103
+#define KE_FOUND_HANDLER      -104
+#define KE_NOTFOUND_HANDLER   -105
+#define KE_NO_TIMER           -150
+#define KE_ILLEGAL_TIMERID    -151
+#define KE_LINKERR            -200
+#define KE_ILLEGAL_OBJECT     -201
+#define KE_UNKNOWN_MODULE     -202
+#define KE_LIBRARY_FOUND      -212
+#define KE_LIBRARY_NOTFOUND   -213
+#define KE_ILLEGAL_LIBRARY    -214
+#define KE_LIBRARY_INUSE      -215
+#define KE_NO_MEMORY          -400
+#define KE_ILLEGAL_ATTR       -401
+#define KE_ILLEGAL_ENTRY      -402
+#define KE_ILLEGAL_PRIORITY   -403
+#define KE_ILLEGAL_STACK_SIZE -404
+#define KE_ILLEGAL_MODE       -405
+#define KE_ILLEGAL_THID       -406
+#define KE_UNKNOWN_THID       -407
+#define KE_UNKNOWN_SEMID      -408
+#define KE_UNKNOWN_EVFID      -409
+#define KE_UNKNOWN_MBXID      -410
+#define KE_UNKNOWN_VPLID      -411
+#define KE_UNKNOWN_FPLID      -412
+#define KE_DORMANT            -413
+#define KE_NOT_DORMANT        -414
+#define KE_NOT_SUSPEND        -415
+#define KE_NOT_WAIT           -416
+#define KE_CAN_NOT_WAIT       -417
+#define KE_RELEASE_WAIT       -418
+#define KE_SEMA_ZERO          -419
+#define KE_SEMA_OVF           -420
+#define KE_EVF_COND           -421
+#define KE_EVF_MULTI          -422
+#define KE_EVF_ILPAT          -423
+#define KE_MBOX_NOMSG         -424
+#define KE_WAIT_DELETE        -425
+#define KE_ILLEGAL_MEMBLOCK   -426
+#define KE_ILLEGAL_MEMSIZE    -427
+
+/* ---- Types of the thread manager (thbase, thsemap, thevent, thmsgbx, thvpool, thfpool) ---- */
+
+/* Thread attributes and priorities; TH_SELF is "the calling thread" for the calls taking a
+   thread id. Lower number = higher priority. */
+#define TH_ASM          0x01000000
+#define TH_C            0x02000000
+#define TH_UMODE        0x00000008
+#define TH_NO_FILLSTACK 0x00100000
+#define TH_CLEAR_STACK  0x00200000
+#define TH_SELF         0
+#define HIGHEST_PRIORITY      1
+#define USER_HIGHEST_PRIORITY 9
+#define USER_LOWEST_PRIORITY  123
+#define LOWEST_PRIORITY       126
+
+/* Thread states (iop_thread_info_t.status) and wait kinds (waitType). */
+#define THS_RUN         0x01
+#define THS_READY       0x02
+#define THS_WAIT        0x04
+#define THS_SUSPEND     0x08
+#define THS_WAITSUSPEND 0x0C
+#define THS_DORMANT     0x10
+#define TSW_SLEEP     1
+#define TSW_DELAY     2
+#define TSW_SEMA      3
+#define TSW_EVENTFLAG 4
+#define TSW_MBX       5
+#define TSW_VPL       6
+#define TSW_FPL       7
+
+typedef struct {
+    u32 attr;
+    u32 option;
+    void (*thread)(void *arg);
+    u32 stacksize;
+    u32 priority;
+} iop_thread_t; /* 20 bytes */
+
+typedef struct {
+    u32 attr;
+    u32 option;
+    int status;
+    void *entry;
+    void *stack;
+    int stackSize;
+    void *gpReg;
+    int initPriority;
+    int currentPriority;
+    int waitType;
+    int waitId;
+    int wakeupCount;
+    long *regContext;
+    u32 reserved[4];
+} iop_thread_info_t; /* 68 bytes */
+
+typedef struct {
+    u32 lo, hi;
+} iop_sys_clock_t;
+
+/* Semaphores. */
+#define SA_THFIFO  0x000
+#define SA_THPRI   0x001
+#define SA_IHTHPRI 0x100
+
+typedef struct {
+    u32 attr;
+    u32 option;
+    int initial;
+    int max;
+} iop_sema_t;
+
+typedef struct {
+    u32 attr;
+    u32 option;
+    int initial;
+    int max;
+    int current;
+    int numWaitThreads;
+    int reserved[2];
+} iop_sema_info_t; /* 32 bytes */
+
+/* Event flags. */
+#define EA_SINGLE 0x0
+#define EA_MULTI  0x2
+#define WEF_AND   0x00
+#define WEF_OR    0x01
+#define WEF_CLEAR 0x10
+
+typedef struct {
+    u32 attr;
+    u32 option;
+    u32 bits;
+} iop_event_t;
+
+typedef struct {
+    u32 attr;
+    u32 option;
+    u32 initBits;
+    u32 currBits;
+    int numThreads;
+    int reserved1;
+    int reserved2;
+} iop_event_info_t; /* 28 bytes */
+
+/* Message boxes: a message starts with an iop_message_t (the kernel links it). */
+#define MBA_THFIFO 0x000
+#define MBA_THPRI  0x001
+#define MBA_MSFIFO 0x000
+#define MBA_MSPRI  0x004
+
+typedef struct {
+    u32 attr;
+    u32 option;
+} iop_mbx_t;
+
+typedef struct iop_message {
+    struct iop_message *next;
+    u8 priority;
+    u8 unused[3];
+} iop_message_t; /* 8 bytes */
+
+typedef struct {
+    u32 attr;
+    u32 option;
+    int numWaitThreads;
+    int numMessage;
+    iop_message_t *topPacket;
+    int reserved[2];
+} iop_mbx_status_t; /* 28 bytes */
+
+/* Variable-length pools. */
+#define VA_THFIFO 0x000
+#define VA_THPRI  0x001
+#define VA_MEMBTM 0x200
+
+typedef struct {
+    u32 attr;
+    u32 option;
+    int size;
+} iop_vpl_param;
+
+typedef struct {
+    u32 attr;
+    u32 option;
+    int size;
+    int freeSize;
+    int numWaitThreads;
+    int reserved[3];
+} iop_vpl_info_t; /* 32 bytes */
+
+/* Fixed-length pools. */
+#define FA_THFIFO 0x000
+#define FA_THPRI  0x001
+#define FA_MEMBTM 0x200
+
+typedef struct {
+    u32 attr;
+    u32 option;
+    int block_size;
+    int blocks;
+} iop_fpl_param;
+
+typedef struct {
+    u32 attr;
+    u32 option;
+    int blockSize;
+    int numBlocks;
+    int freeBlocks;
+    int numWaitThreads;
+    int reserved[4];
+} iop_fpl_info_t; /* 40 bytes */
+
+/* ---- Interrupts (intrman) and timers (timrman) ----------------------------------------------- */
+#define IOP_IRQ_VBLANK  0
+#define IOP_IRQ_SBUS    1
+#define IOP_IRQ_CDVD    2
+#define IOP_IRQ_DMA     3
+#define IOP_IRQ_RTC0    4
+#define IOP_IRQ_RTC1    5
+#define IOP_IRQ_RTC2    6
+#define IOP_IRQ_EVBLANK 11
+#define IOP_IRQ_RTC3    14
+#define IOP_IRQ_RTC4    15
+#define IOP_IRQ_RTC5    16
+
+/* RegisterIntrHandler mode: a C handler (the dispatcher saves the caller-saved registers). An
+   interrupt handler returns nonzero to keep its interrupt line enabled. */
+#define IRX_INTR_C 1
+
+/* AllocHardTimer sources. */
+#define TC_SYSCLOCK 1
+#define TC_PIXEL    2
+#define TC_HLINE    4
+#define TC_HOLD     8
+
+/* ---- SIF RPC (sifcmd) -------------------------------------------------------------------------- */
+typedef void *(*SifRpcFunc_t)(int fno, void *buffer, int length);
+typedef void (*SifRpcEndFunc_t)(void *end_param);
+
+struct SifRpcClientData;
+struct SifRpcDataQueue;
+
+typedef struct SifRpcServerData {
+    int sid;
+    SifRpcFunc_t func;
+    void *buf;
+    int size;
+    SifRpcFunc_t cfunc;
+    void *cbuf;
+    int size2;
+    struct SifRpcClientData *client;
+    void *pkt_addr;
+    int rpc_number;
+    void *recvbuf;
+    int rsize;
+    int rmode;
+    int rid;
+    struct SifRpcServerData *link;
+    struct SifRpcServerData *next;
+    struct SifRpcDataQueue *base;
+} SifRpcServerData_t; /* 68 bytes */
+
+typedef struct SifRpcHeader {
+    void *pkt_addr;
+    u32 rpc_id;
+    int sema_id;
+    u32 mode;
+} SifRpcHeader_t;
+
+typedef struct SifRpcClientData {
+    SifRpcHeader_t hdr;
+    u32 command;
+    void *buf;
+    void *cbuf;
+    SifRpcEndFunc_t end_function;
+    void *end_param;
+    struct SifRpcServerData *server;
+} SifRpcClientData_t; /* 40 bytes */
+
+typedef struct SifRpcReceiveData {
+    SifRpcHeader_t hdr;
+    void *src;
+    void *dest;
+    int size;
+} SifRpcReceiveData_t;
+
+typedef struct SifRpcDataQueue {
+    int thread_id;
+    int active;
+    struct SifRpcServerData *link;
+    struct SifRpcServerData *start;
+    struct SifRpcServerData *end;
+    struct SifRpcDataQueue *next;
+} SifRpcDataQueue_t; /* 24 bytes */
+
+typedef struct {
+    void *src;
+    void *dest;
+    int size;
+    int attr;
+} SifDmaTransfer_t;
+
+typedef void (*SifCmdHandler_t)(void *data, void *harg);
+
+/* ---- The system libraries ----------------------------------------------------------------------
+ * IOP_LIBRARY(name, major, minor): the version our import tables ask for (loadcore matches the
+ * name and the major version only). IOP_IMPORT(library, index, type, name, (parameters)). */
+#define IOP_LIBRARY(name, major, minor)
+#define IOP_IMPORT(library, index, type, name, parameters) type name parameters;
+
+IOP_LIBRARY(loadcore, 1, 1)
+IOP_IMPORT(loadcore, 4, void, FlushIcache, (void))
+IOP_IMPORT(loadcore, 5, void, FlushDcache, (void))
+IOP_IMPORT(loadcore, 6, int, RegisterLibraryEntries, (struct irx_export_table *exports))
+IOP_IMPORT(loadcore, 7, int, ReleaseLibraryEntries, (struct irx_export_table *exports))
+IOP_IMPORT(loadcore, 12, int *, QueryBootMode, (int mode))
+
+IOP_LIBRARY(sysmem, 1, 1)
+IOP_IMPORT(sysmem, 4, void *, AllocSysMemory, (int mode, int size, void *ptr))
+IOP_IMPORT(sysmem, 5, int, FreeSysMemory, (void *ptr))
+IOP_IMPORT(sysmem, 6, u32, QueryMemSize, (void))
+IOP_IMPORT(sysmem, 7, u32, QueryMaxFreeMemSize, (void))
+IOP_IMPORT(sysmem, 8, u32, QueryTotalFreeMemSize, (void))
+IOP_IMPORT(sysmem, 9, void *, QueryBlockTopAddress, (void *address))
+IOP_IMPORT(sysmem, 10, int, QueryBlockSize, (void *address))
+IOP_IMPORT(sysmem, 14, int, Kprintf, (const char *format, ...))
+
+IOP_LIBRARY(sysclib, 1, 1)
+IOP_IMPORT(sysclib, 11, int, memcmp, (const void *a, const void *b, size_t n))
+IOP_IMPORT(sysclib, 12, void *, memcpy, (void *dest, const void *src, size_t n))
+IOP_IMPORT(sysclib, 13, void *, memmove, (void *dest, const void *src, size_t n))
+IOP_IMPORT(sysclib, 14, void *, memset, (void *dest, int c, size_t n))
+IOP_IMPORT(sysclib, 17, void, bzero, (void *dest, size_t n))
+IOP_IMPORT(sysclib, 19, int, sprintf, (char *str, const char *format, ...))
+IOP_IMPORT(sysclib, 22, int, strcmp, (const char *a, const char *b))
+IOP_IMPORT(sysclib, 23, char *, strcpy, (char *dest, const char *src))
+IOP_IMPORT(sysclib, 27, size_t, strlen, (const char *s))
+IOP_IMPORT(sysclib, 29, int, strncmp, (const char *a, const char *b, size_t n))
+IOP_IMPORT(sysclib, 30, char *, strncpy, (char *dest, const char *src, size_t n))
+
+IOP_LIBRARY(stdio, 1, 1)
+IOP_IMPORT(stdio, 4, int, printf, (const char *format, ...) __attribute__((format(printf, 1, 2))))
+IOP_IMPORT(stdio, 6, int, putchar, (int c))
+IOP_IMPORT(stdio, 7, int, puts, (const char *s))
+
+IOP_LIBRARY(thbase, 1, 1)
+IOP_IMPORT(thbase, 4, int, CreateThread, (iop_thread_t *thread))
+IOP_IMPORT(thbase, 5, int, DeleteThread, (int thid))
+IOP_IMPORT(thbase, 6, int, StartThread, (int thid, void *arg))
+IOP_IMPORT(thbase, 7, int, StartThreadArgs, (int thid, int args, void *argp))
+IOP_IMPORT(thbase, 8, int, ExitThread, (void))
+IOP_IMPORT(thbase, 9, int, ExitDeleteThread, (void))
+IOP_IMPORT(thbase, 10, int, TerminateThread, (int thid))
+IOP_IMPORT(thbase, 14, int, ChangeThreadPriority, (int thid, int priority))
+IOP_IMPORT(thbase, 16, int, RotateThreadReadyQueue, (int priority))
+IOP_IMPORT(thbase, 18, int, ReleaseWaitThread, (int thid))
+IOP_IMPORT(thbase, 20, int, GetThreadId, (void))
+IOP_IMPORT(thbase, 22, int, ReferThreadStatus, (int thid, iop_thread_info_t *info))
+IOP_IMPORT(thbase, 23, int, iReferThreadStatus, (int thid, iop_thread_info_t *info))
+IOP_IMPORT(thbase, 24, int, SleepThread, (void))
+IOP_IMPORT(thbase, 25, int, WakeupThread, (int thid))
+IOP_IMPORT(thbase, 26, int, iWakeupThread, (int thid))
+IOP_IMPORT(thbase, 27, int, CancelWakeupThread, (int thid))
+IOP_IMPORT(thbase, 33, int, DelayThread, (int usec))
+IOP_IMPORT(thbase, 34, int, GetSystemTime, (iop_sys_clock_t *clock))
+IOP_IMPORT(thbase, 35, int, SetAlarm, (iop_sys_clock_t *clock, unsigned int (*handler)(void *arg), void *arg))
+IOP_IMPORT(thbase, 36, int, iSetAlarm, (iop_sys_clock_t *clock, unsigned int (*handler)(void *arg), void *arg))
+IOP_IMPORT(thbase, 37, int, CancelAlarm, (unsigned int (*handler)(void *arg), void *arg))
+IOP_IMPORT(thbase, 38, int, iCancelAlarm, (unsigned int (*handler)(void *arg), void *arg))
+IOP_IMPORT(thbase, 39, void, USec2SysClock, (u32 usec, iop_sys_clock_t *clock))
+IOP_IMPORT(thbase, 40, void, SysClock2USec, (iop_sys_clock_t *clock, u32 *sec, u32 *usec))
+IOP_IMPORT(thbase, 41, int, GetSystemStatusFlag, (void))
+IOP_IMPORT(thbase, 42, int, GetThreadCurrentPriority, (void))
+IOP_IMPORT(thbase, 43, u32, GetSystemTimeLow, (void))
+
+IOP_LIBRARY(thsemap, 1, 1)
+IOP_IMPORT(thsemap, 4, int, CreateSema, (iop_sema_t *sema))
+IOP_IMPORT(thsemap, 5, int, DeleteSema, (int semid))
+IOP_IMPORT(thsemap, 6, int, SignalSema, (int semid))
+IOP_IMPORT(thsemap, 7, int, iSignalSema, (int semid))
+IOP_IMPORT(thsemap, 8, int, WaitSema, (int semid))
+IOP_IMPORT(thsemap, 9, int, PollSema, (int semid))
+IOP_IMPORT(thsemap, 11, int, ReferSemaStatus, (int semid, iop_sema_info_t *info))
+IOP_IMPORT(thsemap, 12, int, iReferSemaStatus, (int semid, iop_sema_info_t *info))
+
+IOP_LIBRARY(thevent, 1, 1)
+IOP_IMPORT(thevent, 4, int, CreateEventFlag, (iop_event_t *event))
+IOP_IMPORT(thevent, 5, int, DeleteEventFlag, (int evfid))
+IOP_IMPORT(thevent, 6, int, SetEventFlag, (int evfid, u32 bits))
+IOP_IMPORT(thevent, 7, int, iSetEventFlag, (int evfid, u32 bits))
+IOP_IMPORT(thevent, 8, int, ClearEventFlag, (int evfid, u32 bits))
+IOP_IMPORT(thevent, 9, int, iClearEventFlag, (int evfid, u32 bits))
+IOP_IMPORT(thevent, 10, int, WaitEventFlag, (int evfid, u32 bits, int mode, u32 *resbits))
+IOP_IMPORT(thevent, 11, int, PollEventFlag, (int evfid, u32 bits, int mode, u32 *resbits))
+IOP_IMPORT(thevent, 13, int, ReferEventFlagStatus, (int evfid, iop_event_info_t *info))
+IOP_IMPORT(thevent, 14, int, iReferEventFlagStatus, (int evfid, iop_event_info_t *info))
+
+IOP_LIBRARY(thmsgbx, 1, 1)
+IOP_IMPORT(thmsgbx, 4, int, CreateMbx, (iop_mbx_t *mbx))
+IOP_IMPORT(thmsgbx, 5, int, DeleteMbx, (int mbxid))
+IOP_IMPORT(thmsgbx, 6, int, SendMbx, (int mbxid, void *msg))
+IOP_IMPORT(thmsgbx, 7, int, iSendMbx, (int mbxid, void *msg))
+IOP_IMPORT(thmsgbx, 8, int, ReceiveMbx, (void **msgvar, int mbxid))
+IOP_IMPORT(thmsgbx, 9, int, PollMbx, (void **msgvar, int mbxid))
+IOP_IMPORT(thmsgbx, 11, int, ReferMbxStatus, (int mbxid, iop_mbx_status_t *info))
+IOP_IMPORT(thmsgbx, 12, int, iReferMbxStatus, (int mbxid, iop_mbx_status_t *info))
+
+IOP_LIBRARY(thfpool, 1, 1)
+IOP_IMPORT(thfpool, 4, int, CreateFpl, (iop_fpl_param *param))
+IOP_IMPORT(thfpool, 5, int, DeleteFpl, (int fplid))
+IOP_IMPORT(thfpool, 6, void *, AllocateFpl, (int fplid))
+IOP_IMPORT(thfpool, 7, void *, pAllocateFpl, (int fplid))
+IOP_IMPORT(thfpool, 8, void *, ipAllocateFpl, (int fplid))
+IOP_IMPORT(thfpool, 9, int, FreeFpl, (int fplid, void *memory))
+IOP_IMPORT(thfpool, 11, int, ReferFplStatus, (int fplid, iop_fpl_info_t *info))
+
+IOP_LIBRARY(thvpool, 1, 1)
+IOP_IMPORT(thvpool, 4, int, CreateVpl, (iop_vpl_param *param))
+IOP_IMPORT(thvpool, 5, int, DeleteVpl, (int vplid))
+IOP_IMPORT(thvpool, 6, void *, AllocateVpl, (int vplid, int size))
+IOP_IMPORT(thvpool, 7, void *, pAllocateVpl, (int vplid, int size))
+IOP_IMPORT(thvpool, 8, void *, ipAllocateVpl, (int vplid, int size))
+IOP_IMPORT(thvpool, 9, int, FreeVpl, (int vplid, void *memory))
+IOP_IMPORT(thvpool, 11, int, ReferVplStatus, (int vplid, iop_vpl_info_t *info))
+
+IOP_LIBRARY(intrman, 1, 1)
+IOP_IMPORT(intrman, 4, int, RegisterIntrHandler, (int irq, int mode, int (*handler)(void *arg), void *arg))
+IOP_IMPORT(intrman, 5, int, ReleaseIntrHandler, (int irq))
+IOP_IMPORT(intrman, 6, int, EnableIntr, (int irq))
+IOP_IMPORT(intrman, 7, int, DisableIntr, (int irq, int *res))
+IOP_IMPORT(intrman, 8, int, CpuDisableIntr, (void))
+IOP_IMPORT(intrman, 9, int, CpuEnableIntr, (void))
+IOP_IMPORT(intrman, 17, int, CpuSuspendIntr, (int *state))
+IOP_IMPORT(intrman, 18, int, CpuResumeIntr, (int state))
+IOP_IMPORT(intrman, 23, int, QueryIntrContext, (void))
+
+IOP_LIBRARY(timrman, 1, 1)
+IOP_IMPORT(timrman, 4, int, AllocHardTimer, (int source, int size, int prescale))
+IOP_IMPORT(timrman, 5, int, ReferHardTimer, (int source, int size, int mode, int modemask))
+IOP_IMPORT(timrman, 6, int, FreeHardTimer, (int timid))
+IOP_IMPORT(timrman, 7, void, SetTimerMode, (int timid, int mode))
+IOP_IMPORT(timrman, 8, u32, GetTimerStatus, (int timid))
+IOP_IMPORT(timrman, 9, void, SetTimerCounter, (int timid, u32 count))
+IOP_IMPORT(timrman, 10, u32, GetTimerCounter, (int timid))
+IOP_IMPORT(timrman, 11, void, SetTimerCompare, (int timid, u32 compare))
+IOP_IMPORT(timrman, 12, u32, GetTimerCompare, (int timid))
+IOP_IMPORT(timrman, 16, int, GetHardTimerIntrCode, (int timid))
+
+IOP_LIBRARY(sifman, 1, 1)
+IOP_IMPORT(sifman, 5, void, sceSifInit, (void))
+IOP_IMPORT(sifman, 7, u32, sceSifSetDma, (SifDmaTransfer_t *transfers, int count))
+IOP_IMPORT(sifman, 8, int, sceSifDmaStat, (u32 id))
+IOP_IMPORT(sifman, 29, int, sceSifCheckInit, (void))
+
+IOP_LIBRARY(sifcmd, 1, 1)
+IOP_IMPORT(sifcmd, 4, void, sceSifInitCmd, (void))
+IOP_IMPORT(sifcmd, 6, int, sceSifGetSreg, (int reg))
+IOP_IMPORT(sifcmd, 7, int, sceSifSetSreg, (int reg, int value))
+IOP_IMPORT(sifcmd, 10, void, sceSifAddCmdHandler, (int cid, SifCmdHandler_t handler, void *harg))
+IOP_IMPORT(sifcmd, 12, u32, sceSifSendCmd, (int cid, void *packet, int packet_size, void *src_extra, void *dest_extra, int size_extra))
+IOP_IMPORT(sifcmd, 14, void, sceSifInitRpc, (int mode))
+IOP_IMPORT(sifcmd, 15, int, sceSifBindRpc, (SifRpcClientData_t *client, int sid, int mode))
+IOP_IMPORT(sifcmd, 16, int, sceSifCallRpc, (SifRpcClientData_t *client, int fno, int mode, void *send, int ssize, void *receive, int rsize, SifRpcEndFunc_t end_function, void *end_param))
+IOP_IMPORT(sifcmd, 17, void, sceSifRegisterRpc, (SifRpcServerData_t *server, int sid, SifRpcFunc_t func, void *buffer, SifRpcFunc_t cfunc, void *cbuffer, SifRpcDataQueue_t *queue))
+IOP_IMPORT(sifcmd, 18, int, sceSifCheckStatRpc, (SifRpcClientData_t *client))
+IOP_IMPORT(sifcmd, 19, void, sceSifSetRpcQueue, (SifRpcDataQueue_t *queue, int thid))
+IOP_IMPORT(sifcmd, 20, SifRpcServerData_t *, sceSifGetNextRequest, (SifRpcDataQueue_t *queue))
+IOP_IMPORT(sifcmd, 21, void, sceSifExecRequest, (SifRpcServerData_t *server))
+IOP_IMPORT(sifcmd, 22, void, sceSifRpcLoop, (SifRpcDataQueue_t *queue))
+IOP_IMPORT(sifcmd, 23, int, sceSifGetOtherData, (SifRpcReceiveData_t *rd, void *src, void *dest, int size, int mode))
+IOP_IMPORT(sifcmd, 24, SifRpcServerData_t *, sceSifRemoveRpc, (SifRpcServerData_t *server, SifRpcDataQueue_t *queue))
+IOP_IMPORT(sifcmd, 25, SifRpcDataQueue_t *, sceSifRemoveRpcQueue, (SifRpcDataQueue_t *queue))
+
+IOP_LIBRARY(modload, 1, 1)
+IOP_IMPORT(modload, 6, int, LoadModule, (const char *path))
+IOP_IMPORT(modload, 7, int, LoadStartModule, (const char *path, int arglen, const char *args, int *result))
+IOP_IMPORT(modload, 8, int, StartModule, (int modid, const char *name, int arglen, const char *args, int *result))
+IOP_IMPORT(modload, 10, int, LoadModuleBuffer, (void *buffer))
+
+IOP_LIBRARY(vblank, 1, 1)
+IOP_IMPORT(vblank, 4, void, WaitVblankStart, (void))
+IOP_IMPORT(vblank, 5, void, WaitVblankEnd, (void))
+IOP_IMPORT(vblank, 6, void, WaitVblank, (void))
+IOP_IMPORT(vblank, 7, void, WaitNonVblank, (void))
+IOP_IMPORT(vblank, 8, int, RegisterVblankHandler, (int edge, int priority, int (*handler)(void *arg), void *arg))
+IOP_IMPORT(vblank, 9, int, ReleaseVblankHandler, (int edge, int (*handler)(void *arg)))
+
+IOP_LIBRARY(ioman, 1, 1)
+IOP_IMPORT(ioman, 4, int, io_open, (const char *name, int flags))
+IOP_IMPORT(ioman, 5, int, io_close, (int fd))
+IOP_IMPORT(ioman, 6, int, io_read, (int fd, void *buffer, int size))
+IOP_IMPORT(ioman, 7, int, io_write, (int fd, const void *buffer, int size))
+IOP_IMPORT(ioman, 8, int, io_lseek, (int fd, int offset, int whence))
+
+#endif /* PINEY_IRX_H */
