@@ -1,7 +1,9 @@
 #!/bin/sh
 # Builds the demo title, demo/demo.elf, from demo/src/*.c|*.S, the VU1 microprogram
 # demo/vu/*.bin (assembled from demo/vu/*.vsm by demo/vuasm and committed) and tools/guest's
-# crt0, linker script, runtime and SIF RPC/libpad client, with Debian's gcc-mipsel-linux-gnu.
+# crt0, linker script, runtime, SIF RPC client (its IOP variant), libpad and IOP libraries
+# (loadfile, iopheap, iopreset), and the title's IOP module demo/iop/ccmon.irx (built by
+# tools/build-iop.sh), with Debian's gcc-mipsel-linux-gnu.
 #
 # The output is deterministic (relative paths, no timestamps, no build id, no .comment):
 #
@@ -56,11 +58,21 @@ trap 'rm -rf "$TMP"' EXIT
 OBJS="$TMP/crt0.o"
 # shellcheck disable=SC2086
 $CC $CFLAGS -c tools/guest/crt0.S -o "$TMP/crt0.o"
+# The title's IOP module is embedded (demo/src/cciop.c): tools/build-iop.sh builds it.
+if [ ! -f demo/iop/ccmon.irx ]; then
+    echo "build-demo: demo/iop/ccmon.irx is missing (run tools/build-iop.sh ccmon)" >&2
+    exit 2
+fi
+# The SIF client is the IOP variant (reset, RDATA; tools/guest/sifrpc.h), with the EE's IOP
+# libraries: the title resets the IOP and loads modules.
 for src in $(ls demo/src/*.c demo/src/*.S | LC_ALL=C sort) tools/guest/runtime.c \
-    tools/guest/sifrpc.c tools/guest/libpad.c; do
+    tools/guest/sifrpc.c tools/guest/libpad.c tools/guest/loadfile.c tools/guest/iopheap.c \
+    tools/guest/iopreset.c; do
     obj="$TMP/$(basename "$src" | tr . _).o"
+    EXTRA=""
+    [ "$src" = tools/guest/sifrpc.c ] && EXTRA=-DPINEY_SIFRPC_IOP
     # shellcheck disable=SC2086
-    $CC $CFLAGS -c "$src" -o "$obj"
+    $CC $CFLAGS $EXTRA -c "$src" -o "$obj"
     OBJS="$OBJS $obj"
 done
 # shellcheck disable=SC2086

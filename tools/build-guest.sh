@@ -4,6 +4,22 @@
 # crt0, linker script and runtime (and, for the programs that call them, the
 # SIF RPC client and libpad of tools/guest), by Debian's gcc-mipsel-linux-gnu.
 #
+# Two libraries: libguest.a (the SIF RPC client and libpad) for every program,
+# and libiop.a for the programs that talk to a real IOP, those whose source
+# has the line
+#   /* libs: iop */
+# libiop.a holds the IOP variant of the SIF client (sifrpc.c compiled with
+# -DPINEY_SIFRPC_IOP: IOP reboots, RDATA; see tools/guest/sifrpc.h), libpad,
+# and the EE's IOP libraries: loadfile, iopheap, iopreset, libmc. (Two
+# archives, so that the programs of libguest.a keep the plain SIF client and
+# their ELFs do not change.)
+#
+# A program may embed files of the repository (`.incbin` in an asm block, the
+# path from the repository root); a line
+#   /* needs: tests/iop/rpcserver.irx */
+# names them, and the build stops with a clear message when one is missing (a
+# change to such a file needs the ELF rebuilt too; --check tells).
+#
 # The output is deterministic (relative paths, no timestamps, no build id,
 # no .comment), so the committed ELFs can be checked against their sources:
 #
@@ -65,6 +81,17 @@ for lib in sifrpc libpad; do
 done
 # shellcheck disable=SC2086
 ${CROSS}ar rcsD "$TMP/libguest.a" $LIBOBJS
+# The IOP programs' library: the IOP variant of the SIF client, libpad, the IOP libraries.
+# shellcheck disable=SC2086
+$CC $CFLAGS -DPINEY_SIFRPC_IOP -c tools/guest/sifrpc.c -o "$TMP/sifrpc_iop.o"
+IOPOBJS="$TMP/sifrpc_iop.o $TMP/libpad.o"
+for lib in loadfile iopheap iopreset libmc; do
+    # shellcheck disable=SC2086
+    $CC $CFLAGS -c "tools/guest/$lib.c" -o "$TMP/$lib.o"
+    IOPOBJS="$IOPOBJS $TMP/$lib.o"
+done
+# shellcheck disable=SC2086
+${CROSS}ar rcsD "$TMP/libiop.a" $IOPOBJS
 
 if [ $# -gt 0 ]; then
     SOURCES=""
@@ -89,6 +116,16 @@ for src in $SOURCES; do
     base=$(basename "$src")
     name=${base%.*}
     obj="$TMP/$name.o"
+    for x in $(sed -n 's|^/\* needs: \(.*\) \*/$|\1|p' "$src"); do
+        if [ ! -f "$x" ]; then
+            echo "build-guest: $src embeds $x, which does not exist (build it first)" >&2
+            exit 2
+        fi
+    done
+    LIB="$TMP/libguest.a"
+    if grep -q '^/\* libs: iop \*/$' "$src"; then
+        LIB="$TMP/libiop.a"
+    fi
     # shellcheck disable=SC2086
     $CC $CFLAGS -c "$src" -o "$obj"
     EXTRA=""
@@ -103,7 +140,7 @@ for src in $SOURCES; do
         EXTRA="$EXTRA $xobj"
     done
     # shellcheck disable=SC2086
-    $CC $CFLAGS $LDFLAGS "$TMP/crt0.o" "$obj" $EXTRA "$TMP/runtime.o" "$TMP/libguest.a" \
+    $CC $CFLAGS $LDFLAGS "$TMP/crt0.o" "$obj" $EXTRA "$TMP/runtime.o" "$LIB" \
         -o "$TMP/out/$name.elf"
     # Never let an SPECIAL2 (MIPS32 libgcc) routine or an unresolved helper in.
     if ${CROSS}nm "$TMP/out/$name.elf" | grep -q ' U '; then

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Builds piney's IOP test modules: every tests/iop/*.c becomes tests/iop/<name>.irx, an IRX
-# (the console's relocatable IOP module format) made by Debian's stock gcc-mipsel-linux-gnu
+# Builds piney's IOP modules: every tests/iop/*.c and demo/iop/*.c becomes <name>.irx beside
+# it, an IRX (the console's relocatable IOP module format) made by Debian's stock gcc-mipsel-linux-gnu
 # and binutils-mipsel-linux-gnu with tools/iop's header and linker script:
 #
 #   1. each source is compiled for the R3000 (-march=r3000, o32, soft float, no PIC, no
@@ -57,6 +57,9 @@ CFLAGS="-march=r3000 -mabi=32 -msoft-float -mno-abicalls -fno-pic -G0 -mno-expli
  -fno-tree-loop-distribute-patterns -fno-asynchronous-unwind-tables -fno-unwind-tables \
  -fno-ident -ffile-prefix-map=$ROOT/= -Itools/iop"
 LDFLAGS="-N -q -T tools/iop/irx.ld --build-id=none --strip-debug"
+
+# The module folders: our test modules and the demo title's own.
+MODULE_DIRS="tests/iop demo/iop"
 
 CHECK=0
 if [ "${1:-}" = "--check" ]; then
@@ -240,21 +243,28 @@ if [ $# -gt 0 ]; then
     for n in "$@"; do
         n=${n%.irx}
         n=${n##*/}
-        if [ -f "tests/iop/$n.c" ]; then
-            SOURCES="$SOURCES tests/iop/$n.c"
-        else
-            echo "build-iop: no source for $n in tests/iop" >&2
+        found=""
+        for d in $MODULE_DIRS; do
+            [ -f "$d/$n.c" ] && found="$d/$n.c"
+        done
+        if [ -z "$found" ]; then
+            echo "build-iop: no source for $n in $MODULE_DIRS" >&2
             exit 2
         fi
+        SOURCES="$SOURCES $found"
     done
 else
-    SOURCES=$(ls tests/iop/*.c 2>/dev/null | LC_ALL=C sort)
+    SOURCES=""
+    for d in $MODULE_DIRS; do
+        SOURCES="$SOURCES $(ls "$d"/*.c 2>/dev/null | LC_ALL=C sort)"
+    done
 fi
 
 mkdir -p "$TMP/out"
 FAIL=0
 for src in $SOURCES; do
     name=$(basename "$src" .c)
+    dir=$(dirname "$src")
     objs="$TMP/$name.o"
     # shellcheck disable=SC2086
     $CC $CFLAGS -c "$src" -o "$TMP/$name.o"
@@ -285,25 +295,24 @@ for src in $SOURCES; do
     # The import tables first: no function of the module lies at address 0.
     # shellcheck disable=SC2086
     $LD $LDFLAGS "$TMP/$name-imports.o" $objs -o "$TMP/$name.elf"
-    fixup "$TMP/$name.elf" "$TMP/out/$name.irx" "tests/iop/$name.irx"
-    check_irx "$TMP/out/$name.irx" "tests/iop/$name.irx"
+    fixup "$TMP/$name.elf" "$TMP/out/$name.irx" "$dir/$name.irx"
+    check_irx "$TMP/out/$name.irx" "$dir/$name.irx"
     if [ $CHECK = 1 ]; then
-        if ! cmp -s "$TMP/out/$name.irx" "tests/iop/$name.irx"; then
-            echo "build-iop: tests/iop/$name.irx differs from its source (run tools/build-iop.sh)" >&2
+        if ! cmp -s "$TMP/out/$name.irx" "$dir/$name.irx"; then
+            echo "build-iop: $dir/$name.irx differs from its source (run tools/build-iop.sh)" >&2
             FAIL=1
         fi
     else
-        cp "$TMP/out/$name.irx" "tests/iop/$name.irx"
-        echo "built tests/iop/$name.irx ($(wc -c <"tests/iop/$name.irx") bytes)"
+        cp "$TMP/out/$name.irx" "$dir/$name.irx"
+        echo "built $dir/$name.irx ($(wc -c <"$dir/$name.irx") bytes)"
     fi
 done
 
 if [ $CHECK = 1 ]; then
     # A committed module without a source is stale too.
-    for irx in tests/iop/*.irx; do
-        [ -e "$irx" ] || continue
+    for irx in $(for d in $MODULE_DIRS; do ls "$d"/*.irx 2>/dev/null; done); do
         name=$(basename "$irx" .irx)
-        if [ ! -f "tests/iop/$name.c" ]; then
+        if [ ! -f "$(dirname "$irx")/$name.c" ]; then
             echo "build-iop: $irx has no source" >&2
             FAIL=1
         fi

@@ -10,6 +10,7 @@
  * calls. Controls (pad 0): select 60/30 fps; circle a short hit (SetActuater(1, 0, 100));
  * triangle a long low rumble (SetActuater(0, 80, 1000)); start the Adjust Screen page (D-pad
  * moves the picture, cross centres it); square suspends the scene task for a frame. */
+#include "cciop.h"
 #include "ccpad.h"
 #include "ccsystem.h"
 #include "draw.h"
@@ -171,7 +172,8 @@ static void ccThLayer(void *arg)
     (void)arg;
     for (;;) {
         u32 secs = ccSys.playTime / 60;
-        ccDraw_Panel(8, 8, 496, 70, RGBA(0x00, 0x00, 0x00, 0x48));
+        ccIop_Poll();
+        ccDraw_Panel(8, 8, 496, 86, RGBA(0x00, 0x00, 0x00, 0x48));
         ccDraw_Text(16, 12, YELLOW, "PINEY DEMO  CCSYSTEM / CCTSCB / CCPAD");
         ccDraw_Printf(16, 28, WHITE, "%d FPS (FRAMERATE %d)  FRAME %u  TICK %u", 60 / ccSys.frameRate,
                       ccSys.frameRate, ccSys.count, ccSys.tick);
@@ -180,6 +182,8 @@ static void ccThLayer(void *arg)
         ccDraw_Printf(16, 60, GREY, "OFFSET X %s%d Y %s%d  TICKERS %u/%u", sign(ccSys.offsetX),
                       absv(ccSys.offsetX), sign(ccSys.offsetY), absv(ccSys.offsetY), tickerFreed,
                       tickerLives);
+        ccDraw_Printf(16, 76, CYAN, "IOP VBLANK %u  FREE %uK (BLOCK %uK)  CALLS %u", ccIop.vblanks,
+                      ccIop.freeBytes / 1024, ccIop.maxBlock / 1024, ccIop.calls);
         draw_pad(12, 292, &ccPads[0]);
         draw_pad(264, 292, &ccPads[1]);
         /* The task list, in walk order. */
@@ -238,6 +242,8 @@ int main(void)
 {
     printf("piney demo title: boot\n");
     ccHeap_InitFirst();
+    /* The IOP first, as InitCCSys and ccLoad_SndModules do: pads and sound live there. */
+    ccIop_Init();
     ccSystem_Init();
     ccInitThread();
     ccStartThread(ccPadThread, PRIO_PADTHREAD, 16384, "ccPadThread");

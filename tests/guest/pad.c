@@ -3,9 +3,13 @@
  * that script and padman's documented timing (crates/piney-machine/src/sif/padman.rs): after
  * scePadPortOpen the pad shows FindCTP1 for 2 frames, ExecCmd for 10, then Stable in digital
  * mode; SetMainMode and SetActAlign are busy for 2 frames and done on the 3rd; the IOP writes
- * frame n at the n-th vertical blank after the open. */
+ * frame n at the n-th vertical blank after the open. padman serves once the program has loaded
+ * rom0:SIO2MAN and rom0:PADMAN through LOADFILE, as on a console; that happens before the
+ * vertical blank handler is installed, so the numbers below count from there. */
+/* libs: iop */
 #include "piney_sys.h"
 #include "sifrpc.h"
+#include "loadfile.h"
 #include "libpad.h"
 
 static volatile int vblanks;
@@ -22,7 +26,8 @@ static s32 on_vblank(s32 cause)
     return 0;
 }
 
-/* Wait for the next vertical blank (the IOP has written its frame by then); its number. */
+/* Wait for the end of the next vertical blank (the IOP has written its frame by then); its
+   number. */
 static int wait_vblank(void)
 {
     while (vblanks == seen)
@@ -72,8 +77,14 @@ int main(void)
     s.init_count = 0;
     s.max_count = 1;
     vsema = CreateSema(&s);
-    AddIntcHandler(INTC_VBLANK_S, on_vblank, 0);
-    EnableIntc(INTC_VBLANK_S);
+    SifInitRpc(0);
+    SifLoadFileInit();
+    printf("load rom0:SIO2MAN %s\n", SifLoadModule("rom0:SIO2MAN", 0, NULL) >= 0 ? "ok" : "failed");
+    printf("load rom0:PADMAN %s\n", SifLoadModule("rom0:PADMAN", 0, NULL) >= 0 ? "ok" : "failed");
+    /* The end of the vertical blank: padman's frame for this blank, sent over SIF0 when the
+       blank starts, has landed by then. */
+    AddIntcHandler(INTC_VBLANK_E, on_vblank, 0);
+    EnableIntc(INTC_VBLANK_E);
 
     printf("scePadInit %d\n", scePadInit(0));
     int v = wait_vblank();

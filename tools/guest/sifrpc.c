@@ -1,6 +1,9 @@
 /* sifrpc.c: the EE side of the SIF command and RPC protocol for piney's guest programs.
  * See sifrpc.h. The protocol follows ps2sdk's sifcmd/sifrpc (packet layouts in
- * crates/piney-machine/src/sif/rpc.rs); the code is our own. */
+ * crates/piney-machine/src/sif/rpc.rs); the code is our own.
+ *
+ * The parts under PINEY_SIFRPC_IOP are the IOP variant's (sifrpc.h); without it this file
+ * compiles to exactly the object the plain library has always had. */
 #include "sifrpc.h"
 
 /* Addresses through KSEG1-like uncached mirror of RDRAM (0x20000000 | physical): what the IOP
@@ -37,6 +40,17 @@ static RpcPacket rpc_packets[RPC_PACKETS] __attribute__((aligned(64)));
 static u32 next_rpc_id = 1;
 /* One transfer list per sender; SifSendCmd runs with interrupts off, so one is enough. */
 static SifDmaTransfer_t xfer[2] __attribute__((aligned(16)));
+#ifdef PINEY_SIFRPC_IOP
+/* The channel 5 handler's id (SifExitCmd removes it). */
+static s32 sif0_handler_id = -1;
+/* The END packets the handler sends in answer to the IOP's RDATA requests: a ring, since a
+   packet's bytes must stay put until the SIF has sent them (ps2sdk: its rdata_table). */
+#define RDATA_RING 8
+static RpcPacket rdata_ring[RDATA_RING] __attribute__((aligned(64)));
+static u32 rdata_next;
+/* The handler's own transfer list (interrupt context). */
+static SifDmaTransfer_t ixfer[2] __attribute__((aligned(16)));
+#endif
 
 u32 SifGetSreg(int reg) { return (reg >= 0 && reg < 32) ? sregs[reg] : 0; }
 
@@ -83,6 +97,32 @@ u32 SifSendCmd(u32 cid, void *packet, int size, void *src_extra, void *dest_extr
     return id;
 }
 
+#ifdef PINEY_SIFRPC_IOP
+/* SifSendCmd for the handlers (interrupt context: interrupts are off already, iSifSetDma). */
+static u32 isend_cmd(u32 cid, void *packet, int size, void *src_extra, void *dest_extra,
+                     int size_extra)
+{
+    SifCmdHeader_t *h = packet;
+    int n = 0;
+    h->size = (u32)size | ((u32)(size_extra > 0 ? size_extra : 0) << 8);
+    h->dest = size_extra > 0 ? dest_extra : NULL;
+    h->cid = cid;
+    if (size_extra > 0) {
+        ixfer[n].src = src_extra;
+        ixfer[n].dest = dest_extra;
+        ixfer[n].size = size_extra;
+        ixfer[n].attr = 0;
+        n++;
+    }
+    ixfer[n].src = packet;
+    ixfer[n].dest = iop_buf;
+    ixfer[n].size = size;
+    ixfer[n].attr = SIF_DMA_ERT | SIF_DMA_INT_O;
+    n++;
+    return iSifSetDma(ixfer, n);
+}
+#endif
+
 /* ---- the system command handlers (interrupt context) ---- */
 
 /* A received packet, as words or as an RPC packet. */
@@ -123,6 +163,26 @@ static void h_rpc_end(const RecvPacket *p)
         iSignalSema(c->sema_id);
 }
 
+#ifdef PINEY_SIFRPC_IOP
+/* RDATA from the IOP (its sceSifGetOtherData): +28 the IOP's receive data, +32 src (EE),
+   +36 dest (IOP), +40 size. The answer: END with +20 the request's packet, +28 its receive
+   data, +32 cid RDATA, and the `size` EE bytes at src sent to dest before it. (The EE bytes
+   must be in memory: whoever asked the IOP to fetch them wrote them back from the cache.) */
+static void h_rpc_rdata(const RecvPacket *p)
+{
+    const RpcPacket *q = &p->rpc;
+    RpcPacket *e = UNCACHED(&rdata_ring[rdata_next]);
+    rdata_next = (rdata_next + 1) % RDATA_RING;
+    memset(e, 0, sizeof *e);
+    e->pkt_addr = q->pkt_addr;
+    e->rpc_id = q->rpc_id;
+    e->client = q->client;
+    e->w[0] = SIF_CMD_RPC_RDATA;
+    isend_cmd(SIF_CMD_RPC_END, e, RPC_PACKET_SIZE, (void *)q->w[0], (void *)q->w[1],
+              (int)q->w[2]);
+}
+#endif
+
 /* DMAC channel 5 (SIF0): a command packet arrived in recv_buf. */
 static s32 sif0_handler(s32 ch)
 {
@@ -139,6 +199,9 @@ static s32 sif0_handler(s32 ch)
         case SIF_CMD_CHANGE_SADDR: h_change_saddr(&pkt); break;
         case SIF_CMD_SET_SREG: h_set_sreg(&pkt); break;
         case SIF_CMD_RPC_END: h_rpc_end(&pkt); break;
+#ifdef PINEY_SIFRPC_IOP
+        case SIF_CMD_RPC_RDATA: h_rpc_rdata(&pkt); break;
+#endif
         default: break; /* no handler: ignored, as ps2sdk's sifcmd does */
         }
     }
@@ -157,14 +220,31 @@ void SifInitCmd(void)
     }
     cmd_ready = 1;
     memset(UNCACHED(recv_buf), 0, sizeof recv_buf);
+#ifdef PINEY_SIFRPC_IOP
+    /* A fresh start (after SifExitCmd, e.g. an IOP reboot): no IOP buffer yet, no sregs. */
+    iop_buf = NULL;
+    for (int i = 0; i < 32; i++)
+        sregs[i] = 0;
+#endif
     intr_restore(on);
 
+#ifdef PINEY_SIFRPC_IOP
+    sif0_handler_id = AddDmacHandler(5, sif0_handler, 0);
+#else
     AddDmacHandler(5, sif0_handler, 0);
+#endif
     EnableDmac(5);
 
+#ifdef PINEY_SIFRPC_IOP
+    /* The IOP's sifcmd writes its receive buffer into SMCOM, then sets SMFLG.CMDINIT (ps2sdk
+       waits for CMDINIT too). SifIopReset cleared it; the rebooted IOP sets it again. */
+    while (!(SifGetReg(SIF_REG_SMFLAG) & SIF_STAT_CMDINIT))
+        ;
+#else
     /* The IOP publishes its receive buffer in SMCOM once its SIF is up (SMFLG.SIFINIT). */
     while (!(SifGetReg(SIF_REG_SMFLAG) & SIF_STAT_SIFINIT))
         ;
+#endif
     iop_buf = (void *)SifGetReg(SIF_REG_SUBADDR);
     SifSetReg(SIF_SYSREG_SUBADDR, (u32)iop_buf);
     SifSetReg(SIF_SYSREG_MAINADDR, (u32)&sregs[0]);
@@ -289,6 +369,16 @@ int SifCallRpc(SifRpcClientData_t *client, int fno, int mode, void *send, int ss
         }
     }
     client->sema_id = sema;
+#ifdef PINEY_SIFRPC_IOP
+    if (!(mode & SIF_RPC_M_NOWBDC)) {
+        SifWriteBackDCache(send, ssize);
+        SifWriteBackDCache(receive, rsize);
+    }
+    /* NOWAIT without an end function: no END packet (rmode 0); the IOP frees the packet by
+       writing over it and SifCheckStatRpc sees that. */
+    if ((mode & SIF_RPC_M_NOWAIT) && !end_function)
+        p->w[4] = 0;
+#endif
     /* The arguments go before the packet, into the server's buffer. */
     if (!SifSendCmd(SIF_CMD_RPC_CALL, p, RPC_PACKET_SIZE, send, client->buff, ssize)) {
         p->rec_id = 0;
@@ -306,7 +396,83 @@ int SifCallRpc(SifRpcClientData_t *client, int fno, int mode, void *send, int ss
     return 0;
 }
 
+#ifdef PINEY_SIFRPC_IOP
+int SifCheckStatRpc(SifRpcClientData_t *client)
+{
+    /* In flight while the packet is in use and still the call's (an END clears pkt_addr; an
+       rmode 0 answer writes rec_id 0 and rpc_id 0 over the packet). */
+    volatile RpcPacket *p = *(void *volatile *)&client->pkt_addr;
+    if (!p)
+        return 0;
+    if (p->rpc_id != client->rpc_id)
+        return 0;
+    return (p->rec_id & PACKET_F_ALLOC) != 0;
+}
+
+void SifExitCmd(void)
+{
+    int on = intr_off();
+    if (sif0_handler_id >= 0) {
+        DisableDmac(5);
+        RemoveDmacHandler(5, sif0_handler_id);
+        sif0_handler_id = -1;
+    }
+    cmd_ready = 0;
+    intr_restore(on);
+}
+
+void SifExitRpc(void)
+{
+    SifExitCmd();
+    int on = intr_off();
+    rpc_ready = 0;
+    intr_restore(on);
+}
+
+int SifGetOtherData(SifRpcReceiveData_t *rd, void *src, void *dest, int size, int mode)
+{
+    RpcPacket *p = get_packet();
+    if (!p)
+        return -1;
+    rd->pkt_addr = p;
+    rd->rpc_id = p->rpc_id;
+    rd->sema_id = -1;
+    rd->src = src;
+    rd->dest = dest;
+    rd->size = size;
+    p->client = rd;       /* +28 the receive data */
+    p->w[0] = (u32)src;   /* +32 src (IOP) */
+    p->w[1] = (u32)dest;  /* +36 dest (EE) */
+    p->w[2] = (u32)size;  /* +40 size */
+    /* No stale line may hide what the SIF writes. */
+    SifWriteBackDCache(dest, size);
+    int sema = -1;
+    if (!(mode & SIF_RPC_M_NOWAIT)) {
+        sema = new_sema();
+        if (sema < 0) {
+            p->rec_id = 0;
+            return -2;
+        }
+    }
+    rd->sema_id = sema;
+    if (!SifSendCmd(SIF_CMD_RPC_RDATA, p, RPC_PACKET_SIZE, NULL, NULL, 0)) {
+        p->rec_id = 0;
+        rd->pkt_addr = NULL;
+        if (sema >= 0)
+            DeleteSema(sema);
+        rd->sema_id = -1;
+        return -3;
+    }
+    if (sema < 0)
+        return 0;
+    WaitSema(sema);
+    DeleteSema(sema);
+    rd->sema_id = -1;
+    return 0;
+}
+#else
 int SifCheckStatRpc(SifRpcClientData_t *client)
 {
     return *(void *volatile *)&client->pkt_addr != NULL;
 }
+#endif

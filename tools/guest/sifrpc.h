@@ -8,8 +8,28 @@
  * RPC: BIND by sid and CALL (always with a reply, mode 0 waits on a semaphore the END handler
  * signals). SifGetReg/SifSetReg are syscalls 122/121, SifDmaStat 118.
  *
- * Limits: no EE-side RPC servers (the IOP never binds to us), no user commands, no RDATA,
- * SIF_RPC_M_NOWAIT is supported for SifCallRpc (poll with SifCheckStatRpc). */
+ * Limits: no EE-side RPC servers (the IOP never binds to us), no user commands, no RDATA (in
+ * the plain library; see the IOP variant below), SIF_RPC_M_NOWAIT is supported for SifCallRpc
+ * (poll with SifCheckStatRpc).
+ *
+ * The IOP variant. tools/build-guest.sh compiles sifrpc.c a second time with -DPINEY_SIFRPC_IOP
+ * into libiop.a, the library of the programs that talk to a real IOP (those whose source has
+ * the comment line `libs: iop`, see tools/build-guest.sh: they load modules, reset the IOP,
+ * use mcserv). That variant adds what those need, as ps2sdk's EE sifcmd/sifrpc do it:
+ *   - SifExitCmd/SifExitRpc, so that the next SifInitRpc starts over with a rebooted IOP
+ *     (SifIopReset, iopreset.h, calls SifExitRpc); SifInitCmd then waits for SMFLG.CMDINIT
+ *     (the IOP's sifcmd is up and SMCOM holds its receive buffer) instead of SIFINIT;
+ *   - the EE's handler of the IOP's RDATA requests (the IOP's sceSifGetOtherData, which
+ *     mcserv's write and setfileinfo use to fetch EE memory): the answer is an END packet
+ *     (cid RDATA, client = the IOP's receive data) carrying the requested EE bytes;
+ *   - SifGetOtherData, the EE's own RDATA request (read IOP memory into EE memory);
+ *   - SifCallRpc writes the send and receive buffers back from the data cache (unless
+ *     SIF_RPC_M_NOWBDC) and, for SIF_RPC_M_NOWAIT without an end function, asks for no END
+ *     packet (rmode 0, as ps2sdk does): the IOP then DMAs the reply and a 64-byte packet with
+ *     rec_id 0 and rpc_id 0 over the request packet, and SifCheckStatRpc looks at that packet
+ *     (in use and still carrying the call's rpc_id) rather than at client->pkt_addr.
+ * The programs built with the plain library are unchanged (their ELFs stay byte-identical);
+ * the functions declared below under "IOP variant only" link only into the others. */
 #ifndef PINEY_SIFRPC_H
 #define PINEY_SIFRPC_H
 
@@ -116,5 +136,55 @@ int SifCallRpc(SifRpcClientData_t *client, int fno, int mode, void *send, int ss
                void *receive, int rsize, void (*end_function)(void *), void *end_param);
 /* Non-zero while the client's call is in flight. */
 int SifCheckStatRpc(SifRpcClientData_t *client);
+
+/* ---- IOP variant only (see the top of this file) ---- */
+
+#define SYS_SifStopDma 0x6b
+
+#define SIF_CMD_RESET_CMD 0x80000003
+#define SIF_CMD_RPC_RDATA 0x8000000c
+
+/* SifCallRpc mode bit: do not write the buffers back from the data cache. */
+#define SIF_RPC_M_NOWBDC 0x02
+
+/* SifGetOtherData's receive data (ps2sdk's SifRpcReceiveData_t): the same 16-byte header as
+   the client data (pkt_addr, rpc_id, sema_id, mode), then the request. */
+typedef struct {
+    void *pkt_addr;
+    u32 rpc_id;
+    int sema_id;
+    u32 mode;
+    void *src;
+    void *dest;
+    int size;
+} SifRpcReceiveData_t;
+
+/* Stop the EE's SIF0 channel (the IOP's sends wait until SifSetDChain arms it again). */
+static inline void SifStopDma(void) { piney_syscall0(SYS_SifStopDma); }
+/* SifSetDma from an interrupt handler. */
+static inline u32 iSifSetDma(SifDmaTransfer_t *list, int count)
+{ return (u32)piney_syscall2(-SYS_SifSetDma, (u32)list, (u32)count); }
+
+/* Write back and invalidate the data cache lines of [ptr, ptr + size) (DHWBIN per 64-byte
+   line, then SYNC.L), before a DMA reads the bytes or after-the-fact reads of what a DMA wrote.
+   (Inline, so usable with either library.) */
+static inline void SifWriteBackDCache(void *ptr, int size)
+{
+    if (size <= 0)
+        return;
+    u32 end = (u32)ptr + (u32)size;
+    for (u32 a = (u32)ptr & ~63u; a < end; a += 64)
+        __asm__ volatile("cache 0x18, 0(%0)" : : "r"(a) : "memory");
+    __asm__ volatile("sync.l" : : : "memory");
+}
+
+/* Stop the command layer: channel 5's handler goes; the next SifInitCmd starts over. */
+void SifExitCmd(void);
+/* Stop the RPC layer (and the command layer): the next SifInitRpc starts over. */
+void SifExitRpc(void);
+/* Read `size` bytes of IOP memory at `src` into EE memory at `dest` (RDATA; the IOP answers
+   with END carrying the bytes). Waits unless SIF_RPC_M_NOWAIT (then poll
+   SifCheckStatRpc((SifRpcClientData_t *)rd)). 0 when done (or sent), <0 on failure. */
+int SifGetOtherData(SifRpcReceiveData_t *rd, void *src, void *dest, int size, int mode);
 
 #endif

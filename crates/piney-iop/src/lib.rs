@@ -50,6 +50,15 @@ pub enum IopError {
     /// A module could not be loaded.
     #[error("IOP: {0}")]
     Load(#[from] irx::IrxError),
+    /// A native module could not go on (a memory card that cannot be read, a request it does
+    /// not implement).
+    #[error("IOP: {module}: {what}")]
+    Native {
+        /// The module, and what it was asked.
+        module: String,
+        /// What went wrong.
+        what: String,
+    },
 }
 
 /// The IOP.

@@ -18,7 +18,6 @@ use crate::dmac::Dmac;
 use crate::gif::Gif;
 use crate::intc::Intc;
 use crate::scheduler::{Event, Scheduler, ntsc};
-use crate::sif::SifRegs;
 use crate::timers::Timers;
 use crate::vif::{MicroVu, Vif, VuExec};
 
@@ -46,8 +45,6 @@ pub struct EeBus {
     pub spr: Vec<u8>,
     /// BIOS ROM (our HLE stubs).
     pub bios: Vec<u8>,
-    /// IOP RAM (2 MiB), for the SIF.
-    pub iop_ram: Vec<u8>,
     /// VU0 micro (4 KiB) and data (4 KiB), VU1 micro (16 KiB) and data (16 KiB) memories, as one
     /// 0x10000-byte window at 0x1100_0000 (0x0000 VU0 micro, 0x4000 VU0 data, 0x8000 VU1 micro,
     /// 0xc000 VU1 data; VU0's 4 KiB memories mirror across their 16 KiB windows).
@@ -61,8 +58,11 @@ pub struct EeBus {
     pub intc: Intc,
     /// The four EE timers.
     pub timers: Timers,
-    /// The SIF registers.
-    pub sif: SifRegs,
+    /// The IOP, behind the SIF: its RAM at 0x1c00_0000 and the SIF registers at 0x1000_f200 are
+    /// reached through it.
+    pub iop: Box<piney_iop::Iop>,
+    /// Channel 6 ended a chain since the machine last looked (the kernel starts its next batch).
+    pub sif1_done: bool,
     /// The DMAC's channel state (its registers are in `io`).
     pub dmac: Dmac,
     /// VIF0 and VIF1.
@@ -153,13 +153,13 @@ impl EeBus {
             ram: vec![0; RAM_SIZE],
             spr: vec![0; SPR_SIZE],
             bios: vec![0; BIOS_SIZE],
-            iop_ram: vec![0; IOP_RAM_SIZE],
             vu_mem: vec![0; 0x1_0000],
             io: vec![0; 0x1_0000 / 4],
             gs_priv: vec![0; 0x2000 / 16],
             intc: Intc::default(),
             timers: Timers::default(),
-            sif: SifRegs::default(),
+            iop: Box::new(piney_iop::Iop::new()),
+            sif1_done: false,
             dmac: Dmac::default(),
             vif: [Vif::new(0), Vif::new(1)],
             gif: Gif::new(Box::new(crate::gsunit::GsUnit::default())),
@@ -179,14 +179,14 @@ impl EeBus {
         self.ram.fill(0);
         self.spr.fill(0);
         self.bios.fill(0);
-        self.iop_ram.fill(0);
         self.vu_mem.fill(0);
         self.io.fill(0);
         self.gs_priv.fill(0);
         self.device_writes = DeviceWrites::default();
         self.intc = Intc::default();
         self.timers = Timers::default();
-        self.sif = SifRegs::default();
+        *self.iop = piney_iop::Iop::new();
+        self.sif1_done = false;
         self.dmac = Dmac::default();
         self.vif = [Vif::new(0), Vif::new(1)];
         self.ipu = piney_ipu::Ipu::new();
@@ -285,7 +285,7 @@ impl EeBus {
             }
             0x1c00_0000..=0x1dff_ffff => {
                 let off = (p as usize) & (IOP_RAM_SIZE - 1);
-                self.iop_ram.get_mut(off..off + len)
+                self.iop.bus.ram.get_mut(off..off + len)
             }
             0x1fc0_0000..=0x1fff_ffff => {
                 let off = (p - BIOS_BASE) as usize;
@@ -301,7 +301,7 @@ impl EeBus {
             0x1000_0000..=0x1000_1fff => Ok(self.timers.read(p, self.now)),
             0x1000_f000 => Ok(self.intc.stat),
             0x1000_f010 => Ok(self.intc.mask),
-            0x1000_f200..=0x1000_f2ff => Ok(self.sif.read(p)),
+            0x1000_f200..=0x1000_f2ff => Ok(self.iop.bus.hw.sif.ee_read(p & 0xff)),
             // IPU_CMD, IPU_CTRL, IPU_BP, IPU_TOP.
             0x1000_2000..=0x1000_2fff => Ok(self.ipu_read32(p)),
             // GIF, VIF0/VIF1 registers and the FIFOs.
@@ -340,7 +340,7 @@ impl EeBus {
                 self.irq_changed = true;
             }
             SIO_TXFIFO => self.out.push(v as u8),
-            0x1000_f200..=0x1000_f2ff => self.sif.write(p, v),
+            0x1000_f200..=0x1000_f2ff => self.iop.bus.hw.sif.ee_write(p & 0xff, v),
             // IPU_CMD, IPU_CTRL (the others are read-only).
             0x1000_2000..=0x1000_2fff => self.ipu_write32(p, v),
             // GIF, VIF0/VIF1 registers and the FIFOs.

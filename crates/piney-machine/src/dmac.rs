@@ -18,8 +18,9 @@
 //!   chain (source tags refe/cnt/next/ref/refs/call/ret/end; destination tags cnt/cnts/end for
 //!   fromSPR) and interleave modes, with TTE, the address stack, TIE + tag IRQ, stall control
 //!   (STS/STD, D_STADR), MFIFO (D_RBOR/D_RBSR: channel 8 fills, VIF1 or GIF drains), D_PCR (PCE/CDE
-//!   and the CPCOND0 condition) and D_ENABLEW.CPND. Channels 5/6/7 (SIF) keep their registers here
-//!   and are handed to the SIF module ([`crate::Machine::dmac_sif_start`]). Channel 4 (toIPU,
+//!   and the CPCOND0 condition) and D_ENABLEW.CPND. Channels 5 and 6 (SIF0, SIF1) move words
+//!   through the SIF's FIFOs to and from the IOP's DMAC ([`crate::sif::dma`]); channel 7 (SIF2)
+//!   is not modelled (a start is an error naming it). Channel 4 (toIPU,
 //!   normal or source chain; tags are never sent to the IPU) fills IPU_in_FIFO while it has room;
 //!   channel 3 (fromIPU, normal mode only: chain mode is an error naming it) empties
 //!   IPU_out_FIFO into memory while it has data. Either waits on the IPU otherwise and is kicked
@@ -981,7 +982,22 @@ impl Machine {
     pub(crate) fn dmac_event(&mut self, c: u8) -> Result<(), MachineError> {
         self.bus.now = self.cpu.cycles;
         let c = c as usize;
-        if matches!(c, ch::SIF0 | ch::SIF1 | ch::SIF2) {
+        if matches!(c, ch::SIF0 | ch::SIF1) {
+            let r = self.bus.sif_step(c);
+            if std::mem::take(&mut self.bus.sif1_done) {
+                self.sif1_chain_done();
+            }
+            if self.bus.iop.bus.hw.sif.iop_wake {
+                self.iop_wake_soon();
+            }
+            return r.map_err(|f| MachineError::Dma {
+                channel: f.channel as u8,
+                tag_addr: f.tag_addr,
+                what: f.what,
+                pc: self.cpu.cur_pc,
+            });
+        }
+        if c == ch::SIF2 {
             return self.dmac_sif_start(c);
         }
         let r = self.bus.dma_step(c);
@@ -996,20 +1012,15 @@ impl Machine {
         self.service_vif0_start()
     }
 
-    /// The hook for the SIF channels (5 SIF0, 6 SIF1, 7 SIF2) started by a write to their CHCR:
-    /// the registers are kept by the DMAC; the transfer belongs to the SIF module. SIF0 (channel 5)
-    /// is polled by the SIF module while STR is set, so nothing more is needed here; SIF1/SIF2
-    /// started by register writes (rather than the kernel's SifSetDma) are not modelled yet.
+    /// SIF2 (channel 7, the PS1-mode and debug link) started by a CHCR write: not modelled.
     pub fn dmac_sif_start(&mut self, c: usize) -> Result<(), MachineError> {
-        if c == ch::SIF0 || self.bus.dreg(c, CHCR) & CHCR_STR == 0 {
+        if self.bus.dreg(c, CHCR) & CHCR_STR == 0 {
             return Ok(());
         }
         Err(MachineError::Dma {
             channel: c as u8,
             tag_addr: self.bus.dreg(c, TADR),
-            what: format!(
-                "SIF DMA channel {c} started by a CHCR write is not modelled (use SifSetDma)"
-            ),
+            what: format!("SIF2 DMA (channel {c}) is not modelled"),
             pc: self.cpu.cur_pc,
         })
     }

@@ -91,6 +91,9 @@ pub enum MachineError {
     /// Loading the program failed.
     #[error(transparent)]
     Load(#[from] elf::ElfError),
+    /// The IOP stopped (a fault in an IOP module, a module that cannot load).
+    #[error(transparent)]
+    Iop(piney_iop::IopError),
     /// A device was asked something it does not implement.
     #[error("{what} at pc {pc:#010x}")]
     Unimplemented {
@@ -118,8 +121,9 @@ pub struct Machine {
     pub bus: EeBus,
     /// The high-level EE kernel's state.
     pub kernel: kernel::Kernel,
-    /// The SIF: transfers to and from the IOP, and the native IOP side (sifcmd, RPC servers).
-    pub sif: sif::Sif,
+    /// The EE kernel's side of the SIF (its SIF1 queue and software registers); the IOP itself
+    /// is on the bus ([`EeBus::iop`]).
+    pub sif: sif::SifEe,
     /// Where guest output goes.
     pub stdout: Box<dyn Write>,
     /// VBlanks since power-on.
@@ -133,6 +137,7 @@ pub struct Machine {
     /// Native functions standing for guest functions ([`hooks`]); empty unless installed.
     pub hooks: hooks::Hooks,
     exit: Option<i32>,
+    logged: std::collections::HashSet<String>,
 }
 
 impl Machine {
@@ -142,7 +147,7 @@ impl Machine {
             cpu: Cpu::new(),
             bus: EeBus::new(),
             kernel: kernel::Kernel::default(),
-            sif: sif::Sif::default(),
+            sif: sif::SifEe::default(),
             stdout,
             vblank_count: 0,
             vu0: piney_vu::Vu::new(piney_vu::Unit::Vu0),
@@ -150,6 +155,7 @@ impl Machine {
             instructions: 0,
             hooks: hooks::Hooks::default(),
             exit: None,
+            logged: std::collections::HashSet::new(),
         };
         m.reset();
         m
@@ -161,6 +167,7 @@ impl Machine {
         kernel::stubs::install(&mut self.bus);
         scheduler::schedule_initial(&mut self.bus.sched);
         self.sif_reset();
+        sif::padman::install(&mut self.bus.iop);
     }
 
     /// Load an ELF image (bytes) and point the CPU at its entry, as the kernel's LoadExecPS2 would.
@@ -369,13 +376,16 @@ impl Machine {
             Event::VBlankStart => {
                 self.vblank_count += 1;
                 self.bus.vblank_start(late);
-                self.padman_vblank();
+                self.iop_vblank(true)?;
                 self.kernel_vblank_start();
             }
-            Event::VBlankEnd => self.bus.vblank_end(late),
+            Event::VBlankEnd => {
+                self.bus.vblank_end(late);
+                self.iop_vblank(false)?;
+            }
             Event::Timer(n) => self.bus.timer_event(n, late),
             Event::Alarm(id) => self.kernel_alarm(id)?,
-            Event::Sif => self.sif_event()?,
+            Event::Iop => self.iop_sync()?,
             Event::Dma(c) => self.dmac_event(c)?,
             Event::Vu1Done => self.vu1_done(),
             Event::Ipu => self.bus.ipu_event(),

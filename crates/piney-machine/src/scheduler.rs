@@ -18,8 +18,9 @@ pub enum Event {
     Timer(u8),
     /// A kernel alarm (SetAlarm) with this id expires.
     Alarm(u32),
-    /// The SIF (the IOP side) has work to do: a transfer completes or an RPC reply is due.
-    Sif,
+    /// The IOP's next slice: it runs up to the EE's time (its event, a running thread's slice,
+    /// or SIF work the EE gave it).
+    Iop,
     /// DMA channel `n` (0..=9) has its next block or tag due.
     Dma(u8),
     /// VU1 finishes the microprogram a COP2 CMSAR1 write started.

@@ -15,7 +15,6 @@ use std::rc::Rc;
 use piney_input::PadReport;
 use piney_input::script::InputScript;
 use piney_machine::sif::padman::{PadInput, Padman, ScriptPads, cmd};
-use piney_machine::sif::rpc::{RpcContext, RpcServer};
 use piney_machine::{Machine, RunEnd, RunLimits};
 
 fn guest(name: &str) -> PathBuf {
@@ -109,9 +108,7 @@ fn call(p: &mut Padman, words: &[u32], bytes: &[(usize, u8)]) -> Result<Vec<u32>
     for &(at, b) in bytes {
         args[at] = b;
     }
-    let mut m = Machine::new(Box::new(std::io::sink()));
-    let mut ctx = RpcContext::new(&mut m.bus);
-    let r = p.call(1, &args, &mut ctx)?;
+    let r = p.answer(1, &args)?;
     assert_eq!(r.len(), 128);
     Ok(r.chunks(4)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
@@ -195,29 +192,33 @@ fn frames_follow_the_pad() {
         fn rumble(&mut self, _: u8, _: bool, _: u8) {}
     }
     const AREA: u32 = 0x0020_0000;
-    let mut m = Machine::new(Box::new(std::io::sink()));
     let mut p = Padman::new();
     p.set_input(Box::new(Flaky(0)));
     assert_eq!(
         call(&mut p, &[cmd::OPEN, 0, 0, 0, AREA], &[]).unwrap()[3],
         1
     );
-    let frame = |m: &Machine, n: u32| {
-        let at = (AREA + 0x80 * (n & 1)) as usize;
-        let f = &m.bus.ram[at..at + 0x80];
+    let frame = |frames: Vec<(u32, Vec<u8>)>, n: u32| {
+        let [(at, f)] = &frames[..] else {
+            panic!("one open port, one frame: {frames:?}");
+        };
+        assert_eq!(*at, AREA + 0x80 * (n & 1));
+        assert_eq!(f.len(), 0x80);
         assert_eq!(u32::from_le_bytes(f[0..4].try_into().unwrap()), n);
         (f[4], f[5], f[6], f[8..12].to_vec())
     };
     let mut states = Vec::new();
+    let mut last = None;
     for v in 1..=20u32 {
-        p.vblank(v as u64, &mut m.bus);
-        states.push(frame(&m, v).0);
+        let f = frame(p.poll(v as u64), v);
+        states.push(f.0);
+        last = Some(f);
     }
     // 1-2 found, 3-4 gone, 5-6 found again, 7-16 queried, 17.. stable.
     assert_eq!(
         states,
         [2, 2, 0, 0, 2, 2, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 6, 6, 6, 6]
     );
-    assert_eq!(frame(&m, 20), (6, 0, 1, vec![0, 0x41, 0xff, 0xff]));
+    assert_eq!(last, Some((6, 0, 1, vec![0, 0x41, 0xff, 0xff])));
     assert_eq!(p.mode(0, 0), Some((0x41, false)));
 }

@@ -44,6 +44,15 @@ pub struct RunOptions {
     /// tables; crates/piney-input/default-mapping.toml is the default, spelled out).
     #[arg(long, value_name = "FILE")]
     pub mapping: Option<PathBuf>,
+    /// The memory card in port 1: a folder (the card's files as host files) or a PCSX2 `.ps2`
+    /// image; created on the program's first card call when missing. Default: the folder
+    /// `Mcd001` in piney's data folder (`$XDG_DATA_HOME/piney/memcards`,
+    /// `~/.local/share/piney/memcards`, or `%APPDATA%\piney\memcards`).
+    #[arg(long, value_name = "PATH")]
+    pub memcard1: Option<PathBuf>,
+    /// The memory card in port 2, as --memcard1 (default: `Mcd002` beside `Mcd001`).
+    #[arg(long, value_name = "PATH")]
+    pub memcard2: Option<PathBuf>,
     /// The window's initial inner size in pixels, WIDTHxHEIGHT (default 1024x768).
     #[arg(long, value_name = "WxH", value_parser = crate::window::parse_size)]
     pub window_size: Option<(u32, u32)>,
@@ -60,6 +69,21 @@ pub enum CpuEngine {
     Interp,
     /// The recompiler.
     Jit,
+}
+
+/// piney's folder for the player's data (memory cards): `$XDG_DATA_HOME/piney`, else
+/// `~/.local/share/piney`, else `%APPDATA%\piney`; `None` when the environment names none
+/// (the cards are then empty unless given).
+fn data_folder() -> Option<PathBuf> {
+    let var = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    var("XDG_DATA_HOME")
+        .or_else(|| var("HOME").map(|h| h.join(".local/share")))
+        .or_else(|| var("APPDATA"))
+        .map(|d| d.join("piney"))
 }
 
 /// `piney run`: the program at `path`.
@@ -96,6 +120,12 @@ pub fn run_image(image: &[u8], name: &str, opts: &RunOptions, own_program: bool)
         None => None,
     };
     let mut machine = Machine::new(Box::new(std::io::stdout()));
+    let card = |given: &Option<PathBuf>, n: u32| {
+        given
+            .clone()
+            .or_else(|| data_folder().map(|d| d.join("memcards").join(format!("Mcd00{n}"))))
+    };
+    machine.set_memcards(card(&opts.memcard1, 1), card(&opts.memcard2, 2));
     if let Some(file) = &opts.input {
         match piney_input::script::InputScript::load(file) {
             Ok(script) => machine.set_pad_input(Box::new(

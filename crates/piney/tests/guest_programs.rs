@@ -21,12 +21,21 @@ fn guest_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/guest")
 }
 
-/// Runs one program and returns (exit success, stdout, stderr).
+/// Runs one program and returns (exit success, stdout, stderr). Its memory cards are fresh
+/// folders of its own (never the user's).
 fn run_piney(elf: &Path) -> (bool, Vec<u8>, String) {
+    let cards = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("guest-cards")
+        .join(elf.file_stem().expect("a file name"));
+    let _ = std::fs::remove_dir_all(&cards);
     let mut child = Command::new(env!("CARGO_BIN_EXE_piney"))
         .arg("run")
         .arg(elf)
         .args(["--headless", "--seconds", EMULATED_SECONDS])
+        .arg("--memcard1")
+        .arg(cards.join("Mcd001"))
+        .arg("--memcard2")
+        .arg(cards.join("Mcd002"))
         // A program's pads come from its `<name>.input` script when it has one.
         .args(
             Some(elf.with_extension("input"))
@@ -161,6 +170,9 @@ guest_tests!(
     fpu,
     hello,
     intr,
+    iop_exec,
+    iop_rpc,
+    iop_startup,
     ipu,
     loadstore,
     mmi,

@@ -263,9 +263,9 @@ impl Iop {
         self.add_module(lib.name, lib.version, 0, 0, ModState::Resident);
     }
 
-    /// A resident module entry without code, for a native module.
+    /// A module entry without code, for a native module: loaded, resident once started.
     pub fn add_native_module(&mut self, name: &str) -> i32 {
-        self.add_module(name, 0x0101, 0, 0, ModState::Resident)
+        self.add_module(name, 0x0101, 0, 0, ModState::Loaded)
     }
 
     /// Load the module at `path`: a native rom module, or a file. Returns the id or an error.
@@ -637,7 +637,7 @@ impl Iop {
         self.kernel.loadcore.requests.is_empty() && self.kernel.loadcore.running.is_none()
     }
 
-    fn module_mut(&mut self, id: i32) -> Option<&mut Module> {
+    pub(crate) fn module_mut(&mut self, id: i32) -> Option<&mut Module> {
         self.kernel.loadcore.modules.iter_mut().find(|m| m.id == id)
     }
 
@@ -771,15 +771,18 @@ pub fn loader_loop(iop: &mut Iop) -> Result<(), IopError> {
         iop.cpu.set_pc(ret::LOADER_LOOP);
         return Ok(());
     };
-    if m.state != ModState::Loaded {
-        finish_request(iop, &req, kerr::ALREADY_STARTED, kerr::ALREADY_STARTED);
+    if m.text == 0 {
+        // A native module: nothing to run. Loaded again, a console's second copy of a rom
+        // driver cannot register its library and ends NO_RESIDENT_END (1); piney answers with
+        // the first copy's id.
+        let first = m.state == ModState::Loaded;
+        iop.module_mut(m.id).expect("module").state = ModState::Resident;
+        finish_request(iop, &req, m.id, if first { 0 } else { 1 });
         iop.cpu.set_pc(ret::LOADER_LOOP);
         return Ok(());
     }
-    if m.text == 0 {
-        // A native module: nothing to run.
-        iop.module_mut(m.id).expect("module").state = ModState::Resident;
-        finish_request(iop, &req, m.id, 0);
+    if m.state != ModState::Loaded {
+        finish_request(iop, &req, kerr::ALREADY_STARTED, kerr::ALREADY_STARTED);
         iop.cpu.set_pc(ret::LOADER_LOOP);
         return Ok(());
     }

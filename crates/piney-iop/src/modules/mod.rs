@@ -17,6 +17,7 @@
 
 pub mod fileio;
 pub mod loadfile;
+pub mod mcserv;
 
 use std::any::Any;
 use std::path::PathBuf;
@@ -158,7 +159,10 @@ impl Iop {
         });
         if boot {
             let i = self.modules.slots.len() - 1;
-            self.load_server(i);
+            let id = self.load_server(i);
+            if let Some(m) = self.module_mut(id) {
+                m.state = crate::kernel::loadcore::ModState::Resident;
+            }
         }
     }
 
@@ -308,7 +312,10 @@ pub fn native_call(iop: &mut Iop, call: PendingCall, fno: u32, size: u32) -> Res
         Ok(Reply::Now(bytes)) => iop.reply_native(&call, &bytes),
         Ok(Reply::Later(t)) => iop.kernel.sifcmd.pending.push((t, call)),
         Err(e) => {
-            return Err(iop.fault(format!("{name} ({sid:#010x}) function {fno}: {e}")));
+            return Err(IopError::Native {
+                module: format!("{name} (RPC server {sid:#010x}, function {fno})"),
+                what: e,
+            });
         }
     }
     Ok(())
@@ -380,13 +387,20 @@ pub fn load_native(iop: &mut Iop, path: &str) -> Option<i32> {
         .next()
         .unwrap_or(name)
         .to_ascii_uppercase();
-    let found = iop.modules.slots.iter().position(|s| {
-        s.server
-            .as_ref()
-            .is_some_and(|x| x.modules().iter().any(|m| m.eq_ignore_ascii_case(&name)))
-    });
-    if let Some(i) = found {
-        return Some(iop.load_server(i));
+    let found: Vec<usize> = (0..iop.modules.slots.len())
+        .filter(|&i| {
+            iop.modules.slots[i]
+                .server
+                .as_ref()
+                .is_some_and(|x| x.modules().iter().any(|m| m.eq_ignore_ascii_case(&name)))
+        })
+        .collect();
+    if let Some(&first) = found.first() {
+        let id = iop.load_server(first);
+        for &i in &found[1..] {
+            iop.load_server(i);
+        }
+        return Some(id);
     }
     if QUIET_ROM_MODULES.contains(&name.as_str()) {
         return Some(iop.native_module(&name));

@@ -1,39 +1,35 @@
-//! The SIF, the EE's link to the IOP, and the IOP side of it served natively.
+//! The SIF on the EE's side, and the IOP running in step with the EE.
 //!
 //! Contract:
-//! - [`SifRegs`] are the SIF registers as the EE's bus sees them (0x1000_F200..). After reset they
-//!   show an IOP that has already booted: SMFLG has SIFINIT, CMDINIT and BOOTEND set and SMCOM holds
-//!   the address of the IOP's command receive buffer, so that ps2sdk's `SifInitCmd`/`SifInitRpc`
-//!   proceed without a BIOS.
-//! - The kernel's SIF syscalls land in [`crate::Machine::sif_set_dma`], `sif_dma_stat`,
-//!   `sif_set_dchain`, `sif_set_reg` and `sif_get_reg`.
-//! - EE -> IOP transfers (SIF1, DMA channel 6) are timed ([`dma`]): the EE's bytes are taken when the
-//!   transfer is queued and land in IOP RAM when it completes, in order. A transfer flagged for an
-//!   IOP interrupt makes the native `sifcmd` ([`cmd`]) read its command buffer and act on the packet.
-//! - IOP -> EE transfers (SIF0, DMA channel 5) are timed too. They are delivered only while the
-//!   EE's channel 5 is armed (D5_CHCR.STR, set by SifSetDChain); a command packet ends the chain:
-//!   STR clears, D_STAT.CIS5 is raised, and the EE's handler re-arms the channel.
-//! - RPC servers are native and registered by sid ([`rpc::RpcServer`]); FILEIO (0x80000001) is
-//!   one ([`fileio`]). All of it is driven by [`crate::scheduler::Event::Sif`].
+//! - The IOP is [`piney_iop::Iop`], owned by the bus ([`crate::EeBus::iop`]): the EE reads IOP
+//!   RAM at 0x1c00_0000 and the SIF registers at 0x1000_f200 through it. The machine runs the IOP
+//!   to the EE's time / 8 (36.864 MHz) whenever the EE's run stops at an event, and keeps one
+//!   [`Event::Iop`] on the one scheduler at the IOP's next event (or a short slice ahead while
+//!   an IOP thread runs, or soon after the EE gave it SIF work), so that both CPUs share one
+//!   timeline, deterministically.
+//! - SIF DMA crosses for real: EE DMA channel 6 (SIF1) pushes its tags' upper halves (the IOP's
+//!   tags) and data into the SIF1 FIFO, IOP channel 10 takes them; IOP channel 9 pushes the EE's
+//!   tags and data into SIF0 and EE channel 5, in destination chain mode, takes them
+//!   ([`dma`]). The kernel's syscalls are the EE kernel's: SifSetDma (119) builds a chain of
+//!   `ref` tags ending in `refe` in the kernel's tag area and starts channel 6 (calls made
+//!   while it runs wait their turn, as the kernel queues them); SifDmaStat (118) answers >0
+//!   waiting, 0 running, <0 done; SifSetDChain (120) arms channel 5; SifSetReg (121) and
+//!   SifGetReg (122) reach the SIF registers (1..4) and the kernel's software registers
+//!   (0x8000_0000 + n); SifStopDma stops channel 5.
+//! - The IOP's output (its printf) joins the EE's in [`crate::EeBus::out`] in time order, a
+//!   slice at a time.
 
-pub mod cmd;
 pub mod dma;
-pub mod fileio;
 pub mod padman;
-pub mod rpc;
 
-use std::collections::HashSet;
+use std::collections::VecDeque;
+use std::path::PathBuf;
 
-use crate::bus::EeBus;
+use piney_iop::modules::mcserv::McServ;
+
+use crate::dmac::{CHCR, CHCR_STR, ch};
 use crate::scheduler::Event;
 use crate::{Machine, MachineError};
-
-/// SMFLG/MSFLG bit: the SIF is initialised.
-pub const SIF_STAT_SIFINIT: u32 = 0x1_0000;
-/// SMFLG/MSFLG bit: the SIF command layer is initialised.
-pub const SIF_STAT_CMDINIT: u32 = 0x2_0000;
-/// SMFLG bit: the IOP finished booting.
-pub const SIF_STAT_BOOTEND: u32 = 0x4_0000;
 
 /// SifSetReg/SifGetReg register numbers (ps2sdk `sifdma.h`): 1..4 are the hardware registers.
 pub mod reg {
@@ -47,355 +43,195 @@ pub mod reg {
     pub const SMFLAG: u32 = 4;
     /// The first of the kernel's software registers (0x8000_0000 + n).
     pub const SYSTEM: u32 = 0x8000_0000;
-    /// Software register: the IOP's command buffer address as the EE's cmd library last saw it.
-    pub const SYS_SUBADDR: u32 = SYSTEM;
-    /// Software register: the EE cmd library's data (its `struct cmd_data`).
-    pub const SYS_MAINADDR: u32 = SYSTEM | 1;
-    /// Software register: the RPC layer is initialised.
-    pub const SYS_RPCINIT: u32 = SYSTEM | 2;
 }
 
-/// EE DMAC: D5_CHCR (SIF0, IOP -> EE).
-pub const D5_CHCR: u32 = 0x1000_c000;
-/// EE DMAC: D5_MADR.
-pub const D5_MADR: u32 = 0x1000_c010;
-/// EE DMAC: D6_CHCR (SIF1, EE -> IOP).
-pub const D6_CHCR: u32 = 0x1000_c400;
-/// EE DMAC: D_STAT.
-pub const D_STAT: u32 = 0x1000_e010;
-/// D_STAT: channel interrupt status bit of SIF0 (channel 5).
-pub const D_STAT_CIS5: u32 = 1 << 5;
-/// D_STAT: channel interrupt status bit of SIF1 (channel 6).
-pub const D_STAT_CIS6: u32 = 1 << 6;
-/// Dn_CHCR.STR: the channel runs.
-pub const CHCR_STR: u32 = 0x100;
-/// What SifSetDChain writes to D5_CHCR: STR | TIE (stop and interrupt on a tag's IRQ bit) |
-/// MOD=chain (destination-chain mode, the tags come from the IOP).
-pub const SIF0_DCHAIN: u32 = CHCR_STR | 0x80 | 0x4;
+pub use piney_iop::hw::sif::{STAT_BOOTEND, STAT_CMDINIT, STAT_SIFINIT};
 
-/// The SIF registers at 0x1000_F200 as the EE sees them: MSCOM (+0x00), SMCOM (+0x10), MSFLG
-/// (+0x20), SMFLG (+0x30), CTRL (+0x40), BD6 (+0x60).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SifRegs {
-    /// The registers by (offset / 16).
-    pub regs: [u32; 16],
+/// Transfer attribute: interrupt the EE when the transfer is done.
+pub const SIF_DMA_INT_I: u32 = 0x02;
+/// Transfer attribute: interrupt the IOP when the transfer is done.
+pub const SIF_DMA_INT_O: u32 = 0x04;
+/// Transfer attribute: end the IOP's chain after this transfer.
+pub const SIF_DMA_ERT: u32 = 0x40;
+/// The kernel holds at most this many transfers in its SIF1 tag area.
+pub const SIF1_QUEUE_MAX: usize = 32;
+/// The kernel's SIF1 tag area in EE RAM (two 32-tag halves, 1 KiB), in kernel memory.
+pub const TAG_AREA: u32 = 0x0003_e000;
+/// The IOP runs in slices of at most this many EE cycles while one of its threads runs.
+pub const IOP_SLICE: u64 = 8_192;
+/// How soon after the EE gave the IOP SIF work the IOP looks at it.
+pub const IOP_WAKE: u64 = 64;
+/// The EE clock over the IOP's.
+pub const CLOCK_RATIO: u64 = 8;
+
+/// One SifSetDma call waiting for channel 6.
+#[derive(Debug, Clone)]
+struct Batch {
+    id: u32,
+    /// The tags (each a quadword: the EE's tag and the IOP's).
+    tags: Vec<u128>,
 }
 
-impl Default for SifRegs {
-    /// The registers of a booted IOP: SMFLG = SIFINIT | CMDINIT | BOOTEND, SMCOM = the native
-    /// sifcmd's receive buffer.
-    fn default() -> Self {
-        let mut regs = [0; 16];
-        regs[1] = cmd::IOP_CMD_RECV_BUF;
-        regs[3] = SIF_STAT_SIFINIT | SIF_STAT_CMDINIT | SIF_STAT_BOOTEND;
-        Self { regs }
-    }
-}
-
-impl SifRegs {
-    /// MSCOM.
-    pub fn mscom(&self) -> u32 {
-        self.regs[0]
-    }
-    /// SMCOM.
-    pub fn smcom(&self) -> u32 {
-        self.regs[1]
-    }
-    /// MSFLG.
-    pub fn msflg(&self) -> u32 {
-        self.regs[2]
-    }
-    /// SMFLG.
-    pub fn smflg(&self) -> u32 {
-        self.regs[3]
-    }
-
-    /// Read a SIF register (physical address).
-    pub fn read(&self, p: u32) -> u32 {
-        self.regs[((p >> 4) & 15) as usize]
-    }
-
-    /// Write a SIF register from the EE (physical address), with the EE side's semantics.
-    pub fn write(&mut self, p: u32, v: u32) {
-        let i = ((p >> 4) & 15) as usize;
-        match i {
-            // SMCOM belongs to the IOP: the EE cannot write it.
-            1 => {}
-            // MSFLG: the EE sets bits (the IOP clears them).
-            2 => self.regs[2] |= v,
-            // SMFLG: the EE clears bits by writing 1s (the IOP sets them).
-            3 => self.regs[3] &= !v,
-            // CTRL: from the EE only bit 8 is written as is.
-            4 => self.regs[4] = (self.regs[4] & !0x100) | (v & 0x100),
-            _ => self.regs[i] = v,
-        }
-    }
-
-    /// The IOP sets SMFLG bits.
-    pub fn iop_set_smflg(&mut self, bits: u32) {
-        self.regs[3] |= bits;
-    }
-
-    /// The IOP writes SMCOM.
-    pub fn iop_set_smcom(&mut self, v: u32) {
-        self.regs[1] = v;
-    }
-}
-
-/// The SIF's state outside the registers: the transfer queues, the native IOP command layer and
-/// its RPC servers, and the kernel's SIF software registers.
-pub struct Sif {
+/// The EE kernel's SIF state.
+#[derive(Debug, Default)]
+pub struct SifEe {
     /// The kernel's software registers (SifSetReg 0x8000_0000 + n, n < 32).
     pub sysregs: [u32; 32],
-    /// The transfers in flight, both ways.
-    pub dma: dma::SifDma,
-    /// The native IOP command layer.
-    pub iop: cmd::IopCmd,
-    /// The native RPC servers.
-    pub rpc: rpc::RpcRegistry,
-    logged: HashSet<String>,
-}
-
-impl Default for Sif {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Sif {
-    /// A SIF with empty queues and the default native servers (FILEIO) registered.
-    pub fn new() -> Self {
-        let mut s = Self {
-            sysregs: [0; 32],
-            dma: dma::SifDma::default(),
-            iop: cmd::IopCmd::default(),
-            rpc: rpc::RpcRegistry::default(),
-            logged: HashSet::new(),
-        };
-        s.rpc.register(Box::new(fileio::FileIo::new()));
-        padman::register(&mut s.rpc);
-        s
-    }
-
-    /// Log `msg` to stderr once per `key`.
-    pub fn log_once(&mut self, key: &str, msg: &str) {
-        if self.logged.insert(key.to_string()) {
-            eprintln!("piney: sif: {msg}");
-        }
-    }
-
-    /// Lay the IOP side's structures out in IOP RAM (the server data of each registered server).
-    pub fn install(&mut self, bus: &mut EeBus) {
-        self.rpc.install(bus);
-    }
+    waiting: VecDeque<Batch>,
+    running: Option<u32>,
+    last_id: u32,
+    half: u32,
 }
 
 impl Machine {
-    /// Power-on state of the SIF: queues empty, native servers laid out in IOP RAM. Called by
-    /// [`Machine::reset`] after the bus reset (which resets [`SifRegs`] to the booted state).
-    pub fn sif_reset(&mut self) {
-        let mut sif = Sif::new();
-        sif.install(&mut self.bus);
-        self.sif = sif;
+    /// The memory cards of ports 0 and 1 (`--memcard1`, `--memcard2`: a folder or a PCSX2
+    /// `.ps2` image, see `piney_memcard::open_card`), served by the native MCSERV once a program
+    /// loads rom0:MCSERV (or XMCSERV). Each is opened, and created when missing, on the
+    /// program's first card call; `None` leaves the port empty.
+    pub fn set_memcards(&mut self, card1: Option<PathBuf>, card2: Option<PathBuf>) {
+        self.bus
+            .iop
+            .add_server(Box::new(McServ::on_first_use(card1, card2)));
     }
 
-    /// Register a native RPC server (replacing one with the same sid) and lay it out in IOP RAM.
-    pub fn sif_register_server(&mut self, server: Box<dyn rpc::RpcServer>) {
-        self.sif.rpc.register(server);
-        self.sif.rpc.install(&mut self.bus);
-    }
-
-    /// A native IOP module sends bytes to EE memory through SIF0 (as the IOP's sceSifSetDma does
-    /// outside any RPC call): they land in order with the IOP's other sends, once channel 5 runs.
-    pub fn sif_iop_send_to_ee(&mut self, dest: u32, data: Vec<u8>) {
-        let now = self.cpu.cycles;
-        self.sif.dma.queue_to_ee(now, dest, data, false);
-        self.sif_reschedule();
-    }
-
-    /// The SIF's timed event: transfers complete, the IOP acts on what arrived, replies reach the EE.
-    pub(crate) fn sif_event(&mut self) -> Result<(), MachineError> {
-        let now = self.cpu.cycles;
-        let r = self.sif_service(now);
-        self.sif_reschedule();
-        r
-    }
-
-    /// Let time pass to `cycle` with the CPU idle, running only the SIF's events on the way (for
-    /// tests and tools that drive the SIF without a guest; other events stay due for [`Machine::run`]).
-    pub fn sif_run_until(&mut self, cycle: u64) -> Result<(), MachineError> {
-        while let Some(t) = self.bus.sched.due_of(Event::Sif)
-            && t <= cycle
-        {
-            self.cpu.cycles = self.cpu.cycles.max(t);
-            self.bus.now = self.cpu.cycles;
-            self.sif_event()?;
-        }
-        self.cpu.cycles = self.cpu.cycles.max(cycle);
-        Ok(())
-    }
-
-    /// Run everything due at or before `now`.
-    fn sif_service(&mut self, now: u64) -> Result<(), MachineError> {
-        if let Some(t) = self.sif.iop.reboot_due
-            && t <= now
-        {
-            self.sif.iop.reboot_due = None;
-            cmd::finish_reboot(&mut self.sif, &mut self.bus);
-        }
-        // EE -> IOP, in order; each completed packet transfer may queue IOP -> EE replies.
-        while let Some(x) = self.sif.dma.pop_to_iop_due(now) {
-            dma::write_iop(&mut self.bus, x.dest, &x.data).map_err(|what| self.sif_error(what))?;
-            if x.attr & dma::SIF_DMA_INT_I != 0 {
-                // The EE asked for its own interrupt when the transfer is done: channel 6 stops.
-                self.bus.io[((D_STAT & 0xffff) / 4) as usize] |= D_STAT_CIS6;
-                self.bus.irq_changed();
-            }
-            if x.attr & dma::SIF_DMA_INT_O != 0 {
-                // The IOP's SIF1 DMA interrupt: its sifcmd handler reads the command buffer.
-                cmd::iop_interrupt(&mut self.sif, &mut self.bus, x.due)
-                    .map_err(|what| self.sif_error(what))?;
-            }
-        }
-        // IOP -> EE, while channel 5 is armed.
-        loop {
-            if self.bus.io[((D5_CHCR & 0xffff) / 4) as usize] & CHCR_STR == 0 {
-                break;
-            }
-            let Some(x) = self.sif.dma.pop_to_ee_due(now) else {
-                break;
-            };
-            dma::write_ee(&mut self.bus, x.dest, &x.data).map_err(|what| self.sif_error(what))?;
-            self.bus.io[((D5_MADR & 0xffff) / 4) as usize] =
-                x.dest.wrapping_add(x.data.len() as u32);
-            if x.irq {
-                // The tag's IRQ bit with CHCR.TIE: the chain ends and channel 5 interrupts.
-                self.bus.io[((D5_CHCR & 0xffff) / 4) as usize] &= !CHCR_STR;
-                self.bus.io[((D_STAT & 0xffff) / 4) as usize] |= D_STAT_CIS5;
-                self.bus.irq_changed();
-                break;
-            }
-        }
-        Ok(())
-    }
-
-    fn sif_error(&self, what: String) -> MachineError {
-        MachineError::Unimplemented {
-            what: format!("SIF: {what}"),
-            pc: self.cpu.cur_pc,
-        }
-    }
-
-    /// (Re)schedule the one pending [`Event::Sif`] at the next time something is due.
-    fn sif_reschedule(&mut self) {
-        let now = self.cpu.cycles;
-        self.bus.sched.cancel(Event::Sif);
-        let armed = self.bus.io[((D5_CHCR & 0xffff) / 4) as usize] & CHCR_STR != 0;
-        let mut next: Option<u64> = None;
-        let mut consider = |t: u64| next = Some(next.map_or(t, |n| n.min(t)));
-        if let Some(t) = self.sif.dma.next_to_iop_due() {
-            consider(t);
-        }
-        if let Some(t) = self.sif.dma.next_to_ee_due() {
-            // A stalled SIF0 (channel 5 not re-armed yet) is polled, so that a guest arming
-            // D5_CHCR by a plain store is noticed as well as one calling SifSetDChain.
-            consider(if armed {
-                t
-            } else {
-                t.max(now + dma::SIF0_STALL_POLL)
-            });
-        }
-        if let Some(t) = self.sif.iop.reboot_due {
-            consider(t);
-        }
-        if let Some(t) = next {
-            self.bus.sched.schedule_at(t.max(now), Event::Sif);
-        }
-    }
-}
-
-/// The SIF services the kernel's syscalls call (SifSetDma 119, SifSetDChain 120, SifSetReg 121,
-/// SifGetReg 122, SifDmaStat 118, and their i-variants). Owned by the SIF module.
-impl Machine {
     /// SifSetDma(transfers, count): queue `count` transfers described at `transfers` (each
-    /// { src, dest, size, attr }, 16 bytes) from EE memory to IOP RAM. Returns the transfer id
-    /// (non-zero), or 0 when the queue is full.
+    /// { src, dest, size, attr }, 16 bytes). Returns the transfer id (non-zero), or 0 when the
+    /// kernel's tag area cannot take them.
     pub fn sif_set_dma(&mut self, transfers: u32, count: u32) -> Result<u32, MachineError> {
         let pc = self.cpu.cur_pc;
-        let fault = |what: String| MachineError::Kernel { what, pc };
-        if count == 0 || count > dma::SIF1_QUEUE_MAX as u32 {
+        if count == 0 || count as usize > SIF1_QUEUE_MAX {
             return Ok(0);
         }
-        let mut list = Vec::with_capacity(count as usize);
+        let queued: usize = self.sif.waiting.iter().map(|b| b.tags.len()).sum();
+        if queued + count as usize > 2 * SIF1_QUEUE_MAX {
+            return Ok(0);
+        }
+        let mut tags = Vec::with_capacity(count as usize);
         for i in 0..count {
             let at = transfers.wrapping_add(16 * i);
             let mut d = [0u8; 16];
-            self.bus.read_bytes(at, &mut d).map_err(|e| {
-                fault(format!(
-                    "SifSetDma: transfer {i} at {at:#010x} unreadable ({:#010x})",
-                    e.addr
-                ))
-            })?;
+            self.bus
+                .read_bytes(at, &mut d)
+                .map_err(|e| MachineError::Kernel {
+                    what: format!(
+                        "SifSetDma: transfer {i} at {at:#010x} unreadable ({:#010x})",
+                        e.addr
+                    ),
+                    pc,
+                })?;
             let w =
                 |k: usize| u32::from_le_bytes([d[4 * k], d[4 * k + 1], d[4 * k + 2], d[4 * k + 3]]);
             let (src, dest, size, attr) = (w(0), w(1), w(2), w(3));
-            // The SIF moves whole 32-bit words.
-            let len = (size as usize).min(dma::SIF_MAX_TRANSFER).div_ceil(4) * 4;
-            let data = dma::read_ee(&mut self.bus, src, len).map_err(|a| {
-                fault(format!(
-                    "SifSetDma: source {src:#010x}+{len:#x} unreadable at {a:#010x}"
-                ))
-            })?;
-            list.push((dest, data, attr));
+            let qwc = size.div_ceil(16).min(0xffff);
+            // The EE's tag: ref (3), or refe (0) for the last; the quadwords at src.
+            let id = if i + 1 == count { 0 } else { 3 };
+            let ee = qwc as u64 | (id << 28) | (((src & 0x7fff_fff0) as u64) << 32);
+            // The IOP's tag, sent first by TTE: destination, interrupt, end; the words.
+            let mut iop = dest & 0x00ff_ffff;
+            if attr & SIF_DMA_INT_O != 0 {
+                iop |= 0x8000_0000;
+            }
+            if attr & SIF_DMA_ERT != 0 {
+                iop |= 0x4000_0000;
+            }
+            let words = qwc * 4;
+            tags.push(ee as u128 | (iop as u128) << 64 | (words as u128) << 96);
         }
-        let now = self.cpu.cycles;
-        let id = self.sif.dma.queue_to_iop(now, list);
-        self.sif_reschedule();
+        self.sif.last_id = self.sif.last_id.wrapping_add(1).max(1);
+        let id = self.sif.last_id;
+        self.sif.waiting.push_back(Batch { id, tags });
+        if self.sif.running.is_none() {
+            self.sif1_start_next();
+        }
         Ok(id)
     }
 
-    /// SifDmaStat(id): >0 queued, 0 running, <0 done.
+    /// Channel 6 is idle: start the next waiting batch, its tags written into the kernel's tag
+    /// area.
+    fn sif1_start_next(&mut self) {
+        let Some(b) = self.sif.waiting.pop_front() else {
+            self.sif.running = None;
+            return;
+        };
+        let base = TAG_AREA + 512 * self.sif.half;
+        self.sif.half ^= 1;
+        for (i, t) in b.tags.iter().enumerate() {
+            let a = (base + 16 * i as u32) as usize;
+            self.bus.ram[a..a + 16].copy_from_slice(&t.to_le_bytes());
+        }
+        self.sif.running = Some(b.id);
+        let tadr = crate::dmac::CHANNEL_BASE[ch::SIF1] + crate::dmac::TADR;
+        let qwc = crate::dmac::CHANNEL_BASE[ch::SIF1] + crate::dmac::QWC;
+        let chcr = crate::dmac::CHANNEL_BASE[ch::SIF1] + CHCR;
+        self.bus.now = self.cpu.cycles;
+        self.bus.dmac_write(0x1000_0000 | tadr, base);
+        self.bus.dmac_write(0x1000_0000 | qwc, 0);
+        // Chain mode, TTE, STR, from memory.
+        self.bus.dmac_write(
+            0x1000_0000 | chcr,
+            CHCR_STR | crate::dmac::CHCR_TTE | 0x4 | 0x1,
+        );
+    }
+
+    /// Channel 6 finished a chain: the kernel starts the next batch.
+    pub(crate) fn sif1_chain_done(&mut self) {
+        self.sif.running = None;
+        self.sif1_start_next();
+    }
+
+    /// SifDmaStat(id): >0 waiting, 0 running, <0 done.
     pub fn sif_dma_stat(&mut self, id: u32) -> i32 {
-        self.sif.dma.stat(id)
+        if self.sif.waiting.iter().any(|b| b.id == id) {
+            1
+        } else if self.sif.running == Some(id) {
+            0
+        } else {
+            -1
+        }
     }
 
-    /// SifSetDChain(): (re)arm the EE's SIF0 receive channel (DMA channel 5) in chain mode.
+    /// SifSetDChain(): (re)arm the EE's SIF0 receive channel (DMA channel 5) in destination
+    /// chain mode, stopping at a tag's IRQ bit (TIE).
     pub fn sif_set_dchain(&mut self) {
-        let i = ((D5_CHCR & 0xffff) / 4) as usize;
-        self.bus.io[i] = SIF0_DCHAIN;
-        // D5_QWC = 0: the tags come from the IOP.
-        self.bus.io[((0x1000_c020 & 0xffff) / 4) as usize] = 0;
-        self.sif_reschedule();
+        let base = crate::dmac::CHANNEL_BASE[ch::SIF0];
+        self.bus.now = self.cpu.cycles;
+        self.bus
+            .dmac_write(0x1000_0000 | (base + crate::dmac::QWC), 0);
+        self.bus.dmac_write(
+            0x1000_0000 | (base + CHCR),
+            CHCR_STR | crate::dmac::CHCR_TIE | 0x4,
+        );
     }
 
-    /// Look at the SIF's queues again now: for the DMAC, when the guest starts channel 5 by a
-    /// plain CHCR store (otherwise noticed within [`dma::SIF0_STALL_POLL`] cycles).
+    /// Look at the SIF again now (kept for callers that arm channel 5 by a plain store: the
+    /// DMAC notices by itself).
     pub fn sif_kick(&mut self) {
-        self.sif_reschedule();
+        self.bus.dmac_kick(ch::SIF0);
     }
 
-    /// SifStopDma(): stop channel 5 (the IOP's pending sends wait until it is armed again).
+    /// SifStopDma(): stop channel 5.
     pub fn sif_stop_dma(&mut self) {
-        self.bus.io[((D5_CHCR & 0xffff) / 4) as usize] &= !CHCR_STR;
-        self.sif_reschedule();
+        let a = 0x1000_0000 | (crate::dmac::CHANNEL_BASE[ch::SIF0] + CHCR);
+        let v = self.bus.dreg(ch::SIF0, CHCR) & !CHCR_STR;
+        self.bus.dmac_write(a, v);
     }
 
     /// SifSetReg(reg, value): returns the old value.
-    pub fn sif_set_reg(&mut self, reg: u32, value: u32) -> u32 {
-        let base = 0x1000_f200;
-        match reg {
+    pub fn sif_set_reg(&mut self, r: u32, value: u32) -> u32 {
+        match r {
             reg::MAINADDR..=reg::SMFLAG => {
-                let p = base + 0x10 * (reg - 1);
-                let old = self.bus.sif.read(p);
-                self.bus.sif.write(p, value);
+                let off = 0x10 * (r - 1);
+                let sif = &mut self.bus.iop.bus.hw.sif;
+                let old = sif.ee_read(off);
+                sif.ee_write(off, value);
+                self.iop_wake_soon();
                 old
             }
             r if r & reg::SYSTEM != 0 && (r & 0x7fff_ffff) < 32 => {
-                let i = (r & 31) as usize;
-                std::mem::replace(&mut self.sif.sysregs[i], value)
+                std::mem::replace(&mut self.sif.sysregs[(r & 31) as usize], value)
             }
             r => {
-                self.sif.log_once(
+                self.log_once(
                     &format!("setreg{r:x}"),
                     &format!("SifSetReg of unknown register {r:#x} ignored"),
                 );
@@ -405,14 +241,18 @@ impl Machine {
     }
 
     /// SifGetReg(reg).
-    pub fn sif_get_reg(&mut self, reg: u32) -> u32 {
-        match reg {
-            reg::MAINADDR..=reg::SMFLAG => self.bus.sif.read(0x1000_f200 + 0x10 * (reg - 1)),
+    pub fn sif_get_reg(&mut self, r: u32) -> u32 {
+        match r {
+            reg::MAINADDR..=reg::SMFLAG => {
+                // The EE polls these while it waits for the IOP: let the IOP catch up first.
+                let _ = self.iop_sync();
+                self.bus.iop.bus.hw.sif.ee_read(0x10 * (r - 1))
+            }
             r if r & reg::SYSTEM != 0 && (r & 0x7fff_ffff) < 32 => {
                 self.sif.sysregs[(r & 31) as usize]
             }
             r => {
-                self.sif.log_once(
+                self.log_once(
                     &format!("getreg{r:x}"),
                     &format!("SifGetReg of unknown register {r:#x} reads 0"),
                 );
@@ -420,24 +260,91 @@ impl Machine {
             }
         }
     }
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+    /// Log `msg` to stderr once per `key`.
+    pub fn log_once(&mut self, key: &str, msg: &str) {
+        if self.logged.insert(key.to_string()) {
+            eprintln!("piney: {msg}");
+        }
+    }
 
-    #[test]
-    fn regs_have_ee_side_semantics() {
-        let mut r = SifRegs::default();
-        assert_eq!(r.smflg(), 0x7_0000);
-        r.write(0x1000_f230, SIF_STAT_BOOTEND);
-        assert_eq!(r.smflg(), 0x3_0000, "EE writes clear SMFLG bits");
-        r.write(0x1000_f220, 0x10);
-        r.write(0x1000_f220, 0x01);
-        assert_eq!(r.msflg(), 0x11, "EE writes set MSFLG bits");
-        r.write(0x1000_f210, 5);
-        assert_eq!(r.smcom(), cmd::IOP_CMD_RECV_BUF, "SMCOM is the IOP's");
-        r.write(0x1000_f200, 0x1234);
-        assert_eq!(r.mscom(), 0x1234);
+    /// Have the IOP look at the SIF soon (the EE gave it work).
+    pub(crate) fn iop_wake_soon(&mut self) {
+        let at = self.cpu.cycles + IOP_WAKE;
+        match self.bus.sched.due_of(Event::Iop) {
+            Some(t) if t <= at => {}
+            _ => {
+                self.bus.sched.cancel(Event::Iop);
+                self.bus.sched.schedule_at(at, Event::Iop);
+            }
+        }
+    }
+
+    /// Run the IOP up to the EE's time and let each side see what the other did.
+    pub fn iop_sync(&mut self) -> Result<(), MachineError> {
+        let target = self.cpu.cycles / CLOCK_RATIO;
+        let bus = &mut self.bus;
+        if bus.iop.cycles() < target || bus.iop.bus.hw.sif.iop_wake {
+            // The IOP's native servers read EE RAM (as their RDATA would) while it runs.
+            bus.iop.ee_ram = std::mem::take(&mut bus.ram);
+            let r = bus.iop.run_until(target);
+            bus.ram = std::mem::take(&mut bus.iop.ee_ram);
+            let out = bus.iop.take_output();
+            bus.out.extend_from_slice(&out);
+            r.map_err(MachineError::Iop)?;
+        }
+        if std::mem::take(&mut self.bus.iop.bus.hw.sif.ee_wake) {
+            self.bus.now = self.cpu.cycles;
+            self.bus.dmac_kick(ch::SIF0);
+            self.bus.dmac_kick(ch::SIF1);
+        }
+        self.schedule_iop();
+        Ok(())
+    }
+
+    /// (Re)schedule [`Event::Iop`]: a slice ahead while an IOP thread runs, else at the IOP's
+    /// next event.
+    fn schedule_iop(&mut self) {
+        let now = self.cpu.cycles;
+        let iop = &self.bus.iop;
+        let mut at = if iop.idle() {
+            iop.next_event()
+                .map_or(u64::MAX, |t| t.saturating_mul(CLOCK_RATIO))
+        } else {
+            now + IOP_SLICE
+        };
+        if iop.bus.hw.sif.iop_wake {
+            at = at.min(now + IOP_WAKE);
+        }
+        self.bus.sched.cancel(Event::Iop);
+        if at != u64::MAX {
+            self.bus.sched.schedule_at(at.max(now + 1), Event::Iop);
+        }
+    }
+
+    /// Power-on state of the SIF's EE side (the IOP is reset with the bus).
+    pub fn sif_reset(&mut self) {
+        self.sif = SifEe::default();
+        self.schedule_iop();
+    }
+
+    /// The vertical blank reaches the IOP: its VBLANK line, and its native modules' per-frame
+    /// work (the pad driver's frames).
+    pub(crate) fn iop_vblank(&mut self, start: bool) -> Result<(), MachineError> {
+        self.iop_sync()?;
+        let iop = &mut self.bus.iop;
+        if start {
+            iop.raise_irq(piney_iop::hw::intc::line::VBLANK);
+            iop.ee_ram = std::mem::take(&mut self.bus.ram);
+            iop.native_vblank(self.vblank_count);
+            self.bus.ram = std::mem::take(&mut self.bus.iop.ee_ram);
+        } else {
+            iop.raise_irq(piney_iop::hw::intc::line::EVBLANK);
+        }
+        self.schedule_iop();
+        if self.bus.iop.bus.hw.sif.iop_wake {
+            self.iop_wake_soon();
+        }
+        Ok(())
     }
 }

@@ -15,8 +15,10 @@
 //! ([`req`]), +0x06 ok (1 when the data is valid), +0x08 the 32 data bytes, +0x28 the number of
 //! valid data bytes (u32); the rest is 0. The data: byte 0 is 0, byte 1 the pad's id (0x41
 //! digital, 0x73 analog), bytes 2-3 the buttons (active low), bytes 4-7 RX RY LX LY in analog
-//! mode. The real IOP moves the frame by SIF DMA; here it is written into EE RAM directly at the
-//! vertical blank ([`Machine::padman_vblank`]), which is what the EE can observe.
+//! mode. The IOP sends each frame to the EE by SIF DMA at the vertical blank, as the real
+//! padman does.
+//!
+//! It serves once a program loads `rom0:PADMAN` (ps2sdk's SifLoadModule, as every game does).
 //!
 //! The pad: a DualShock 2 without its pressure-sensitive mode. After PORT_OPEN a pad is found
 //! ([`FIND_FRAMES`] frames in FindCTP1, digital data), queried ([`QUERY_FRAMES`] frames in
@@ -37,11 +39,12 @@ use std::any::Any;
 
 use piney_input::PadReport;
 use piney_input::script::InputScript;
+use piney_iop::Iop;
+use piney_iop::modules::fileio::{put_word, word};
+use piney_iop::modules::{NativeServer, Reply};
 
 use crate::Machine;
-use crate::bus::{EeBus, RAM_SIZE};
-use crate::sif::dma::{self, put_word, word};
-use crate::sif::rpc::{RpcContext, RpcRegistry, RpcServer};
+use crate::bus::RAM_SIZE;
 
 /// The pad functions' server id (rom0:PADMAN).
 pub const PADMAN_SID: u32 = 0x8000_010f;
@@ -347,7 +350,6 @@ fn pad_data(r: &PadReport, mode: u8) -> ([u8; 32], u32) {
 pub struct Padman {
     ports: [[Option<PortState>; 4]; 2],
     input: Box<dyn PadInput>,
-    logged: bool,
 }
 
 impl Default for Padman {
@@ -370,7 +372,6 @@ impl Padman {
         Self {
             ports: Default::default(),
             input: Box::new(DefaultPads),
-            logged: false,
         }
     }
 
@@ -419,16 +420,21 @@ impl Padman {
         }
     }
 
-    /// One vertical blank: every open port's pad is polled, its frame written to its EE area,
-    /// changed motors sent to the host.
-    pub fn vblank(&mut self, vblank: u64, bus: &mut EeBus) {
-        let Self {
-            ports,
-            input,
-            logged,
-        } = self;
+    /// One vertical blank: every open port's pad is polled, its frame sent to its EE area over
+    /// SIF0, changed motors sent to the host.
+    pub fn frame(&mut self, vblank: u64, iop: &mut Iop) {
+        for (dest, bytes) in self.poll(vblank) {
+            iop.send_to_ee(dest, bytes);
+        }
+    }
+
+    /// Poll every open port for one vertical blank: the frames to send (EE address, bytes), in
+    /// port and slot order. Changed motors go to the host here.
+    pub fn poll(&mut self, vblank: u64) -> Vec<(u32, Vec<u8>)> {
+        let Self { ports, input } = self;
+        let mut frames = Vec::new();
         if ports.iter().flatten().all(Option::is_none) {
-            return;
+            return frames;
         }
         input.begin_frame(vblank);
         for (port, slots) in ports.iter_mut().enumerate() {
@@ -443,17 +449,7 @@ impl Padman {
                 // Only slot 0 has a pad: there is no multitap.
                 let bytes = p.step(if slot == 0 { report } else { None });
                 let half = (p.frame & 1) * FRAME_SIZE as u32;
-                if let Err(e) = dma::write_ee(bus, p.area.wrapping_add(half), &bytes) {
-                    if !*logged {
-                        *logged = true;
-                        eprintln!("piney: padman: port {port} slot {slot}: {e}; port closed");
-                    }
-                    if p.motors != (false, 0) {
-                        input.rumble(port as u8, false, 0);
-                    }
-                    *entry = None;
-                    continue;
-                }
+                frames.push((p.area.wrapping_add(half), bytes.to_vec()));
                 if slot == 0 {
                     let want = p.motors_wanted();
                     if want != p.motors {
@@ -463,6 +459,7 @@ impl Padman {
                 }
             }
         }
+        frames
     }
 
     fn open(&mut self, port: u32, slot: u32, area: u32) -> u32 {
@@ -531,7 +528,7 @@ fn six_bytes(args: &[u8]) -> [u8; 6] {
     b
 }
 
-impl RpcServer for Padman {
+impl NativeServer for Padman {
     fn sid(&self) -> u32 {
         PADMAN_SID
     }
@@ -540,16 +537,40 @@ impl RpcServer for Padman {
         "padman"
     }
 
-    fn buffer_size(&self) -> usize {
+    fn modules(&self) -> &[&'static str] {
+        &["PADMAN"]
+    }
+
+    fn buffer_size(&self) -> u32 {
         128
+    }
+
+    fn vblank(&mut self, iop: &mut Iop, vblank: u64) {
+        self.frame(vblank, iop);
     }
 
     fn call(
         &mut self,
+        _iop: &mut Iop,
         fno: u32,
         args: &[u8],
-        _ctx: &mut RpcContext<'_>,
-    ) -> Result<Vec<u8>, String> {
+        _token: u32,
+    ) -> Result<Reply, String> {
+        self.answer(fno, args).map(Reply::Now)
+    }
+
+    fn reset(&mut self) {
+        self.close_all();
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
+impl Padman {
+    /// Answer function `fno` with libpad's argument block `args`: the reply block.
+    pub fn answer(&mut self, fno: u32, args: &[u8]) -> Result<Vec<u8>, String> {
         if fno != 1 {
             return Err(format!(
                 "RPC function {fno} (libpad always calls function 1)"
@@ -614,81 +635,58 @@ impl RpcServer for Padman {
         put_word(&mut reply, 4 * at, result);
         Ok(reply)
     }
-
-    fn reset(&mut self) {
-        self.close_all();
-    }
-
-    fn as_any_mut(&mut self) -> Option<&mut dyn Any> {
-        Some(self)
-    }
 }
 
 /// The extended service libpad binds to; it has no functions here.
 #[derive(Debug, Default)]
 pub struct PadmanExt;
 
-impl RpcServer for PadmanExt {
+impl NativeServer for PadmanExt {
     fn sid(&self) -> u32 {
         PADMAN_EXT_SID
     }
     fn name(&self) -> &str {
         "padman (extended service)"
     }
-    fn buffer_size(&self) -> usize {
+    fn modules(&self) -> &[&'static str] {
+        &["PADMAN"]
+    }
+    fn buffer_size(&self) -> u32 {
         128
     }
     fn call(
         &mut self,
+        _iop: &mut Iop,
         fno: u32,
         _args: &[u8],
-        _ctx: &mut RpcContext<'_>,
-    ) -> Result<Vec<u8>, String> {
+        _token: u32,
+    ) -> Result<Reply, String> {
         Err(format!(
             "RPC function {fno}: the extended service is not implemented"
         ))
     }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
 }
 
-/// Register padman's two servers.
-pub fn register(rpc: &mut RpcRegistry) {
-    rpc.register(Box::new(Padman::new()));
-    rpc.register(Box::new(PadmanExt));
+/// Add padman's two servers to the IOP (they serve once rom0:PADMAN is loaded).
+pub fn install(iop: &mut Iop) {
+    iop.add_server(Box::new(Padman::new()));
+    iop.add_server(Box::new(PadmanExt));
 }
 
 impl Machine {
-    /// The native padman, if registered.
+    /// The native padman.
     pub fn padman(&mut self) -> Option<&mut Padman> {
-        self.sif
-            .rpc
-            .server_mut(PADMAN_SID)?
-            .as_any_mut()?
-            .downcast_mut::<Padman>()
+        self.bus.iop.modules.server_mut::<Padman>()
     }
 
     /// Take the pads from `input` (the default: [`DefaultPads`]). Call after [`Machine::new`] or
     /// [`Machine::reset`], which start with the default.
     pub fn set_pad_input(&mut self, input: Box<dyn PadInput>) {
-        match self.padman() {
-            Some(p) => p.set_input(input),
-            None => self.sif.log_once(
-                "no-padman",
-                "set_pad_input: the native padman is not registered; pads ignored",
-            ),
-        }
-    }
-
-    /// padman's work at a vertical blank: the open ports' frames, the motors.
-    pub fn padman_vblank(&mut self) {
-        let vblank = self.vblank_count;
-        let Machine { sif, bus, .. } = self;
-        if let Some(p) = sif
-            .rpc
-            .server_mut(PADMAN_SID)
-            .and_then(|s| s.as_any_mut())
-            .and_then(|a| a.downcast_mut::<Padman>())
-        {
-            p.vblank(vblank, bus);
+        if let Some(p) = self.padman() {
+            p.set_input(input);
         }
     }
 }
