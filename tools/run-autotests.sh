@@ -1,8 +1,10 @@
 #!/bin/sh
-# Runs every .elf under a folder with `piney run --headless` and compares the
-# guest's stdout with the neighbouring .expected file (the ps2autotests
-# layout: foo.elf beside foo.expected). Prints PASS/FAIL per test and a last
-# line "N passed, M failed"; exits non-zero when any test failed.
+# Runs every .elf (an EE program) and every .irx (an IOP module, run on its own
+# beside an idle EE program) under a folder with `piney run --headless` and
+# compares the guest's stdout with the neighbouring .expected file (the
+# ps2autotests layout: foo.elf or foo.irx beside foo.expected). Prints
+# PASS/FAIL per test and a last line "N passed, M failed"; exits non-zero when
+# any test failed.
 #
 #   tools/run-autotests.sh [options] FOLDER
 #     --piney PATH     the piney binary (default: $PINEY, else target/release/piney,
@@ -28,14 +30,14 @@ while [ $# -gt 0 ]; do
     --timeout) TIMEOUT=$2; shift 2 ;;
     --seconds) SECONDS_ARG=$2; shift 2 ;;
     --diff) SHOW_DIFF=1; shift ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     -*) echo "run-autotests: unknown option $1" >&2; exit 2 ;;
     *) DIR=$1; shift ;;
     esac
 done
 
 if [ -z "$DIR" ] || [ ! -d "$DIR" ]; then
-    echo "run-autotests: give a folder of .elf tests (see --help)" >&2
+    echo "run-autotests: give a folder of .elf / .irx tests (see --help)" >&2
     exit 2
 fi
 if [ -z "$PINEY_BIN" ]; then
@@ -57,10 +59,10 @@ trap 'rm -rf "$TMP"' EXIT
 pass=0
 fail=0
 skip=0
-find "$DIR" -name '*.elf' -type f | LC_ALL=C sort >"$TMP/list"
+find "$DIR" \( -name '*.elf' -o -name '*.irx' \) -type f | LC_ALL=C sort >"$TMP/list"
 while IFS= read -r elf; do
     name=${elf#"$DIR"/}
-    expected=${elf%.elf}.expected
+    expected=${elf%.*}.expected
     if [ ! -f "$expected" ]; then
         echo "SKIP $name (no .expected)"
         skip=$((skip + 1))

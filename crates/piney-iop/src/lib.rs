@@ -168,12 +168,14 @@ impl Iop {
     }
 
     /// Whether the IOP has nothing left to do by itself: the loader has started everything
-    /// queued, no thread runs, no alarm is pending, no reboot is under way. (Interrupts from
-    /// outside, the EE's commands, can still wake it.)
+    /// queued, no thread runs, no alarm is pending, no thread waits for a vertical blank, no
+    /// reboot is under way. (The EE's commands can still wake it.)
     pub fn quiescent(&self) -> bool {
         self.loader_idle()
             && self.idle()
             && self.kernel.alarms.map.is_empty()
+            && self.kernel.vblank.start_waiters.is_empty()
+            && self.kernel.vblank.end_waiters.is_empty()
             && self.modules.reboot.is_none()
     }
 

@@ -20,6 +20,8 @@ pub mod gif;
 pub mod gsunit;
 pub mod hooks;
 pub mod intc;
+mod irx_run;
+pub use irx_run::is_irx;
 pub mod ipu;
 pub mod kernel;
 pub mod scheduler;
@@ -94,6 +96,14 @@ pub enum MachineError {
     /// The IOP stopped (a fault in an IOP module, a module that cannot load).
     #[error(transparent)]
     Iop(piney_iop::IopError),
+    /// `piney run MODULE.irx`: the module did not load (the IOP's loader said why on stderr).
+    #[error("{path}: {reason}")]
+    IrxLoad {
+        /// The module's path.
+        path: String,
+        /// Why.
+        reason: String,
+    },
     /// A device was asked something it does not implement.
     #[error("{what} at pc {pc:#010x}")]
     Unimplemented {
@@ -138,6 +148,8 @@ pub struct Machine {
     pub hooks: hooks::Hooks,
     exit: Option<i32>,
     logged: std::collections::HashSet<String>,
+    /// `piney run MODULE.irx`: the module's path (see [`irx_run`]).
+    irx_run: Option<String>,
 }
 
 impl Machine {
@@ -156,6 +168,7 @@ impl Machine {
             hooks: hooks::Hooks::default(),
             exit: None,
             logged: std::collections::HashSet::new(),
+            irx_run: None,
         };
         m.reset();
         m

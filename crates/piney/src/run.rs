@@ -143,11 +143,18 @@ pub fn run_image(image: &[u8], name: &str, opts: &RunOptions, own_program: bool)
         eprintln!("piney: --cpu jit: {e}");
         return ExitCode::from(1);
     }
-    if let Err(e) = machine.load_elf(image) {
+    let irx = piney_machine::is_irx(image);
+    let loaded = if irx {
+        // An IOP module: run on its own beside an idle EE program.
+        machine.load_irx(name, image)
+    } else {
+        machine.load_elf(image)
+    };
+    if let Err(e) = loaded {
         eprintln!("piney: {name}: {e}");
         return ExitCode::from(1);
     }
-    if !opts.no_hle {
+    if !opts.no_hle && !irx {
         let profile = match &opts.profile {
             Some(file) => match piney_engine::Profile::load(file) {
                 Ok(p) => Some(p),

@@ -476,6 +476,11 @@ impl Machine {
         if k.current.is_some() || k.main_thread.is_none() || k.in_handler() {
             return Ok(false);
         }
+        if self.irx_run.is_some() {
+            // The EE program only sleeps: the IOP decides when the run ends.
+            self.irx_run_check()?;
+            return Ok(true);
+        }
         if !self.can_wake() {
             return Err(MachineError::Deadlock { pc: self.cpu.pc });
         }
