@@ -38,13 +38,13 @@ pub const IOP_CLOCK_HZ: u64 = 36_864_000;
 #[derive(Debug, thiserror::Error)]
 pub enum IopError {
     /// Guest code did something the console would crash or hang on.
-    #[error("IOP: {what} at pc {pc:#010x}{}", module.as_ref().map(|m| format!(" (in module {m})")).unwrap_or_default())]
+    #[error("IOP: {what}{}", module.as_ref().map(|m| format!(" (in module {m})")).unwrap_or_default())]
     Fault {
-        /// The module whose code the pc is in, if known.
+        /// The module whose code the pc is in and the pc's offset in it, if known.
         module: Option<String>,
         /// The guest pc.
         pc: u32,
-        /// What went wrong.
+        /// What went wrong, and at which pc.
         what: String,
     },
     /// A module could not be loaded.
@@ -253,7 +253,7 @@ impl Iop {
     fn exception(&mut self, e: cpu::Exception) -> IopError {
         let pc = e.pc;
         IopError::Fault {
-            module: self.module_name_at(pc),
+            module: self.module_place(pc),
             pc,
             what: e.to_string(),
         }
@@ -276,6 +276,15 @@ impl Iop {
             .loadcore
             .module_at(pc & 0x1fff_ffff)
             .map(|m| m.name.clone())
+    }
+
+    /// The module holding `pc` and the offset in it: "reloc, +0x128" (offsets as the module's
+    /// own file and listing count them).
+    pub fn module_place(&self, pc: u32) -> Option<String> {
+        self.kernel
+            .loadcore
+            .module_at(pc & 0x1fff_ffff)
+            .map(|m| format!("{}, +{:#x}", m.name, (pc & 0x1fff_ffff) - m.text))
     }
 
     /// Run a bare IOP (no EE beside it), with NTSC vertical blanks raised on the VBLANK and

@@ -31,6 +31,8 @@ impl Machine {
         }
         self.invalidate_code();
         self.kernel_boot(IDLE_PROGRAM);
+        // Its load failure ends the run with one line: the run's error says it.
+        self.bus.iop.kernel.loadcore.quiet = true;
         self.bus.iop.queue_module(path, image.to_vec(), &[]);
         self.irx_run = Some(path.to_string());
         self.iop_wake_soon();
@@ -43,13 +45,18 @@ impl Machine {
         let Some(path) = &self.irx_run else {
             return Ok(());
         };
-        let iop = &self.bus.iop;
-        if let Some(o) = iop.kernel.loadcore.outcomes.iter().find(|o| o.id < 0) {
-            return Err(MachineError::IrxLoad {
-                path: path.clone(),
-                reason: format!("the load failed with error {}", o.id),
-            });
+        let loadcore = &mut self.bus.iop.kernel.loadcore;
+        if let Some(o) = loadcore.outcomes.first() {
+            if o.id < 0 {
+                let why = loadcore.last_error.clone().unwrap_or_default();
+                return Err(MachineError::IrxLoad {
+                    path: path.clone(),
+                    reason: format!("{why} (the load answers {})", o.id),
+                });
+            }
+            loadcore.quiet = false;
         }
+        let iop = &self.bus.iop;
         if iop.quiescent() {
             self.request_exit(0);
         }

@@ -129,6 +129,10 @@ pub struct Outcome {
 /// loadcore's and modload's state.
 #[derive(Debug, Default, Clone)]
 pub struct LoadCore {
+    /// Why the last failed load failed (see [`Iop::load_error`]).
+    pub last_error: Option<String>,
+    /// Keep load failures off stderr (a caller that reports them itself).
+    pub quiet: bool,
     /// Registered libraries, oldest first.
     pub libraries: Vec<Library>,
     /// Loaded modules, by load order.
@@ -477,13 +481,22 @@ impl Iop {
         Ok(())
     }
 
+    /// Why a load failed: one line on stderr (unless [`LoadCore::quiet`]), kept in
+    /// [`LoadCore::last_error`].
+    pub fn load_error(&mut self, what: String) {
+        if !self.kernel.loadcore.quiet {
+            eprintln!("piney: iop: {what}");
+        }
+        self.kernel.loadcore.last_error = Some(what);
+    }
+
     /// Load module `image` (named `path` in messages): place, relocate and link it. Returns
     /// the module id, or the console's error code after one line on stderr.
     pub fn load_module_image(&mut self, path: &str, image: &[u8]) -> i32 {
         let irx = match irx::parse(path, image) {
             Ok(i) => i,
             Err(e) => {
-                eprintln!("piney: iop: {e}");
+                self.load_error(e.to_string());
                 return kerr::ILLEGAL_OBJECT;
             }
         };
@@ -498,18 +511,19 @@ impl Iop {
             },
         };
         if block == 0 {
-            eprintln!(
-                "piney: iop: module {path}: no room for its {:#x} bytes in IOP memory",
+            self.load_error(format!(
+                "module {path}: no room for its {:#x} bytes in IOP memory",
                 irx.mem_size
-            );
+            ));
             return kerr::NO_MEMORY;
         }
         let mem = irx.relocate(text);
         self.bus.write_ram(text, &mem);
         if let Err((lib, index)) = self.link_imports(text, irx.text_size.max(irx.mem_size)) {
-            eprintln!(
-                "piney: iop: module {path}: import {index} of library \"{lib}\" is not available (no such library, or the library has no export {index}); the load fails with KE_LINKERR"
-            );
+            self.load_error(format!(
+                "module {path}: import {index} of library \"{}\" is not available (no such library, or the library has no export {index}); the load fails with KE_LINKERR",
+                lib.escape_debug()
+            ));
             self.sysmem_free(block);
             return kerr::LINKERR;
         }

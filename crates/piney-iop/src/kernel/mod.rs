@@ -602,9 +602,9 @@ impl Iop {
     pub fn fault(&self, what: String) -> IopError {
         let pc = self.cpu.cur_pc;
         IopError::Fault {
-            module: self.module_name_at(pc),
+            module: self.module_place(pc),
             pc,
-            what,
+            what: format!("{what} at pc {pc:#010x}"),
         }
     }
 
