@@ -56,6 +56,22 @@ module_test!(variable_pools, "vpl");
 module_test!(fixed_pools, "fpl");
 module_test!(rpc_server_module, "rpcserver");
 module_test!(a_library_between_two_modules, "libexport", "libimport");
+module_test!(plain_computation, "compute");
+// The demo title's module on its own (no EE calls it): it starts and stays.
+#[test]
+fn demo_monitor_module_starts() {
+    let mut iop = piney_iop::Iop::new();
+    let image = std::fs::read(root().join("demo/iop/ccmon.irx")).unwrap();
+    iop.queue_module("ccmon", image, &[]);
+    // It waits for vertical blanks for ever: not quiescent, so the run ends at its limit.
+    let done = iop.run_bare(piney_iop::IOP_CLOCK_HZ / 10).unwrap();
+    assert!(!done);
+    assert_eq!(iop.kernel.loadcore.outcomes[0].result, Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&iop.take_output()),
+        "ccmon: IOP monitor up, sid 0x63634d4e\n"
+    );
+}
 
 #[test]
 fn every_module_has_a_test() {
@@ -72,6 +88,7 @@ fn every_module_has_a_test() {
         "rpcserver",
         "libexport",
         "libimport",
+        "compute",
     ];
     for e in std::fs::read_dir(root().join("tests/iop")).unwrap() {
         let p = e.unwrap().path();

@@ -150,6 +150,8 @@ pub struct Machine {
     logged: std::collections::HashSet<String>,
     /// `piney run MODULE.irx`: the module's path (see [`irx_run`]).
     irx_run: Option<String>,
+    /// The benchmark's watch on the IOP's slices.
+    iop_watch: Option<Box<dyn sif::IopWatch>>,
 }
 
 impl Machine {
@@ -169,6 +171,7 @@ impl Machine {
             exit: None,
             logged: std::collections::HashSet::new(),
             irx_run: None,
+            iop_watch: None,
         };
         m.reset();
         m

@@ -71,6 +71,23 @@ pub enum CpuEngine {
     Jit,
 }
 
+/// `--stats`: the host time the IOP's slices take (measured here, at the edge: the machine
+/// holds no clock).
+struct IopClock {
+    since: Option<std::time::Instant>,
+    total: std::rc::Rc<std::cell::Cell<f64>>,
+}
+
+impl piney_machine::sif::IopWatch for IopClock {
+    fn slice(&mut self, start: bool) {
+        if start {
+            self.since = Some(std::time::Instant::now());
+        } else if let Some(t) = self.since.take() {
+            self.total.set(self.total.get() + t.elapsed().as_secs_f64());
+        }
+    }
+}
+
 /// piney's folder for the player's data (memory cards): `$XDG_DATA_HOME/piney`, else
 /// `~/.local/share/piney`, else `%APPDATA%\piney`; `None` when the environment names none
 /// (the cards are then empty unless given).
@@ -178,6 +195,13 @@ pub fn run_image(image: &[u8], name: &str, opts: &RunOptions, own_program: bool)
             }
         }
     }
+    let iop_time = std::rc::Rc::new(std::cell::Cell::new(0.0f64));
+    if opts.stats {
+        machine.set_iop_watch(Box::new(IopClock {
+            since: None,
+            total: iop_time.clone(),
+        }));
+    }
     let started = std::time::Instant::now();
     let result = if opts.headless {
         run_headless(&mut machine, opts)
@@ -198,6 +222,17 @@ pub fn run_image(image: &[u8], name: &str, opts: &RunOptions, own_program: bool)
             machine.instructions,
             emulated / wall.max(1e-9),
             machine.vblank_count
+        );
+        // What the IOP cost: its instructions, the host time of its slices, and the frame rate
+        // the run would have had without that time.
+        let iop = iop_time.get();
+        let frames = machine.vblank_count as f64;
+        eprintln!(
+            "piney: IOP: {} instructions, {iop:.3} s in its slices ({:.1}% of the run): {:.1} frames/s, {:.1} without the IOP's time",
+            machine.bus.iop.instructions,
+            100.0 * iop / wall.max(1e-9),
+            frames / wall.max(1e-9),
+            frames / (wall - iop).max(1e-9)
         );
         // By address: piney's resume points (kernel RAM) first, then the game's functions.
         let mut hooks: Vec<_> = machine.hooks.iter().collect();

@@ -83,7 +83,19 @@ pub struct SifEe {
     half: u32,
 }
 
+/// Watches the IOP's slices, for benchmarks (the host time they take): told when the machine
+/// starts (`true`) and ends (`false`) running the IOP. The machine itself holds no clock.
+pub trait IopWatch {
+    /// A slice starts or ends.
+    fn slice(&mut self, start: bool);
+}
+
 impl Machine {
+    /// Watch the IOP's slices (see [`IopWatch`]).
+    pub fn set_iop_watch(&mut self, watch: Box<dyn IopWatch>) {
+        self.iop_watch = Some(watch);
+    }
+
     /// The memory cards of ports 0 and 1 (`--memcard1`, `--memcard2`: a folder or a PCSX2
     /// `.ps2` image, see `piney_memcard::open_card`), served by the native MCSERV once a program
     /// loads rom0:MCSERV (or XMCSERV). Each is opened, and created when missing, on the
@@ -285,10 +297,16 @@ impl Machine {
         let target = self.cpu.cycles / CLOCK_RATIO;
         let bus = &mut self.bus;
         if bus.iop.cycles() < target || bus.iop.bus.hw.sif.iop_wake {
+            if let Some(w) = &mut self.iop_watch {
+                w.slice(true);
+            }
             // The IOP's native servers read EE RAM (as their RDATA would) while it runs.
             bus.iop.ee_ram = std::mem::take(&mut bus.ram);
             let r = bus.iop.run_until(target);
             bus.ram = std::mem::take(&mut bus.iop.ee_ram);
+            if let Some(w) = &mut self.iop_watch {
+                w.slice(false);
+            }
             let out = bus.iop.take_output();
             bus.out.extend_from_slice(&out);
             r.map_err(MachineError::Iop)?;
@@ -335,9 +353,15 @@ impl Machine {
         let iop = &mut self.bus.iop;
         if start {
             iop.raise_irq(piney_iop::hw::intc::line::VBLANK);
+            if let Some(w) = &mut self.iop_watch {
+                w.slice(true);
+            }
             iop.ee_ram = std::mem::take(&mut self.bus.ram);
             iop.native_vblank(self.vblank_count);
             self.bus.ram = std::mem::take(&mut self.bus.iop.ee_ram);
+            if let Some(w) = &mut self.iop_watch {
+                w.slice(false);
+            }
         } else {
             iop.raise_irq(piney_iop::hw::intc::line::EVBLANK);
         }
