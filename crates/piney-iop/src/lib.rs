@@ -25,6 +25,7 @@ pub mod irx;
 pub mod kernel;
 pub mod mem;
 pub mod modules;
+pub mod romdir;
 
 use cpu::Cpu;
 use events::{EventKind, Events};
@@ -93,7 +94,9 @@ impl Default for Iop {
 impl Iop {
     /// Power on: the kernel booted with its system libraries, no user module yet.
     pub fn new() -> Self {
-        Self::new_with(hw::sif::Sif::default(), modules::boot_servers(), 0)
+        let mut iop = Self::new_with(hw::sif::Sif::default(), modules::boot_servers(), 0);
+        iop.boot_end();
+        iop
     }
 
     fn new_with(
@@ -119,8 +122,6 @@ impl Iop {
             s.reset();
             iop.add_server(s);
         }
-        // EESYNC, the boot set's last module, tells the EE the IOP is up.
-        iop.bus.hw.sif.iop_write(0x30, hw::sif::STAT_BOOTEND);
         iop
     }
 
@@ -142,11 +143,34 @@ impl Iop {
     /// they are the boot set's), the SIF's FIFOs and the EE's side of its registers kept. The
     /// IOP's side comes up again as a booting IOP does: SMCOM, then SIFINIT and CMDINIT, then
     /// BOOTEND.
-    pub fn reboot(&mut self, arg: &str) {
-        if !arg.is_empty() {
-            eprintln!(
-                "piney: iop: reboot (\"{arg}\"): the native IOP boots its own modules; an IOPRP image's native modules are answered natively"
-            );
+    ///
+    /// `arg` is the reboot command's argument: empty for the BIOS's own modules, or
+    /// `rom0:UDNL IMAGE...` (options `-v`, `-nb`, `-nc`... ignored) for IOPRP images. Their
+    /// modules join rom0 (`rom0:NAME` finds them); their boot list (IOPBTCONF, the newest
+    /// image's), when they carry one, is booted: the modules piney emulates natively are
+    /// answered natively, every other module runs as its own code, in the list's order, and
+    /// BOOTEND comes once they have started. An image that cannot be read or parsed stops the
+    /// run with an error naming it (a console would never finish the reboot).
+    pub fn reboot(&mut self, arg: &str) -> Result<(), IopError> {
+        let mut words = arg.split_whitespace();
+        let mut images = Vec::new();
+        match words.next() {
+            None => {}
+            Some(m) if m.to_ascii_uppercase().ends_with("UDNL") => {
+                for path in words.filter(|w| !w.starts_with('-')) {
+                    let data = modules::read_file(self, path).map_err(|e| IopError::Native {
+                        module: "UDNL".into(),
+                        what: format!("the IOPRP image {path} cannot be read (error {e})"),
+                    })?;
+                    images.push(romdir::parse(path, &data).map_err(|what| IopError::Native {
+                        module: "UDNL".into(),
+                        what,
+                    })?);
+                }
+            }
+            Some(m) => eprintln!(
+                "piney: iop: reboot with \"{m}\": piney boots the BIOS's modules (it carries no rom to read {m} from)"
+            ),
         }
         let sif = std::mem::take(&mut self.bus.hw.sif);
         let servers = self.modules.take_servers();
@@ -160,6 +184,16 @@ impl Iop {
         self.ee_ram = ee_ram;
         self.modules.host_root = host_root;
         self.instructions = instructions;
+        self.modules.rom_images = images;
+        if modules::boot_images(self) == 0 {
+            self.boot_end();
+        }
+        Ok(())
+    }
+
+    /// EESYNC, the boot list's last module: tell the EE the IOP is up.
+    pub fn boot_end(&mut self) {
+        self.bus.hw.sif.iop_write(0x30, hw::sif::STAT_BOOTEND);
     }
 
     /// Whether the IOP has nothing to run until an event or an interrupt: no thread is ready.
@@ -194,7 +228,7 @@ impl Iop {
                 && *at <= self.cpu.cycles
             {
                 let (_, arg) = self.modules.reboot.take().expect("reboot");
-                self.reboot(&arg);
+                self.reboot(&arg)?;
             }
             // Events due now.
             while let Some((kind, _late)) = self.events.pop_due(self.cpu.cycles) {

@@ -50,7 +50,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Run { program, options } => run::run(&program, &options),
-        Command::Demo { options } => run::run_image(DEMO_ELF, "demo", &options, true),
+        Command::Demo { options } => run::run_image(DEMO_ELF, "demo", &options, true, None),
         Command::Replay(args) => frames::replay(&args),
         Command::Compare(args) => frames::compare(&args),
         Command::PadTrace { file } => pad_trace(file.as_deref()),

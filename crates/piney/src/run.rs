@@ -112,13 +112,31 @@ pub fn run(path: &Path, opts: &RunOptions) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    run_image(&image, &path.display().to_string(), opts, false)
+    // `host:` is the program's folder, as PCSX2's host file system is.
+    let folder = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    run_image(
+        &image,
+        &path.display().to_string(),
+        opts,
+        false,
+        Some(folder),
+    )
 }
 
 /// Run an ELF image. Exit status 0 when the guest exits or a limit is reached; 1 on a guest
 /// fault or bad input, with one line on stderr; 2 for a bad option. `own_program`: without
 /// `--profile`, derive the hooks' profile from the image's symbol table (our own programs).
-pub fn run_image(image: &[u8], name: &str, opts: &RunOptions, own_program: bool) -> ExitCode {
+/// `host`: the folder `host:` names (the current folder when `None`).
+pub fn run_image(
+    image: &[u8],
+    name: &str,
+    opts: &RunOptions,
+    own_program: bool,
+    host: Option<&Path>,
+) -> ExitCode {
     if let Some(s) = opts.seconds
         && !(s.is_finite() && s >= 0.0)
     {
@@ -143,6 +161,9 @@ pub fn run_image(image: &[u8], name: &str, opts: &RunOptions, own_program: bool)
             .or_else(|| data_folder().map(|d| d.join("memcards").join(format!("Mcd00{n}"))))
     };
     machine.set_memcards(card(&opts.memcard1, 1), card(&opts.memcard2, 2));
+    if let Some(folder) = host {
+        machine.bus.iop.set_host_root(folder.to_path_buf());
+    }
     if let Some(file) = &opts.input {
         match piney_input::script::InputScript::load(file) {
             Ok(script) => machine.set_pad_input(Box::new(

@@ -763,6 +763,10 @@ fn loader_main(iop: &mut Iop) -> Result<Ret, IopError> {
 /// The loader's loop: start the next requested module, or sleep until one is requested.
 pub fn loader_loop(iop: &mut Iop) -> Result<(), IopError> {
     let Some(mut req) = iop.kernel.loadcore.requests.pop_front() else {
+        // The boot list's modules have all started: EESYNC's turn.
+        if std::mem::take(&mut iop.modules.boot_pending) {
+            iop.boot_end();
+        }
         iop.cpu.set_pc(ret::LOADER_LOOP);
         iop.wait_current(Wait::Native(WAIT_LOADER_IDLE));
         return Ok(());

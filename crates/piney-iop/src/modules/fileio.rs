@@ -261,6 +261,84 @@ impl IoDevice for TtyDevice {
     }
 }
 
+/// ROMVER, the file of the BIOS ROM a program reads the console's version and region from
+/// (ps2sdk's GetRomName and libgraph's region check read it; the fifth byte is the region: J, A,
+/// E, H or C; the sixth the kind: C console, D development): `VVVVRKYYYYMMDD`, then a line
+/// feed and a NUL (16 bytes). piney carries no ROM and answers as a US console with ROM
+/// version 1.60 of 2002-02-07 (SCPH-39001), the region of the SLUS discs piney targets first.
+pub const ROMVER: &[u8; 16] = b"0160AC20020207\n\0";
+
+/// A read-only file held in memory.
+#[derive(Debug)]
+pub struct MemFile {
+    data: &'static [u8],
+    pos: usize,
+}
+
+impl IoFile for MemFile {
+    fn read(&mut self, buf: &mut [u8]) -> i32 {
+        let n = buf.len().min(self.data.len().saturating_sub(self.pos));
+        buf[..n].copy_from_slice(&self.data[self.pos..self.pos + n]);
+        self.pos += n;
+        n as i32
+    }
+    fn write(&mut self, _data: &[u8], _stdout: &mut Vec<u8>) -> i32 {
+        -errno::EACCES
+    }
+    fn lseek(&mut self, offset: i32, whence: u32) -> i32 {
+        let base = match whence {
+            0 => 0,
+            1 => self.pos as i64,
+            2 => self.data.len() as i64,
+            _ => return -errno::EINVAL,
+        };
+        let to = base + i64::from(offset);
+        if to < 0 {
+            return -errno::EINVAL;
+        }
+        self.pos = to as usize;
+        to as i32
+    }
+}
+
+/// The BIOS ROM's file system, `rom0:` (`rom:`). Without a ROM it holds ROMVER only; the rom's
+/// modules (`rom0:PADMAN`...) are loaded natively by modload, not read as files.
+#[derive(Debug, Default)]
+pub struct RomDevice;
+
+impl RomDevice {
+    /// The file at `path`, if the ROM holds it.
+    pub fn file(path: &str) -> Option<&'static [u8]> {
+        let name = path.trim_start_matches(['/', '\\']);
+        let name = name.split(';').next().unwrap_or(name);
+        name.eq_ignore_ascii_case("ROMVER").then_some(&ROMVER[..])
+    }
+}
+
+impl IoDevice for RomDevice {
+    fn name(&self) -> &str {
+        "rom"
+    }
+    fn open(&mut self, _unit: u32, path: &str, flags: u32) -> Result<Box<dyn IoFile>, i32> {
+        // A ROM cannot be written (O_WRONLY, and O_RDWR which holds its bit).
+        if flags & flags::O_WRONLY != 0 {
+            return Err(-errno::EACCES);
+        }
+        match Self::file(path) {
+            Some(data) => Ok(Box::new(MemFile { data, pos: 0 })),
+            None => Err(-errno::ENOENT),
+        }
+    }
+    fn getstat(&mut self, _unit: u32, path: &str) -> Result<IoStat, i32> {
+        let data = Self::file(path).ok_or(-errno::ENOENT)?;
+        Ok(IoStat {
+            mode: FIO_SO_IFREG | 4,
+            size: data.len() as u32,
+            ..IoStat::default()
+        })
+    }
+}
+
 /// A device backed by a host directory (paths below it; `..` is refused).
 #[derive(Debug)]
 pub struct HostDir {
@@ -456,7 +534,12 @@ impl FileIo {
     /// FILEIO with the tty device and fds 0, 1, 2 open on it.
     pub fn new() -> Self {
         let mut f = Self {
-            devices: vec![Box::new(TtyDevice)],
+            devices: vec![
+                Box::new(TtyDevice),
+                Box::new(RomDevice),
+                // The host's files: the current folder until the machine names the program's.
+                Box::new(HostDir::new("host", ".")),
+            ],
             files: Vec::new(),
             logged: HashSet::new(),
         };
@@ -466,9 +549,14 @@ impl FileIo {
 
     /// Add (or replace, by name) a device.
     pub fn with_device(mut self, dev: Box<dyn IoDevice>) -> Self {
+        self.set_device(dev);
+        self
+    }
+
+    /// Add (or replace, by name) a device.
+    pub fn set_device(&mut self, dev: Box<dyn IoDevice>) {
         self.devices.retain(|d| d.name() != dev.name());
         self.devices.push(dev);
-        self
     }
 
     fn log_once(&mut self, key: String, msg: String) {

@@ -86,6 +86,10 @@ pub struct Modules {
     slots: Vec<Slot>,
     /// A reboot the EE asked for, due at this cycle, with its argument.
     pub reboot: Option<(u64, String)>,
+    /// The IOPRP images of the last reboot (oldest first): their modules are rom0's too.
+    pub rom_images: Vec<crate::romdir::RomImage>,
+    /// The boot list's modules still to start before BOOTEND.
+    pub boot_pending: bool,
 }
 
 impl std::fmt::Debug for Modules {
@@ -102,6 +106,115 @@ impl std::fmt::Debug for Modules {
 const QUIET_ROM_MODULES: &[&str] = &[
     "SIO2MAN", "XSIO2MAN", "MTAPMAN", "XMTAPMAN", "MCMAN", "XMCMAN",
 ];
+
+/// The modules of the BIOS's boot list (its IOPBTCONF), all emulated natively by the kernel
+/// and the native servers; an IOPRP image's newer copies of them are answered natively too.
+const BIOS_BOOT_MODULES: &[&str] = &[
+    "SYSMEM",
+    "LOADCORE",
+    "EXCEPMAN",
+    "INTRMANP",
+    "INTRMANI",
+    "INTRMAN",
+    "SSBUSC",
+    "DMACMAN",
+    "TIMEMANP",
+    "TIMEMANI",
+    "TIMRMAN",
+    "SYSCLIB",
+    "HEAPLIB",
+    "THREADMAN",
+    "VBLANK",
+    "IOMAN",
+    "IOMANX",
+    "MODLOAD",
+    "ROMDRV",
+    "ADDDRV",
+    "STDIO",
+    "SIFMAN",
+    "IGREETING",
+    "SIFCMD",
+    "REBOOT",
+    "LOADFILE",
+    "CDVDMAN",
+    "CDVDFSV",
+    "SIFINIT",
+    "FILEIO",
+    "SECRMAN",
+    "EESYNC",
+];
+
+/// Whether piney answers rom module `name` natively (kernel, boot set, quiet rom modules, a
+/// native server's module).
+pub fn is_native(iop: &Iop, name: &str) -> bool {
+    let n = name.to_ascii_uppercase();
+    BIOS_BOOT_MODULES.contains(&n.as_str())
+        || QUIET_ROM_MODULES.contains(&n.as_str())
+        || iop.modules.slots.iter().any(|s| {
+            s.server
+                .as_ref()
+                .is_some_and(|x| x.modules().iter().any(|m| m.eq_ignore_ascii_case(&n)))
+        })
+}
+
+/// After a reboot with IOPRP images: boot their boot list. Native modules are loaded natively,
+/// the others queued to run as code; returns how many were queued (BOOTEND waits for them).
+pub fn boot_images(iop: &mut Iop) -> usize {
+    let Some(conf) = iop
+        .modules
+        .rom_images
+        .iter()
+        .rev()
+        .find_map(|i| i.file("IOPBTCONF"))
+        .map(|f| f.data.clone())
+    else {
+        return 0;
+    };
+    let mut lines = crate::romdir::boot_list(&conf);
+    let mut queued = 0;
+    let mut includes = 0;
+    let mut i = 0;
+    while i < lines.len() {
+        match lines[i].clone() {
+            crate::romdir::BootLine::Include(name) => {
+                // Includes nest a few levels on a console; a loop of them is a broken image.
+                includes += 1;
+                let inner = crate::romdir::select(&iop.modules.rom_images, &name)
+                    .filter(|_| includes <= 8)
+                    .map(|f| crate::romdir::boot_list(&f.data));
+                match inner {
+                    Some(l) => {
+                        lines.splice(i + 1..i + 1, l);
+                    }
+                    None => eprintln!(
+                        "piney: iop: IOPBTCONF includes {name}, which no IOPRP image holds (or the includes loop)"
+                    ),
+                }
+            }
+            crate::romdir::BootLine::Module(name) if is_native(iop, &name) => {
+                if !BIOS_BOOT_MODULES.contains(&name.to_ascii_uppercase().as_str()) {
+                    load_native(iop, &format!("rom0:{name}"));
+                }
+            }
+            crate::romdir::BootLine::Module(name) => {
+                match crate::romdir::select(&iop.modules.rom_images, &name) {
+                    Some(f) => {
+                        let data = f.data.clone();
+                        iop.queue_module(&format!("rom0:{name}"), data, &[]);
+                        queued += 1;
+                    }
+                    None => eprintln!(
+                        "piney: iop: IOPBTCONF names {name}, which neither piney nor the IOPRP images hold; it is left out"
+                    ),
+                }
+            }
+            crate::romdir::BootLine::Other(_) => {}
+        }
+        i += 1;
+    }
+    iop.modules.boot_pending = queued > 0;
+    queued
+}
 
 /// The boot set's servers.
 pub fn boot_servers() -> Vec<Box<dyn NativeServer>> {
@@ -141,6 +254,15 @@ impl Modules {
 }
 
 impl Iop {
+    /// The folder `host:` names, for module loads and FILEIO (a console's host file server;
+    /// PCSX2's is the program's folder).
+    pub fn set_host_root(&mut self, root: PathBuf) {
+        if let Some(f) = self.modules.server_mut::<fileio::FileIo>() {
+            f.set_device(Box::new(fileio::HostDir::new("host", root.clone())));
+        }
+        self.modules.host_root = Some(root);
+    }
+
     /// Add a native server (the machine's pad driver, memory cards...). It serves once a path
     /// it answers to is loaded, or at once when it names no module (part of the boot set).
     pub fn add_server(&mut self, server: Box<dyn NativeServer>) {
@@ -367,7 +489,13 @@ pub fn read_file(iop: &mut Iop, path: &str) -> Result<Vec<u8>, i32> {
                 Err(_) => Err(kerr::NOFILE),
             }
         }
-        "rom0" => Err(kerr::NOFILE),
+        "rom0" | "rom" => {
+            let name = rest.split([';', ' ']).next().unwrap_or(rest);
+            crate::romdir::select(&iop.modules.rom_images, name)
+                .map(|f| f.data.clone())
+                .or_else(|| fileio::RomDevice::file(rest).map(<[u8]>::to_vec))
+                .ok_or(kerr::NOFILE)
+        }
         _ => {
             iop.log_once(
                 &format!("dev-{dev}"),
@@ -404,6 +532,10 @@ pub fn load_native(iop: &mut Iop, path: &str) -> Option<i32> {
     }
     if QUIET_ROM_MODULES.contains(&name.as_str()) {
         return Some(iop.native_module(&name));
+    }
+    if crate::romdir::select(&iop.modules.rom_images, &name).is_some() {
+        // An IOPRP image's module: read and run as code.
+        return None;
     }
     eprintln!(
         "piney: iop: {path}: piney has no native {name} and carries no rom; the load fails with KE_NOFILE"
