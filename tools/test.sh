@@ -41,7 +41,7 @@ if command -v mipsel-linux-gnu-gcc >/dev/null && [ -x tools/build-guest.sh ]; th
   tools/build-guest.sh --check
   echo "== the demo title matches its sources" >&2
   tools/build-demo.sh --check
-  echo "== IOP test modules match their sources" >&2
+  echo "== IOP modules (tests/iop, demo/iop) match their sources" >&2
   tools/build-iop.sh --check
   if command -v qemu-mipsel >/dev/null; then
     echo "== portable guest programs print what a MIPS CPU (qemu-mipsel) prints" >&2

@@ -4,7 +4,7 @@
 //! dropping the top three bits. Physical map:
 //! - `0x0000_0000..0x0080_0000`: the 2 MiB of RAM, mirrored four times (the console's memory
 //!   controller decodes 8 MiB).
-//! - `0x1d00_0000..`: the SIF registers ([`crate::sif::SifRegs`], the IOP's view).
+//! - `0x1d00_0000..`: the SIF registers ([`crate::hw::sif::Sif`], the IOP's view).
 //! - `0x1f80_0000..0x1f80_0400`: the 1 KiB scratchpad (the PS1's data cache used as RAM).
 //! - `0x1f80_1000..0x1f80_2000`, `0x1f80_8000..`: the hardware registers, routed to their units
 //!   ([`crate::hw`]).

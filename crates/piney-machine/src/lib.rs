@@ -9,8 +9,11 @@
 //!   Nothing reads the host clock: the same program and input give the same run.
 //! - No BIOS is loaded: the EE kernel's syscalls, exceptions and interrupts are serviced natively
 //!   ([`kernel`]). The BIOS region holds only small stubs of our own (see [`kernel::stubs`]).
-//! - Guest output (the SIO transmit register, the IOP's FILEIO writes to stdout/stderr) goes to
-//!   [`Machine::stdout`]; piney's own logs go elsewhere.
+//! - The IOP ([`piney_iop::Iop`]) runs beside the EE on the same timeline, joined to it only by
+//!   the SIF ([`sif`]): its registers, the SIF0/SIF1 DMA channels, the vertical blank lines.
+//!   `piney run MODULE.irx` is [`Machine::load_irx`].
+//! - Guest output (the SIO transmit register, the IOP's printf and FILEIO writes to stdout) goes
+//!   to [`Machine::stdout`], in time order; piney's own logs go elsewhere.
 
 pub mod bus;
 mod cop2;

@@ -1,8 +1,8 @@
 //! loadcore and modload: libraries, module loading and module start, and the kernel's boot.
 //!
 //! Libraries: RegisterLibraryEntries takes an export table in guest RAM (magic 0x41c00000, next,
-//! u16 version, u16 flags, name[8], function pointers ending with 0) and makes it available to
-//! later imports. A module's import tables (magic 0x41e00000, next, version, flags, name[8], then
+//! u16 version, u16 flags, `name[8]`, function pointers ending with 0) and makes it available to
+//! later imports. A module's import tables (magic 0x41e00000, next, version, flags, `name[8]`, then
 //! stub pairs `jr $ra; addiu $zero, $zero, index` ending with two zero words) are found by
 //! scanning its text, and each stub's first word becomes `j function` of the newest library
 //! with the same name and major version (the console's rule; the minor version is not checked).
@@ -12,7 +12,7 @@
 //! Modules: the image is placed in an ALLOC_FIRST block 0x30 bytes larger than the module, the
 //! module's ModuleInfo_t in those 0x30 bytes and its text right after (the console's layout).
 //! Modules start on the module loader thread at priority 8, as the console's modload does:
-//! `entry(argc, argv, 0, module_info)`, argv[0] being the path it was loaded by; the start
+//! `entry(argc, argv, 0, module_info)`, `argv[0]` being the path it was loaded by; the start
 //! result's low two bits say whether it stays resident (0), is unloaded at once (1), or stays
 //! and may be unloaded (2). Callers of LoadStartModule wait until the start returned.
 
@@ -103,7 +103,7 @@ pub struct Module {
 pub struct StartRequest {
     /// The module to start.
     pub module: i32,
-    /// argv[0].
+    /// `argv[0]`.
     pub path: String,
     /// The further arguments (NUL-separated strings, as LoadStartModule takes them).
     pub args: Vec<u8>,
@@ -579,7 +579,7 @@ impl Iop {
         id
     }
 
-    /// Queue module `id` to be started by the loader thread with argv[0] = `path`.
+    /// Queue module `id` to be started by the loader thread with `argv[0]` = `path`.
     pub fn request_start(&mut self, id: i32, path: &str, args: &[u8], waiter: Option<(u32, u32)>) {
         self.queue_start(StartRequest {
             module: id,

@@ -3,17 +3,17 @@
 //!
 //! Function numbers and argument blocks follow ps2sdk's `fileio.c` (EE side) and the ROM FILEIO
 //! module it talks to. Replies are one word (the result), except that READ and WRITE also move data:
-//! - WRITE { fd, ptr, size, mis, aligned[16] }: the first `mis` bytes (up to the next 16-byte
+//! - WRITE { fd, ptr, size, mis, `aligned[16]` }: the first `mis` bytes (up to the next 16-byte
 //!   boundary of `ptr`) come in `aligned`; the rest is fetched from EE memory at `ptr + mis`, in
 //!   blocks of 16 KiB (the IOP's transfer buffer). The result is the count written; errors count 0.
 //! - READ { fd, ptr, size, read_data }: for a read of 16 bytes or more the 16-byte-aligned middle
 //!   is sent straight to EE memory; the unaligned head (`ptr` up to the next boundary) and tail
-//!   (after the last boundary) go to the EE's `read_data` { size1, size2, dest1, dest2, buf1[16],
-//!   buf2[16] }, which the client's end function copies into place. A shorter read goes all to
+//!   (after the last boundary) go to the EE's `read_data` { size1, size2, dest1, dest2, `buf1[16]`,
+//!   `buf2[16]` }, which the client's end function copies into place. A shorter read goes all to
 //!   buf1. The result is the count read; errors count 0.
 //!
 //! - GETSTAT { buf, name }: the 40-byte `io_stat_t` is sent to the EE's `buf`; DREAD { fd, buf }:
-//!   the 300-byte `io_dirent_t` (stat, name[256], 4 unused bytes) is sent to `buf`. The result is
+//!   the 300-byte `io_dirent_t` (stat, `name[256]`, 4 unused bytes) is sent to `buf`. The result is
 //!   0 / the entry's name length, or 0 at the end of a directory.
 //!
 //! Devices: `tty` (fds 0, 1 and 2 are open on it from boot; writes go to the guest's stdout,
@@ -866,7 +866,7 @@ impl NativeServer for FileIo {
 /// The IOP heap service (sid 0x8000_0003, part of the rom's FILEIO module): what ps2sdk's
 /// SifAllocIopHeap, SifFreeIopHeap and SifLoadIopHeap call. fno 1: { size } -> the address of
 /// an ALLOC_FIRST block (0 when none); fno 2: { address } -> FreeSysMemory's result; fno 3:
-/// { address, path[252] } -> 0 when the file was read to the address, -1 when it could not be
+/// { address, `path[252]` } -> 0 when the file was read to the address, -1 when it could not be
 /// opened.
 pub struct IopHeap;
 

@@ -2,11 +2,11 @@
 //! SifLoadModuleBuffer, SifStopModule, SifUnloadModule and SifSearchModuleBy* call.
 //!
 //! Argument blocks (ps2sdk's `loadfile-common.h`; replies are the first two words):
-//! - 0 MOD_LOAD { arg_len, 0, path[252], args[252] } -> { module id or error, start result };
-//! - 6 MOD_BUF_LOAD { IOP address, arg_len, 252 unused, args[252] } -> the same;
+//! - 0 MOD_LOAD { arg_len, 0, `path[252]`, `args[252]` } -> { module id or error, start result };
+//! - 6 MOD_BUF_LOAD { IOP address, arg_len, 252 unused, `args[252]` } -> the same;
 //! - 7 MOD_STOP { id, arg_len, ..., args } -> { result, stop result };
 //! - 8 MOD_UNLOAD { id } -> { result };
-//! - 9 SEARCH_MOD_BY_NAME { 0, 0, name[252] } -> { id or KE_UNKNOWN_MODULE };
+//! - 9 SEARCH_MOD_BY_NAME { 0, 0, `name[252]` } -> { id or KE_UNKNOWN_MODULE };
 //! - 10 SEARCH_MOD_BY_ADDRESS { address } -> { id };
 //! - 2 SET_ADDR / 3 GET_ADDR { IOP address, type (0 byte, 1 halfword, 2 word), value };
 //! - 0xff GET_VERSION -> the module's version.

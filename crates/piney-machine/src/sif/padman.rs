@@ -27,7 +27,7 @@
 //! mode, the command, exit): the last one applies the change and shows Stable / Complete. Its
 //! modes are digital (id table entry 4) and analog (7); its actuators a small on/off motor and a
 //! large one with a power byte. The motors follow SET_ACT_DIRECT's six bytes through the
-//! alignment SET_ACT_ALIGN set (byte i drives the small motor when align[i] is 0, the large one
+//! alignment SET_ACT_ALIGN set (byte i drives the small motor when `align[i]` is 0, the large one
 //! when it is 1) while the pad is Stable; a change goes to the host at the next frame
 //! ([`PadInput::rumble`]), and the motors stop when the port closes or the pad goes away.
 //!
