@@ -145,7 +145,8 @@ impl Iop {
     /// BOOTEND.
     ///
     /// `arg` is the reboot command's argument: empty for the BIOS's own modules, or
-    /// `rom0:UDNL IMAGE...` (options `-v`, `-nb`, `-nc`... ignored) for IOPRP images. Their
+    /// `rom0:UDNL IMAGE...` (options `-v`, `-nb`, `-nc`... ignored) for IOPRP images (a rom0
+    /// image piney does not carry, such as rom0:EELOADCNF, is the BIOS's own set). Their
     /// modules join rom0 (`rom0:NAME` finds them); their boot list (IOPBTCONF, the newest
     /// image's), when they carry one, is booted: the modules piney emulates natively are
     /// answered natively, every other module runs as its own code, in the list's order, and
@@ -158,6 +159,14 @@ impl Iop {
             None => {}
             Some(m) if m.to_ascii_uppercase().ends_with("UDNL") => {
                 for path in words.filter(|w| !w.starts_with('-')) {
+                    // An image of the BIOS ROM itself (rom0:EELOADCNF, the boot list for
+                    // programs the EE loads) lists the BIOS's modules: piney's native set.
+                    if path.len() > 5
+                        && path[..5].eq_ignore_ascii_case("rom0:")
+                        && modules::read_file(self, path).is_err()
+                    {
+                        continue;
+                    }
                     let data = modules::read_file(self, path).map_err(|e| IopError::Native {
                         module: "UDNL".into(),
                         what: format!("the IOPRP image {path} cannot be read (error {e})"),

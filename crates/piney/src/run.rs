@@ -239,10 +239,12 @@ pub fn run_image(
         let wall = started.elapsed().as_secs_f64();
         let emulated = machine.cpu.cycles as f64 / piney_machine::EE_CLOCK_HZ as f64;
         eprintln!(
-            "piney: guest instructions: {}, emulated {emulated:.3} s in {wall:.3} s ({:.1}x real time), {} vblanks",
+            "piney: guest instructions: {}, emulated {emulated:.3} s in {wall:.3} s ({:.1}x real time), {} vblanks; EE pc {:#010x}, IOP pc {:#010x}",
             machine.instructions,
             emulated / wall.max(1e-9),
-            machine.vblank_count
+            machine.vblank_count,
+            machine.cpu.pc,
+            machine.bus.iop.cpu.pc
         );
         // What the IOP cost: its instructions, the host time of its slices, and the frame rate
         // the run would have had without that time.

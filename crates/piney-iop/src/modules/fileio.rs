@@ -14,17 +14,21 @@
 //!
 //! - GETSTAT { buf, name }: the 40-byte `io_stat_t` is sent to the EE's `buf`; DREAD { fd, buf }:
 //!   the 300-byte `io_dirent_t` (stat, `name[256]`, 4 unused bytes) is sent to `buf`. The result is
-//!   0 / the entry's name length, or 0 at the end of a directory.
+//!   0 / the device's dread result (a host directory: the entry's name length; `mc`: 1), or 0 at
+//!   the end of a directory.
 //!
 //! Devices: `tty` (fds 0, 1 and 2 are open on it from boot; writes go to the guest's stdout,
-//! reads find nothing) and whatever [`IoDevice`]s are added, such as [`HostDir`]. Opening a path on
-//! another device fails with -ENODEV (19), as the IOP's ioman does for a device not loaded.
+//! reads find nothing), whatever [`IoDevice`]s are added, such as [`HostDir`], and MCMAN's `mc`
+//! once MCMAN is loaded (answered by the native MCSERV's cards: [`super::fileio_mc`]). Opening
+//! a path on another device fails with -ENODEV (19), as the IOP's ioman does for a device not
+//! loaded.
 
 use std::collections::HashSet;
 use std::fs;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Component, Path, PathBuf};
 
+use super::fileio_mc::{self, McFile};
 use super::{NativeServer, Reply};
 use crate::Iop;
 
@@ -89,6 +93,8 @@ pub mod errno {
     pub const ENOENT: i32 = 2;
     /// I/O error (also: the operation is not supported by the native device).
     pub const EIO: i32 = 5;
+    /// No such device or address (the `mc` device: no card).
+    pub const ENXIO: i32 = 6;
     /// Bad file number.
     pub const EBADF: i32 = 9;
     /// Permission denied.
@@ -103,6 +109,10 @@ pub mod errno {
     pub const EINVAL: i32 = 22;
     /// Too many open files.
     pub const EMFILE: i32 = 24;
+    /// No space left on device.
+    pub const ENOSPC: i32 = 28;
+    /// Not formatted (ps2sdk's own number, `errno.h`).
+    pub const EFORMAT: i32 = 47;
 }
 
 /// Open flags (ps2sdk `io_common.h`).
@@ -511,10 +521,12 @@ pub fn parse_path(path: &str) -> Option<(&str, u32, &str)> {
     Some((name, unit, rest))
 }
 
-/// What an fd holds: an open file, or an open directory's listing and how far dread got.
+/// What an fd holds: an open file, an open directory's listing and how far dread got, or a
+/// file or directory of the `mc` device.
 enum Slot {
     File(Box<dyn IoFile>),
     Dir(Vec<(String, IoStat)>, usize),
+    Mc(McFile),
 }
 
 /// The FILEIO server.
@@ -557,6 +569,14 @@ impl FileIo {
     pub fn set_device(&mut self, dev: Box<dyn IoDevice>) {
         self.devices.retain(|d| d.name() != dev.name());
         self.devices.push(dev);
+    }
+
+    fn unsupported(&mut self, f: u32) -> i32 {
+        self.log_once(
+            format!("fno{f}"),
+            format!("function {f} is not supported by the native FILEIO; answered -EIO"),
+        );
+        -errno::EIO
     }
 
     fn log_once(&mut self, key: String, msg: String) {
@@ -602,13 +622,6 @@ impl FileIo {
         }
     }
 
-    fn file(&mut self, fd: u32) -> Option<&mut Box<dyn IoFile>> {
-        match self.files.get_mut(fd as usize) {
-            Some(Some(Slot::File(f))) => Some(f),
-            _ => None,
-        }
-    }
-
     fn dopen(&mut self, path: &str) -> i32 {
         let (d, unit, rest) = match self.device(path) {
             Ok(x) => x,
@@ -646,22 +659,60 @@ impl FileIo {
         len
     }
 
-    fn io_read(&mut self, fd: u32, buf: &mut [u8]) -> i32 {
-        match self.file(fd) {
-            Some(f) => f.read(buf),
-            None => -errno::EBADF,
-        }
+    fn io_read(&mut self, fd: u32, buf: &mut [u8], iop: &mut Iop) -> Result<i32, String> {
+        Ok(match self.files.get_mut(fd as usize) {
+            Some(Some(Slot::File(f))) => f.read(buf),
+            Some(Some(Slot::Mc(m))) => fileio_mc::read(iop, m, buf)?,
+            _ => -errno::EBADF,
+        })
     }
 
-    fn io_write(&mut self, fd: u32, data: &[u8], stdout: &mut Vec<u8>) -> i32 {
-        match self.file(fd) {
-            Some(f) => f.write(data, stdout),
-            None => -errno::EBADF,
+    fn io_write(&mut self, fd: u32, data: &[u8], iop: &mut Iop) -> Result<i32, String> {
+        Ok(match self.files.get_mut(fd as usize) {
+            Some(Some(Slot::File(f))) => f.write(data, &mut iop.out),
+            Some(Some(Slot::Mc(m))) => fileio_mc::write(iop, m, data)?,
+            _ => -errno::EBADF,
+        })
+    }
+
+    /// A path function on the `mc` device: ioman takes a file of its table for it first.
+    fn mc_path_op(
+        &mut self,
+        iop: &mut Iop,
+        op: impl FnOnce(&mut Iop) -> Result<i32, String>,
+    ) -> Result<i32, String> {
+        if !self.files.iter().any(Option::is_none) {
+            return Ok(-errno::EMFILE);
         }
+        op(iop)
+    }
+
+    /// open and dopen on the `mc` device.
+    fn mc_open(
+        &mut self,
+        iop: &mut Iop,
+        unit: u32,
+        path: &[u8],
+        mode: Option<u32>,
+    ) -> Result<i32, String> {
+        let Some(fd) = self.files.iter().position(Option::is_none) else {
+            return Ok(-errno::EMFILE);
+        };
+        let r = match mode {
+            Some(mode) => fileio_mc::open(iop, unit, path, mode)?,
+            None => fileio_mc::dopen(iop, unit, path)?,
+        };
+        Ok(match r {
+            Ok(f) => {
+                self.files[fd] = Some(Slot::Mc(f));
+                fd as i32
+            }
+            Err(e) => e,
+        })
     }
 
     /// READ: see the module documentation for how the bytes travel.
-    fn read(&mut self, args: &[u8], iop: &mut Iop) -> i32 {
+    fn read(&mut self, args: &[u8], iop: &mut Iop) -> Result<i32, String> {
         let (fd, ptr, size, read_data) = (
             word(args, 0),
             word(args, 4),
@@ -684,7 +735,7 @@ impl FileIo {
         let mut total = 0u32;
         let mut short = false;
         if head > 0 {
-            let n = self.io_read(fd, &mut buf1[..head as usize]);
+            let n = self.io_read(fd, &mut buf1[..head as usize], iop)?;
             if n != head as i32 {
                 size1 = n.max(0) as u32;
                 short = true;
@@ -697,7 +748,7 @@ impl FileIo {
             while left > 0 {
                 let want = left.min(XFER_SIZE);
                 let mut chunk = vec![0u8; want];
-                let n = self.io_read(fd, &mut chunk);
+                let n = self.io_read(fd, &mut chunk, iop)?;
                 if n > 0 {
                     chunk.truncate(n as usize);
                     total += n as u32;
@@ -715,7 +766,7 @@ impl FileIo {
             // The read ended early: nothing of the tail.
             size2 = 0;
         } else if tail > 0 {
-            let n = self.io_read(fd, &mut buf2[..tail as usize]);
+            let n = self.io_read(fd, &mut buf2[..tail as usize], iop)?;
             size2 = n.max(0) as u32;
             total += size2;
         }
@@ -729,7 +780,7 @@ impl FileIo {
         if read_data != 0 {
             iop.send_to_ee(read_data, rd);
         }
-        total as i32
+        Ok(total as i32)
     }
 
     /// WRITE: see the module documentation.
@@ -743,7 +794,7 @@ impl FileIo {
         let mut done = 0i32;
         if mis > 0 {
             let head = args.get(16..16 + mis as usize).unwrap_or(&[]).to_vec();
-            let n = self.io_write(fd, &head, &mut iop.out);
+            let n = self.io_write(fd, &head, iop)?;
             if n != mis as i32 {
                 return Ok(done + n.max(0));
             }
@@ -754,7 +805,7 @@ impl FileIo {
         while left > 0 {
             let want = left.min(XFER_SIZE);
             let data = iop.ee_read(at, want)?;
-            let n = self.io_write(fd, &data, &mut iop.out);
+            let n = self.io_write(fd, &data, iop)?;
             if n != want as i32 {
                 return Ok(done + n.max(0));
             }
@@ -766,11 +817,15 @@ impl FileIo {
     }
 }
 
+/// The bytes of the NUL-terminated string in `b` from `off` (at most `max` bytes).
+fn cbytes(b: &[u8], off: usize, max: usize) -> &[u8] {
+    let s = b.get(off..b.len().min(off + max)).unwrap_or(&[]);
+    &s[..s.iter().position(|&c| c == 0).unwrap_or(s.len())]
+}
+
 /// The NUL-terminated string in `b` from `off` (at most `max` bytes).
 fn cstr(b: &[u8], off: usize, max: usize) -> String {
-    let s = b.get(off..b.len().min(off + max)).unwrap_or(&[]);
-    let end = s.iter().position(|&c| c == 0).unwrap_or(s.len());
-    String::from_utf8_lossy(&s[..end]).into_owned()
+    String::from_utf8_lossy(cbytes(b, off, max)).into_owned()
 }
 
 impl NativeServer for FileIo {
@@ -790,30 +845,43 @@ impl NativeServer for FileIo {
     }
 
     fn call(&mut self, iop: &mut Iop, f: u32, args: &[u8], _token: u32) -> Result<Reply, String> {
+        // Where the function's path is, and the `mc` device's unit and path when it names it.
+        let path_at = match f {
+            fno::OPEN | fno::GETSTAT => 4,
+            _ => 0,
+        };
+        let mc = fileio_mc::mc_path(cbytes(args, path_at, PATH_MAX));
+        let fd = word(args, 0);
         let r: i32 = match f {
-            fno::OPEN => {
-                let name = cstr(args, 4, PATH_MAX);
-                self.open(&name, word(args, 0))
-            }
-            fno::CLOSE | fno::DCLOSE => match self.files.get_mut(word(args, 0) as usize) {
-                Some(slot @ Some(Slot::File(_))) if f == fno::CLOSE => {
-                    *slot = None;
-                    0
-                }
-                Some(slot @ Some(Slot::Dir(..))) if f == fno::DCLOSE => {
-                    *slot = None;
-                    0
-                }
-                _ => -errno::EBADF,
+            fno::OPEN => match mc {
+                Some((unit, path)) => self.mc_open(iop, unit, path, Some(word(args, 0)))?,
+                None => self.open(&cstr(args, 4, PATH_MAX), word(args, 0)),
             },
-            fno::DOPEN => {
-                let path = cstr(args, 0, PATH_MAX);
-                self.dopen(&path)
-            }
-            fno::DREAD => self.dread(word(args, 0), word(args, 4), iop),
-            fno::GETSTAT => {
-                let path = cstr(args, 4, PATH_MAX);
-                match self.device(&path) {
+            fno::CLOSE | fno::DCLOSE => match self.files.get_mut(fd as usize).map(Option::take) {
+                // ioman frees the file whatever the device answers; MCMAN closes both kinds.
+                Some(Some(Slot::Mc(m))) => fileio_mc::close(iop, m)?,
+                Some(Some(Slot::File(_))) if f == fno::CLOSE => 0,
+                Some(Some(Slot::Dir(..))) if f == fno::DCLOSE => 0,
+                Some(other) => {
+                    // Not this kind: it stays open.
+                    self.files[fd as usize] = other;
+                    -errno::EBADF
+                }
+                None => -errno::EBADF,
+            },
+            fno::DOPEN => match mc {
+                Some((unit, path)) => self.mc_open(iop, unit, path, None)?,
+                None => self.dopen(&cstr(args, 0, PATH_MAX)),
+            },
+            fno::DREAD => match self.files.get_mut(fd as usize) {
+                Some(Some(Slot::Mc(m))) => fileio_mc::dread(iop, m, word(args, 4))?,
+                _ => self.dread(fd, word(args, 4), iop),
+            },
+            fno::GETSTAT => match mc {
+                Some((unit, path)) => self.mc_path_op(iop, |iop| {
+                    fileio_mc::getstat(iop, unit, path, word(args, 0))
+                })?,
+                None => match self.device(&cstr(args, 4, PATH_MAX)) {
                     Ok((d, unit, rest)) => match self.devices[d].getstat(unit, &rest) {
                         Ok(st) => {
                             iop.send_to_ee(word(args, 0), st.to_bytes());
@@ -822,32 +890,40 @@ impl NativeServer for FileIo {
                         Err(e) => e,
                     },
                     Err(e) => e,
-                }
-            }
-            fno::READ => self.read(args, iop),
-            fno::WRITE => self.write(args, iop)?,
-            fno::LSEEK => match self.file(word(args, 0)) {
-                Some(file) => file.lseek(word(args, 4) as i32, word(args, 8)),
-                None => -errno::EBADF,
+                },
             },
-            fno::REMOVE | fno::MKDIR | fno::RMDIR => {
-                let path = cstr(args, 0, PATH_MAX);
-                match self.device(&path) {
+            fno::READ => self.read(args, iop)?,
+            fno::WRITE => self.write(args, iop)?,
+            fno::LSEEK => match self.files.get_mut(fd as usize) {
+                Some(Some(Slot::Mc(m))) => {
+                    fileio_mc::lseek(iop, m, word(args, 4) as i32, word(args, 8))?
+                }
+                Some(Some(Slot::File(file))) => file.lseek(word(args, 4) as i32, word(args, 8)),
+                _ => -errno::EBADF,
+            },
+            fno::REMOVE | fno::MKDIR | fno::RMDIR => match mc {
+                Some((unit, path)) if f == fno::MKDIR => {
+                    self.mc_path_op(iop, |iop| fileio_mc::mkdir(iop, unit, path))?
+                }
+                Some((unit, path)) => {
+                    self.mc_path_op(iop, |iop| fileio_mc::remove(iop, unit, path))?
+                }
+                None => match self.device(&cstr(args, 0, PATH_MAX)) {
                     Ok((d, unit, rest)) => match f {
                         fno::REMOVE => self.devices[d].remove(unit, &rest),
                         fno::MKDIR => self.devices[d].mkdir(unit, &rest),
                         _ => self.devices[d].rmdir(unit, &rest),
                     },
                     Err(e) => e,
-                }
-            }
-            fno::IOCTL | fno::CHSTAT | fno::FORMAT | fno::ADDDRV | fno::DELDRV => {
-                self.log_once(
-                    format!("fno{f}"),
-                    format!("function {f} is not supported by the native FILEIO; answered -EIO"),
-                );
-                -errno::EIO
-            }
+                },
+            },
+            fno::FORMAT => match mc {
+                Some((unit, _)) => self.mc_path_op(iop, |iop| fileio_mc::format(iop, unit))?,
+                None => self.unsupported(f),
+            },
+            // MCMAN's ioctl does nothing and answers 0.
+            fno::IOCTL if matches!(self.files.get(fd as usize), Some(Some(Slot::Mc(_)))) => 0,
+            fno::IOCTL | fno::CHSTAT | fno::ADDDRV | fno::DELDRV => self.unsupported(f),
             other => return Err(format!("no such FILEIO function {other}")),
         };
         let mut reply = Vec::with_capacity(4);

@@ -83,6 +83,10 @@
 //! **Storage failures** (a [`CardError`]: the host's I/O, a damaged image or sidecar) stop the
 //! run with one message naming the card and what failed; a host disk that is full is told to
 //! the EE as a full card (-3) with a line on stderr.
+//!
+//! **The `mc` device.** MCMAN also registers an ioman device, `mc` (ps2sdk `mcman/src/mcdev.c`),
+//! which FILEIO reaches (`fioOpen("mc0:/DIR/FILE")`): [`super::fileio_mc`] answers it with the
+//! `mc_*` functions here, on the same cards, card detection and 3 descriptors as the RPC.
 
 use std::path::{Path, PathBuf};
 
@@ -397,6 +401,9 @@ pub struct McServ {
     last_now: Timestamp,
     /// A storage failure found during a reboot, reported at the next call.
     pending: Option<String>,
+    /// The EE's mcGetDir listing per port: its argument and how many entries it has had (the
+    /// `mc` device's listings replay it to put the card's one listing back).
+    listing: [Option<(Vec<u8>, usize)>; PORTS],
 }
 
 impl McServ {
@@ -412,13 +419,14 @@ impl McServ {
             base_unix: unix_of_jst(DEFAULT_BASE_TIME),
             last_now: DEFAULT_BASE_TIME,
             pending: None,
+            listing: [None, None],
         }
     }
 
     /// The server over the cards at these paths (see [`open_memcard`]), each opened, and
-    /// created when it does not exist, on the first call a program makes: a program that never
-    /// loads MCSERV leaves the host alone. A card that cannot be opened then stops the run
-    /// with its error.
+    /// created when it does not exist, on the first call a program makes (to MCSERV, or to the
+    /// `mc` device once MCMAN is loaded): a program that never uses a card leaves the host
+    /// alone. A card that cannot be opened then stops the run with its error.
     pub fn on_first_use(path1: Option<PathBuf>, path2: Option<PathBuf>) -> Self {
         let mut s = McServ::new(None, None);
         s.lazy = [path1, path2];
@@ -449,8 +457,26 @@ impl McServ {
 
     /// The card time at the IOP's cycle count.
     pub fn now(&self, iop: &Iop) -> Timestamp {
-        let secs = (iop.cycles() / IOP_CLOCK_HZ) as i64;
+        self.now_at(iop.cycles())
+    }
+
+    /// The card time at IOP cycle `cycles`.
+    pub fn now_at(&self, cycles: u64) -> Timestamp {
+        let secs = (cycles / IOP_CLOCK_HZ) as i64;
         Timestamp::from_unix_jst(self.base_unix.saturating_add(secs))
+    }
+
+    /// What every call on the cards starts with (an MCSERV function, or the `mc` device at IOP
+    /// cycle `cycles`): a storage failure held since a reboot ends the run, cards waiting for
+    /// their first use are opened. Returns the card time.
+    pub fn begin(&mut self, cycles: u64) -> Result<Timestamp, String> {
+        if let Some(e) = self.pending.take() {
+            return Err(e);
+        }
+        let now = self.now_at(cycles);
+        self.open_lazy(now)?;
+        self.last_now = now;
+        Ok(now)
     }
 
     /// The card in `port` (0 or 1).
@@ -577,8 +603,8 @@ impl McServ {
 
     // ---- MCMAN's descriptor functions ---------------------------------------------------------
 
-    /// McRead of `len` bytes: the bytes, or the result.
-    fn mc_read(
+    /// McRead of `len` bytes from MCMAN descriptor `fd`: the bytes, or the result.
+    pub fn mc_read(
         &mut self,
         fd: i32,
         len: usize,
@@ -605,8 +631,8 @@ impl McServ {
         }
     }
 
-    /// McWrite: the count written, or the result.
-    fn mc_write(&mut self, fd: i32, data: &[u8], iface: Interface, now: Timestamp) -> Res {
+    /// McWrite to MCMAN descriptor `fd`: the count written, or the result.
+    pub fn mc_write(&mut self, fd: i32, data: &[u8], iface: Interface, now: Timestamp) -> Res {
         let Some((p, fh)) = self.fd(fd) else {
             return Ok(res::DENIED_PERMIT);
         };
@@ -622,6 +648,53 @@ impl McServ {
                 self.failure(p, e)
             }
         }
+    }
+
+    // ---- for MCMAN's `mc` device (fileio_mc) --------------------------------------------------
+
+    /// McDetectCard2 of the card at `port`/`slot`, what every path function of the `mc` device
+    /// starts with (mcdev.c, in MCMAN and XMCMAN alike): -1 at the first look at a formatted
+    /// card, -2 unformatted, 0 after; -11 without a card.
+    pub fn detect_card2(&mut self, port: i32, slot: i32) -> Res {
+        self.detect2(slot_of(port, slot))
+    }
+
+    /// What `mcman_dread` checks before it reads: -5 for a descriptor not open, else
+    /// McDetectCard of its card.
+    pub fn mc_check(&mut self, fd: i32, iface: Interface) -> Res {
+        match self.fd(fd) {
+            None => Ok(res::DENIED_PERMIT),
+            Some((p, _)) => self.detect(Some(p), iface),
+        }
+    }
+
+    /// Every entry mcGetDir's `arg` (a directory and a pattern) lists, after McDetectCard,
+    /// for the `mc` device's dopen and getstat. piney's cards keep one mcGetDir listing per
+    /// card, and MCMAN's dread and getstat leave the EE's alone: the EE's listing is replayed
+    /// afterwards to where it was (from the root of its argument: a chdir since it started is
+    /// not followed).
+    pub fn mc_list(
+        &mut self,
+        port: i32,
+        slot: i32,
+        arg: &[u8],
+        iface: Interface,
+    ) -> Result<Result<Vec<DirEntry>, i32>, String> {
+        let p = match self.ready(slot_of(port, slot), iface)? {
+            Ok(p) => p,
+            Err(r) => return Ok(Err(r)),
+        };
+        let list = match self.card(p)?.getdir(arg, usize::MAX) {
+            Ok(l) => Ok(l),
+            Err(e) => Err(self.failure(p, e)?),
+        };
+        if let Some((a, n)) = self.listing[p].clone()
+            && let Err(e) = self.card(p)?.getdir(&a, n)
+        {
+            self.listing[p] = None;
+            self.failure(p, e)?;
+        }
+        Ok(list)
     }
 
     // ---- the functions ------------------------------------------------------------------------
@@ -683,8 +756,18 @@ impl McServ {
         Ok(r)
     }
 
-    fn open(&mut self, a: &[u8], iface: Interface, now: Timestamp) -> Res {
-        let p = match self.ready(slot_of(int(a, 0), int(a, 4)), iface)? {
+    /// McOpen of `name` on the card at `port`/`slot` with `flags` (0x40: mkdir): the MCMAN
+    /// descriptor (mkdir: 0), or the result.
+    pub fn mc_open(
+        &mut self,
+        port: i32,
+        slot: i32,
+        name: &[u8],
+        flags: u32,
+        iface: Interface,
+        now: Timestamp,
+    ) -> Res {
+        let p = match self.ready(slot_of(port, slot), iface)? {
             Ok(p) => p,
             Err(r) => return Ok(r),
         };
@@ -692,11 +775,11 @@ impl McServ {
         let Some(fd) = self.fds.iter().position(Option::is_none) else {
             return Ok(res::UP_LIMIT_HANDLE);
         };
-        let mut flags = word(a, 8);
+        let mut flags = flags;
         if !self.ps1_flag {
             flags &= !OpenFlags::HIDDEN.0;
         }
-        let r = self.card(p)?.open(name_of(a), OpenFlags(flags), now);
+        let r = self.card(p)?.open(name, OpenFlags(flags), now);
         match r {
             // mkdir holds no descriptor.
             Ok(_) if flags & OpenFlags::CREATE_DIR.0 != 0 => Ok(res::SUCCEED),
@@ -708,8 +791,8 @@ impl McServ {
         }
     }
 
-    fn close(&mut self, a: &[u8], iface: Interface, now: Timestamp) -> Res {
-        let fd = int(a, 0);
+    /// McClose of MCMAN descriptor `fd`.
+    pub fn mc_close(&mut self, fd: i32, iface: Interface, now: Timestamp) -> Res {
         let Some((p, fh)) = self.fd(fd) else {
             return Ok(res::DENIED_PERMIT);
         };
@@ -724,17 +807,15 @@ impl McServ {
         Ok(if r != res::SUCCEED { r } else { c })
     }
 
-    fn seek(&mut self, a: &[u8], iface: Interface) -> Res {
-        let fd = int(a, 0);
+    /// McSeek of MCMAN descriptor `fd` (`origin` 0 set, 2 end, else current): the position.
+    pub fn mc_seek(&mut self, fd: i32, offset: i32, origin: i32, iface: Interface) -> Res {
         let Some((p, fh)) = self.fd(fd) else {
             return Ok(res::DENIED_PERMIT);
         };
         if let Err(r) = self.ready(Some(p), iface)? {
             return Ok(r);
         }
-        let r = self
-            .card(p)?
-            .seek(fh, int(a, 16), Whence::from_raw(int(a, 20)));
+        let r = self.card(p)?.seek(fh, offset, Whence::from_raw(origin));
         match r {
             Ok(pos) => Ok(pos as i32),
             Err(e) => {
@@ -914,11 +995,22 @@ impl McServ {
             Err(r) => return Ok(r),
         };
         let card = self.card(p)?;
-        let r = if flags & 0xffff == 0 {
+        let first = flags & 0xffff == 0;
+        let r = if first {
             card.getdir(name_of(a), maxent as usize)
         } else {
             card.getdir_continue(maxent as usize)
         };
+        // Where the listing is, for the `mc` device to put it back (see `mc_list`).
+        match &r {
+            Ok(l) if first => self.listing[p] = Some((name_of(a).to_vec(), l.len())),
+            Ok(l) => {
+                if let Some((_, n)) = &mut self.listing[p] {
+                    *n += l.len();
+                }
+            }
+            Err(_) => self.listing[p] = None,
+        }
         match r {
             Ok(list) => {
                 let bytes: Vec<u8> = list.iter().flat_map(table_entry).collect();
@@ -964,19 +1056,27 @@ impl McServ {
         }
     }
 
-    fn delete(&mut self, a: &[u8], iface: Interface) -> Res {
-        let p = match self.ready(slot_of(int(a, 0), int(a, 4)), iface)? {
+    /// McDelete of `name` (a file or an empty directory; `flags` non-zero, MCMAN's undelete,
+    /// is refused).
+    pub fn mc_delete(
+        &mut self,
+        port: i32,
+        slot: i32,
+        name: &[u8],
+        flags: u32,
+        iface: Interface,
+    ) -> Res {
+        let p = match self.ready(slot_of(port, slot), iface)? {
             Ok(p) => p,
             Err(r) => return Ok(r),
         };
-        let flags = word(a, 8);
         if flags != 0 {
             return Err(format!(
                 "DELETE with flags {flags:#x} (MCMAN's undelete of {:?}) is not supported by piney's memory cards",
-                String::from_utf8_lossy(name_of(a))
+                String::from_utf8_lossy(name)
             ));
         }
-        match self.card(p)?.delete(name_of(a)) {
+        match self.card(p)?.delete(name) {
             Ok(()) => Ok(res::SUCCEED),
             Err(e) => self.failure(p, e),
         }
@@ -995,8 +1095,15 @@ impl McServ {
 
     /// McFormat / McUnformat: descriptors on the card go first; a card that is not there
     /// (detection below -2) is left alone.
-    fn format(&mut self, a: &[u8], iface: Interface, now: Timestamp, unformat: bool) -> Res {
-        let p = slot_of(int(a, 4), int(a, 8));
+    pub fn mc_format(
+        &mut self,
+        port: i32,
+        slot: i32,
+        iface: Interface,
+        now: Timestamp,
+        unformat: bool,
+    ) -> Res {
+        let p = slot_of(port, slot);
         if let Some(p) = p {
             self.drop_fds(p);
         }
@@ -1011,6 +1118,7 @@ impl McServ {
             card.format(now)
         };
         self.form[p] = if unformat { 0 } else { 1 };
+        self.listing[p] = None;
         match r {
             Ok(()) => Ok(res::SUCCEED),
             Err(e) => self.failure(p, e),
@@ -1044,17 +1152,12 @@ impl NativeServer for McServ {
     }
 
     fn call(&mut self, iop: &mut Iop, f: u32, args: &[u8], _token: u32) -> Result<Reply, String> {
-        if let Some(e) = self.pending.take() {
-            return Err(e);
-        }
-        self.open_lazy(self.now(iop))?;
+        let now = self.begin(iop.cycles())?;
         let iface = interface(iop);
         let Some(op) = decode(f, iface) else {
             // Not this server's: the status stays as it was (libmc's probe reads it).
             return Ok(self.reply());
         };
-        let now = self.now(iop);
-        self.last_now = now;
         let mut a = args.to_vec();
         a.resize(ARGS.max(a.len()), 0);
         let a = &a[..];
@@ -1062,9 +1165,9 @@ impl NativeServer for McServ {
             Op::Init => self.init(iop, a, iface)?,
             Op::GetInfo => self.get_info(iop, a, iface)?,
             Op::GetInfo2 => self.get_info2(iop, a)?,
-            Op::Open => self.open(a, iface, now)?,
-            Op::Close => self.close(a, iface, now)?,
-            Op::Seek => self.seek(a, iface)?,
+            Op::Open => self.mc_open(int(a, 0), int(a, 4), name_of(a), word(a, 8), iface, now)?,
+            Op::Close => self.mc_close(int(a, 0), iface, now)?,
+            Op::Seek => self.mc_seek(int(a, 0), int(a, 16), int(a, 20), iface)?,
             Op::Read => self.read(iop, a, iface, 16)?,
             Op::Read2 => self.read(iop, a, iface, 64)?,
             Op::Write => self.write(iop, a, iface, now)?,
@@ -1072,9 +1175,9 @@ impl NativeServer for McServ {
             Op::ChDir => self.ch_dir(iop, a, iface)?,
             Op::GetDir => self.get_dir(iop, a, iface)?,
             Op::SetInfo => self.set_info(iop, a, iface)?,
-            Op::Delete => self.delete(a, iface)?,
-            Op::Format => self.format(a, iface, now, false)?,
-            Op::Unformat => self.format(a, iface, now, true)?,
+            Op::Delete => self.mc_delete(int(a, 0), int(a, 4), name_of(a), word(a, 8), iface)?,
+            Op::Format => self.mc_format(int(a, 4), int(a, 8), iface, now, false)?,
+            Op::Unformat => self.mc_format(int(a, 4), int(a, 8), iface, now, true)?,
             Op::GetEntSpace => self.get_ent_space(a, iface)?,
             Op::Unsupported(what) => {
                 return Err(format!(

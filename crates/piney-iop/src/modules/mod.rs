@@ -16,6 +16,7 @@
 //!   [`Modules::host_root`], the current folder by default).
 
 pub mod fileio;
+pub mod fileio_mc;
 pub mod loadfile;
 pub mod mcserv;
 

@@ -335,9 +335,19 @@ impl Machine {
         self.kernel.current = Some(1);
         self.kernel.main_thread = Some(1);
         self.cpu.set32(29, top - STACK_RESERVE);
-        // The kernel runs programs with only INTC (IM2) and DMAC (IM3) interrupts unmasked
-        // (Status 0x70030c13 in user mode): the COP0 timer (IM7) is off.
-        self.cpu.cop0.regs[cop0reg::STATUS] &= !status::IM7;
+        // The kernel runs programs as the console's does, Status 0x70030c13 before its ERET
+        // (0x70030c11 after): COP0-2 usable, user mode, EDI (so that user code's EI and DI take
+        // effect: ps2sdk's EIntr after a kernel-mode section relies on it), EIE and IE, and only
+        // INTC (IM2) and DMAC (IM3) unmasked: the COP0 timer (IM7) is off.
+        self.cpu.cop0.regs[cop0reg::STATUS] = status::CU0
+            | status::CU1
+            | status::CU2
+            | status::EDI
+            | status::EIE
+            | status::IM2
+            | status::IM3
+            | 2 << 3 // KSU: user mode
+            | status::IE;
         self.cpu.jump_to(entry);
     }
 
