@@ -437,6 +437,120 @@ typedef struct {
 
 typedef void (*SifCmdHandler_t)(void *data, void *harg);
 
+/* ---- Files (ioman, iomanx) ---------------------------------------------------------------------
+ * Open flags, whence values, error numbers (returned negated), io_stat_t / io_dirent_t (ioman)
+ * and iox_stat_t / iox_dirent_t (iomanx), and a device driver's iop_device_t, ops table and
+ * iop_file_t (ps2sdk common/include/io_common.h, iox_stat.h, errno.h, ioman.h, iomanX.h). */
+#define O_RDONLY  0x0001
+#define O_WRONLY  0x0002
+#define O_RDWR    0x0003
+#define O_DIROPEN 0x0008 /* iomanx: the file is a directory dopen opened */
+#define O_APPEND  0x0100
+#define O_CREAT   0x0200
+#define O_TRUNC   0x0400
+#define SEEK_SET 0
+#define SEEK_CUR 1
+#define SEEK_END 2
+
+#define ENOENT  2
+#define EIO     5
+#define EBADF   9
+#define EACCES  13
+#define EEXIST  17
+#define ENODEV  19
+#define EINVAL  22
+#define EMFILE  24
+#define ENOSPC  28
+
+/* io_stat_t.mode (ioman) and iox_stat_t.mode (iomanx). */
+#define FIO_SO_IFLNK 0x0008
+#define FIO_SO_IFREG 0x0010
+#define FIO_SO_IFDIR 0x0020
+#define FIO_SO_IROTH 0x0004
+#define FIO_SO_IWOTH 0x0002
+#define FIO_SO_IXOTH 0x0001
+#define FIO_S_IFLNK  0x4000
+#define FIO_S_IFREG  0x2000
+#define FIO_S_IFDIR  0x1000
+
+typedef struct {
+    u32 mode;
+    u32 attr;
+    u32 size;
+    u8 ctime[8];
+    u8 atime[8];
+    u8 mtime[8];
+    u32 hisize;
+} io_stat_t; /* 40 bytes */
+
+typedef struct {
+    io_stat_t stat;
+    char name[256];
+    void *privdata;
+} io_dirent_t; /* 300 bytes */
+
+typedef struct {
+    u32 mode;
+    u32 attr;
+    u32 size;
+    u8 ctime[8];
+    u8 atime[8];
+    u8 mtime[8];
+    u32 hisize;
+    u32 private_0, private_1, private_2, private_3, private_4, private_5;
+} iox_stat_t; /* 64 bytes */
+
+typedef struct {
+    iox_stat_t stat;
+    char name[256];
+    void *privdata;
+} iox_dirent_t; /* 324 bytes */
+
+/* Device types (iop_device_t.type). */
+#define IOP_DT_CHAR  0x01
+#define IOP_DT_CONS  0x02
+#define IOP_DT_BLOCK 0x04
+#define IOP_DT_RAW   0x08
+#define IOP_DT_FS    0x10
+#define IOP_DT_FSEXT 0x10000000 /* iomanx: the ops table has the extended calls */
+
+struct _iop_device;
+
+typedef struct {
+    int mode; /* the open flags (dopen: 0; iomanx's dopen: O_DIROPEN) */
+    int unit; /* the digits after the device name */
+    struct _iop_device *device;
+    void *privdata; /* the driver's own */
+} iop_file_t; /* 16 bytes */
+
+typedef struct _iop_device_ops {
+    int (*init)(struct _iop_device *device);
+    int (*deinit)(struct _iop_device *device);
+    int (*format)(iop_file_t *f);
+    int (*open)(iop_file_t *f, const char *name, int flags);
+    int (*close)(iop_file_t *f);
+    int (*read)(iop_file_t *f, void *buffer, int size);
+    int (*write)(iop_file_t *f, void *buffer, int size);
+    int (*lseek)(iop_file_t *f, int offset, int whence);
+    int (*ioctl)(iop_file_t *f, int cmd, void *arg);
+    int (*remove)(iop_file_t *f, const char *name);
+    int (*mkdir)(iop_file_t *f, const char *path);
+    int (*rmdir)(iop_file_t *f, const char *path);
+    int (*dopen)(iop_file_t *f, const char *path);
+    int (*dclose)(iop_file_t *f);
+    int (*dread)(iop_file_t *f, io_dirent_t *dirent);
+    int (*getstat)(iop_file_t *f, const char *name, io_stat_t *stat);
+    int (*chstat)(iop_file_t *f, const char *name, io_stat_t *stat, unsigned int mask);
+} iop_device_ops_t; /* ioman's 17 entries */
+
+typedef struct _iop_device {
+    const char *name;
+    unsigned int type;
+    unsigned int version;
+    const char *desc;
+    iop_device_ops_t *ops;
+} iop_device_t; /* 20 bytes */
+
 /* ---- The system libraries ----------------------------------------------------------------------
  * IOP_LIBRARY(name, major, minor): the version our import tables ask for (loadcore matches the
  * name and the major version only). IOP_IMPORT(library, index, type, name, (parameters)). */
@@ -626,5 +740,39 @@ IOP_IMPORT(ioman, 5, int, io_close, (int fd))
 IOP_IMPORT(ioman, 6, int, io_read, (int fd, void *buffer, int size))
 IOP_IMPORT(ioman, 7, int, io_write, (int fd, const void *buffer, int size))
 IOP_IMPORT(ioman, 8, int, io_lseek, (int fd, int offset, int whence))
+IOP_IMPORT(ioman, 9, int, io_ioctl, (int fd, int cmd, void *arg))
+IOP_IMPORT(ioman, 10, int, io_remove, (const char *name))
+IOP_IMPORT(ioman, 11, int, io_mkdir, (const char *path))
+IOP_IMPORT(ioman, 12, int, io_rmdir, (const char *path))
+IOP_IMPORT(ioman, 13, int, io_dopen, (const char *path, int mode))
+IOP_IMPORT(ioman, 14, int, io_dclose, (int fd))
+IOP_IMPORT(ioman, 15, int, io_dread, (int fd, io_dirent_t *dirent))
+IOP_IMPORT(ioman, 16, int, io_getstat, (const char *name, io_stat_t *stat))
+IOP_IMPORT(ioman, 17, int, io_chstat, (const char *name, io_stat_t *stat, unsigned int mask))
+IOP_IMPORT(ioman, 18, int, io_format, (const char *name))
+IOP_IMPORT(ioman, 20, int, io_AddDrv, (iop_device_t *device))
+IOP_IMPORT(ioman, 21, int, io_DelDrv, (const char *name))
+
+IOP_LIBRARY(iomanx, 1, 1)
+IOP_IMPORT(iomanx, 4, int, iomanX_open, (const char *name, int flags, int mode))
+IOP_IMPORT(iomanx, 5, int, iomanX_close, (int fd))
+IOP_IMPORT(iomanx, 6, int, iomanX_read, (int fd, void *buffer, int size))
+IOP_IMPORT(iomanx, 7, int, iomanX_write, (int fd, const void *buffer, int size))
+IOP_IMPORT(iomanx, 8, int, iomanX_lseek, (int fd, int offset, int whence))
+IOP_IMPORT(iomanx, 10, int, iomanX_remove, (const char *name))
+IOP_IMPORT(iomanx, 11, int, iomanX_mkdir, (const char *path, int mode))
+IOP_IMPORT(iomanx, 12, int, iomanX_rmdir, (const char *path))
+IOP_IMPORT(iomanx, 13, int, iomanX_dopen, (const char *path))
+IOP_IMPORT(iomanx, 14, int, iomanX_dclose, (int fd))
+IOP_IMPORT(iomanx, 15, int, iomanX_dread, (int fd, iox_dirent_t *dirent))
+IOP_IMPORT(iomanx, 16, int, iomanX_getstat, (const char *name, iox_stat_t *stat))
+IOP_IMPORT(iomanx, 17, int, iomanX_chstat, (const char *name, iox_stat_t *stat, unsigned int mask))
+IOP_IMPORT(iomanx, 20, int, iomanX_AddDrv, (iop_device_t *device))
+IOP_IMPORT(iomanx, 21, int, iomanX_DelDrv, (const char *name))
+IOP_IMPORT(iomanx, 22, unsigned int, iomanX_GetDevType, (int fd))
+IOP_IMPORT(iomanx, 25, int, iomanX_rename, (const char *old, const char *new_name))
+IOP_IMPORT(iomanx, 26, int, iomanX_chdir, (const char *name))
+IOP_IMPORT(iomanx, 30, s64, iomanX_lseek64, (int fd, s64 offset, int whence))
+IOP_IMPORT(iomanx, 31, int, iomanX_devctl, (const char *name, int cmd, void *arg, unsigned int arglen, void *buf, unsigned int buflen))
 
 #endif /* PINEY_IRX_H */

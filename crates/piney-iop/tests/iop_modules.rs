@@ -1,5 +1,6 @@
 //! Our own IOP test modules (tests/iop/*.irx, built from their C sources by tools/build-iop.sh)
-//! run on a bare IOP and print what their hand-derived .stdout files say.
+//! run on a bare IOP and print what their hand-derived .stdout files say. Each run's `host:` is
+//! a fresh, empty folder under the target's temporary folder.
 
 use std::path::PathBuf;
 
@@ -10,6 +11,12 @@ fn root() -> PathBuf {
 /// Run modules in order on a bare IOP; the output.
 fn run(names: &[&str]) -> String {
     let mut iop = piney_iop::Iop::new();
+    let host = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("piney-iop-modules")
+        .join(names.join("+"));
+    let _ = std::fs::remove_dir_all(&host);
+    std::fs::create_dir_all(&host).unwrap();
+    iop.set_host_root(host);
     for n in names {
         let p = root().join(format!("tests/iop/{n}.irx"));
         let image = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
@@ -57,6 +64,8 @@ module_test!(fixed_pools, "fpl");
 module_test!(rpc_server_module, "rpcserver");
 module_test!(a_library_between_two_modules, "libexport", "libimport");
 module_test!(plain_computation, "compute");
+module_test!(files_through_ioman, "ioman");
+module_test!(a_guest_device_driver, "iodriver");
 // The demo title's module on its own (no EE calls it): it starts and stays.
 #[test]
 fn demo_monitor_module_starts() {
@@ -89,6 +98,8 @@ fn every_module_has_a_test() {
         "libexport",
         "libimport",
         "compute",
+        "ioman",
+        "iodriver",
     ];
     for e in std::fs::read_dir(root().join("tests/iop")).unwrap() {
         let p = e.unwrap().path();

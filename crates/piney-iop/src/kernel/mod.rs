@@ -23,6 +23,7 @@
 pub mod clib;
 pub mod heaplib;
 pub mod intr;
+pub mod ioman;
 pub mod loadcore;
 pub mod pools;
 pub mod sif;

@@ -1,8 +1,11 @@
 //! The IOP's FILEIO RPC server (sid 0x8000_0001), served natively: what ps2sdk's `fio*`
-//! functions, and through them its libc's printf, talk to.
+//! functions, and through them its libc's printf, talk to. On a console FILEIO is a thin RPC
+//! front for ioman; so is this one: every function is a call of the IOP's one ioman
+//! ([`crate::kernel::ioman`]), whose devices and fds guest modules share.
 //!
 //! Function numbers and argument blocks follow ps2sdk's `fileio.c` (EE side) and the ROM FILEIO
-//! module it talks to. Replies are one word (the result), except that READ and WRITE also move data:
+//! module it talks to (ps2sdk `iop/fs/fileio`). Replies are one word (the result), except that
+//! READ and WRITE also move data:
 //! - WRITE { fd, ptr, size, mis, `aligned[16]` }: the first `mis` bytes (up to the next 16-byte
 //!   boundary of `ptr`) come in `aligned`; the rest is fetched from EE memory at `ptr + mis`, in
 //!   blocks of 16 KiB (the IOP's transfer buffer). The result is the count written; errors count 0.
@@ -15,22 +18,30 @@
 //! - GETSTAT { buf, name }: the 40-byte `io_stat_t` is sent to the EE's `buf`; DREAD { fd, buf }:
 //!   the 300-byte `io_dirent_t` (stat, `name[256]`, 4 unused bytes) is sent to `buf`. The result is
 //!   0 / the device's dread result (a host directory: the entry's name length; `mc`: 1), or 0 at
-//!   the end of a directory.
+//!   the end of a directory. CHSTAT { mask, stat[40], name }, IOCTL { fd, request, data[1024] },
+//!   ADDDRV { device (an IOP address) } and DELDRV { name } are ioman's calls with those.
 //!
-//! Devices: `tty` (fds 0, 1 and 2 are open on it from boot; writes go to the guest's stdout,
-//! reads find nothing), whatever [`IoDevice`]s are added, such as [`HostDir`], and MCMAN's `mc`
-//! once MCMAN is loaded (answered by the native MCSERV's cards: [`super::fileio_mc`]). Opening
-//! a path on another device fails with -ENODEV (19), as the IOP's ioman does for a device not
-//! loaded.
+//! Native devices: `tty` (fds 0, 1 and 2 are open on it from boot; writes go to the guest's
+//! stdout, reads find nothing), `rom` ([`RomDevice`]), `host` ([`HostDir`]), any [`IoDevice`]
+//! added, and MCMAN's `mc` once MCMAN is loaded (answered by the native MCSERV's cards:
+//! [`super::fileio_mc`]). A path on a device ioman does not have fails with -ENODEV (19).
+//!
+//! Where piney differs from the ROM module: the transfer buffer is only made (ALLOC_LAST) with
+//! the FILEIO thread, at the first request that needs a guest driver (the ROM makes it at the
+//! first open); a read that ends early has no tail (size2 0; the ROM reports the tail's size
+//! with stale bytes); DREAD and GETSTAT of a native device send nothing when there is nothing
+//! (at the end of a directory the ROM sends its buffer's stale bytes).
 
-use std::collections::HashSet;
+use std::collections::VecDeque;
 use std::fs;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Component, Path, PathBuf};
 
-use super::fileio_mc::{self, McFile};
 use super::{NativeServer, Reply};
-use crate::Iop;
+use crate::kernel::ioman::{self, IoReq};
+use crate::kernel::thread::TH_C;
+use crate::kernel::{Cont, Wait};
+use crate::{Iop, IopError};
 
 /// A little-endian word of a byte buffer (0 past its end).
 pub fn word(b: &[u8], off: usize) -> u32 {
@@ -131,8 +142,8 @@ pub mod flags {
 
 /// The IOP's FILEIO transfer buffer: writes are fetched and reads sent in blocks of this size.
 pub const XFER_SIZE: usize = 0x4000;
-/// The file table's size.
-pub const MAX_FILES: usize = 32;
+/// The file table's size (ioman's).
+pub const MAX_FILES: usize = ioman::MAX_FILES;
 /// The longest path FILEIO takes (`FIO_PATH_MAX`).
 pub const PATH_MAX: usize = 256;
 
@@ -150,6 +161,10 @@ pub trait IoFile {
 pub trait IoDevice {
     /// The device name without unit number or colon ("tty", "host", "cdrom").
     fn name(&self) -> &str;
+    /// The iop_device_t type iomanx's GetDevType answers (IOP_DT_FS, 0x10, unless said).
+    fn dev_type(&self) -> u32 {
+        ioman::IOP_DT_FS
+    }
     /// Open `path` on unit `unit`.
     fn open(&mut self, unit: u32, path: &str, flags: u32) -> Result<Box<dyn IoFile>, i32>;
     /// Remove a file.
@@ -265,6 +280,10 @@ pub struct TtyDevice;
 impl IoDevice for TtyDevice {
     fn name(&self) -> &str {
         "tty"
+    }
+    fn dev_type(&self) -> u32 {
+        // ioman's own tty device: IOP_DT_CHAR.
+        ioman::IOP_DT_CHAR
     }
     fn open(&mut self, _unit: u32, _path: &str, _flags: u32) -> Result<Box<dyn IoFile>, i32> {
         Ok(Box::new(Tty))
@@ -512,209 +531,41 @@ fn host_stat(m: &fs::Metadata) -> IoStat {
     }
 }
 
-/// Split an ioman path "devN:rest" into (device name, unit, rest). Leading blanks are skipped.
-pub fn parse_path(path: &str) -> Option<(&str, u32, &str)> {
-    let path = path.trim_start_matches([' ', '\t']);
-    let (dev, rest) = path.split_once(':')?;
-    let name = dev.trim_end_matches(|c: char| c.is_ascii_digit());
-    let unit = dev[name.len()..].parse().unwrap_or(0);
-    Some((name, unit, rest))
+/// What the FILEIO server does next for a request.
+enum Step {
+    /// Make this ioman call and come back with its result.
+    Req(IoReq),
+    /// Answer the EE with this word.
+    Reply(i32),
 }
 
-/// What an fd holds: an open file, an open directory's listing and how far dread got, or a
-/// file or directory of the `mc` device.
-enum Slot {
-    File(Box<dyn IoFile>),
-    Dir(Vec<(String, IoStat)>, usize),
-    Mc(McFile),
+/// READ's progress (see the module documentation): the head into buf1, the middle in blocks
+/// of [`XFER_SIZE`] straight to EE memory, the tail into buf2.
+struct ReadSt {
+    fd: i32,
+    read_data: u32,
+    head: u32,
+    /// Middle bytes not read yet.
+    left: u32,
+    /// Where the next middle block goes in EE memory.
+    at: u32,
+    tail: u32,
+    dest1: u32,
+    dest2: u32,
+    buf1: [u8; 16],
+    buf2: [u8; 16],
+    size1: u32,
+    size2: u32,
+    total: u32,
+    /// 0 nothing read yet, 1 the head, 2 a middle block, 3 the tail is being read.
+    phase: u8,
+    want: u32,
 }
 
-/// The FILEIO server.
-pub struct FileIo {
-    devices: Vec<Box<dyn IoDevice>>,
-    files: Vec<Option<Slot>>,
-    logged: HashSet<String>,
-}
-
-impl Default for FileIo {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl FileIo {
-    /// FILEIO with the tty device and fds 0, 1, 2 open on it.
-    pub fn new() -> Self {
-        let mut f = Self {
-            devices: vec![
-                Box::new(TtyDevice),
-                Box::new(RomDevice),
-                // The host's files: the current folder until the machine names the program's.
-                Box::new(HostDir::new("host", ".")),
-            ],
-            files: Vec::new(),
-            logged: HashSet::new(),
-        };
-        f.reset();
-        f
-    }
-
-    /// Add (or replace, by name) a device.
-    pub fn with_device(mut self, dev: Box<dyn IoDevice>) -> Self {
-        self.set_device(dev);
-        self
-    }
-
-    /// Add (or replace, by name) a device.
-    pub fn set_device(&mut self, dev: Box<dyn IoDevice>) {
-        self.devices.retain(|d| d.name() != dev.name());
-        self.devices.push(dev);
-    }
-
-    fn unsupported(&mut self, f: u32) -> i32 {
-        self.log_once(
-            format!("fno{f}"),
-            format!("function {f} is not supported by the native FILEIO; answered -EIO"),
-        );
-        -errno::EIO
-    }
-
-    fn log_once(&mut self, key: String, msg: String) {
-        if self.logged.insert(key) {
-            eprintln!("piney: fileio: {msg}");
-        }
-    }
-
-    fn device(&mut self, path: &str) -> Result<(usize, u32, String), i32> {
-        let Some((name, unit, rest)) = parse_path(path) else {
-            self.log_once(
-                format!("nodev:{path}"),
-                format!("path \"{path}\" names no device: -ENODEV"),
-            );
-            return Err(-errno::ENODEV);
-        };
-        match self.devices.iter().position(|d| d.name() == name) {
-            Some(i) => Ok((i, unit, rest.to_string())),
-            None => {
-                self.log_once(
-                    format!("nodev:{name}"),
-                    format!("no device \"{name}:\" (\"{path}\"): -ENODEV"),
-                );
-                Err(-errno::ENODEV)
-            }
-        }
-    }
-
-    fn open(&mut self, path: &str, mode: u32) -> i32 {
-        let (d, unit, rest) = match self.device(path) {
-            Ok(x) => x,
-            Err(e) => return e,
-        };
-        let Some(fd) = self.files.iter().position(Option::is_none) else {
-            return -errno::EMFILE;
-        };
-        match self.devices[d].open(unit, &rest, mode) {
-            Ok(f) => {
-                self.files[fd] = Some(Slot::File(f));
-                fd as i32
-            }
-            Err(e) => e,
-        }
-    }
-
-    fn dopen(&mut self, path: &str) -> i32 {
-        let (d, unit, rest) = match self.device(path) {
-            Ok(x) => x,
-            Err(e) => return e,
-        };
-        let Some(fd) = self.files.iter().position(Option::is_none) else {
-            return -errno::EMFILE;
-        };
-        match self.devices[d].dopen(unit, &rest) {
-            Ok(list) => {
-                self.files[fd] = Some(Slot::Dir(list, 0));
-                fd as i32
-            }
-            Err(e) => e,
-        }
-    }
-
-    /// DREAD: the next entry as an `io_dirent_t` sent to `buf`.
-    fn dread(&mut self, fd: u32, buf: u32, iop: &mut Iop) -> i32 {
-        let Some(Some(Slot::Dir(list, pos))) = self.files.get_mut(fd as usize) else {
-            return -errno::EBADF;
-        };
-        let Some((name, st)) = list.get(*pos) else {
-            return 0;
-        };
-        *pos += 1;
-        let mut d = st.to_bytes();
-        let mut n = name.as_bytes().to_vec();
-        n.truncate(255);
-        let len = n.len() as i32;
-        n.resize(256, 0);
-        d.extend_from_slice(&n);
-        d.resize(300, 0);
-        iop.send_to_ee(buf, d);
-        len
-    }
-
-    fn io_read(&mut self, fd: u32, buf: &mut [u8], iop: &mut Iop) -> Result<i32, String> {
-        Ok(match self.files.get_mut(fd as usize) {
-            Some(Some(Slot::File(f))) => f.read(buf),
-            Some(Some(Slot::Mc(m))) => fileio_mc::read(iop, m, buf)?,
-            _ => -errno::EBADF,
-        })
-    }
-
-    fn io_write(&mut self, fd: u32, data: &[u8], iop: &mut Iop) -> Result<i32, String> {
-        Ok(match self.files.get_mut(fd as usize) {
-            Some(Some(Slot::File(f))) => f.write(data, &mut iop.out),
-            Some(Some(Slot::Mc(m))) => fileio_mc::write(iop, m, data)?,
-            _ => -errno::EBADF,
-        })
-    }
-
-    /// A path function on the `mc` device: ioman takes a file of its table for it first.
-    fn mc_path_op(
-        &mut self,
-        iop: &mut Iop,
-        op: impl FnOnce(&mut Iop) -> Result<i32, String>,
-    ) -> Result<i32, String> {
-        if !self.files.iter().any(Option::is_none) {
-            return Ok(-errno::EMFILE);
-        }
-        op(iop)
-    }
-
-    /// open and dopen on the `mc` device.
-    fn mc_open(
-        &mut self,
-        iop: &mut Iop,
-        unit: u32,
-        path: &[u8],
-        mode: Option<u32>,
-    ) -> Result<i32, String> {
-        let Some(fd) = self.files.iter().position(Option::is_none) else {
-            return Ok(-errno::EMFILE);
-        };
-        let r = match mode {
-            Some(mode) => fileio_mc::open(iop, unit, path, mode)?,
-            None => fileio_mc::dopen(iop, unit, path)?,
-        };
-        Ok(match r {
-            Ok(f) => {
-                self.files[fd] = Some(Slot::Mc(f));
-                fd as i32
-            }
-            Err(e) => e,
-        })
-    }
-
-    /// READ: see the module documentation for how the bytes travel.
-    fn read(&mut self, args: &[u8], iop: &mut Iop) -> Result<i32, String> {
+impl ReadSt {
+    fn new(args: &[u8]) -> Self {
         let (fd, ptr, size, read_data) = (
-            word(args, 0),
+            word(args, 0) as i32,
             word(args, 4),
             word(args, 8) as i32,
             word(args, 12),
@@ -729,91 +580,322 @@ impl FileIo {
         } else {
             (size, 0, 0, ptr, 0)
         };
-        let mut buf1 = [0u8; 16];
-        let mut buf2 = [0u8; 16];
-        let (mut size1, mut size2) = (head, tail);
-        let mut total = 0u32;
-        let mut short = false;
-        if head > 0 {
-            let n = self.io_read(fd, &mut buf1[..head as usize], iop)?;
-            if n != head as i32 {
-                size1 = n.max(0) as u32;
-                short = true;
-            }
-            total += size1;
+        Self {
+            fd,
+            read_data,
+            head,
+            left: mid,
+            at: ptr.wrapping_add(head),
+            tail,
+            dest1,
+            dest2,
+            buf1: [0; 16],
+            buf2: [0; 16],
+            size1: head,
+            size2: tail,
+            total: 0,
+            phase: 0,
+            want: 0,
         }
-        if !short && mid > 0 {
-            let mut at = ptr.wrapping_add(head);
-            let mut left = mid as usize;
-            while left > 0 {
-                let want = left.min(XFER_SIZE);
-                let mut chunk = vec![0u8; want];
-                let n = self.io_read(fd, &mut chunk, iop)?;
-                if n > 0 {
-                    chunk.truncate(n as usize);
-                    total += n as u32;
-                    iop.send_to_ee(at, chunk);
-                    at = at.wrapping_add(n as u32);
-                }
-                if n != want as i32 {
-                    short = true;
-                    break;
-                }
-                left -= want;
-            }
-        }
-        if short {
-            // The read ended early: nothing of the tail.
-            size2 = 0;
-        } else if tail > 0 {
-            let n = self.io_read(fd, &mut buf2[..tail as usize], iop)?;
-            size2 = n.max(0) as u32;
-            total += size2;
-        }
-        let mut rd = Vec::with_capacity(48);
-        put_word(&mut rd, 0, size1);
-        put_word(&mut rd, 4, size2);
-        put_word(&mut rd, 8, dest1);
-        put_word(&mut rd, 12, dest2);
-        rd.extend_from_slice(&buf1);
-        rd.extend_from_slice(&buf2);
-        if read_data != 0 {
-            iop.send_to_ee(read_data, rd);
-        }
-        Ok(total as i32)
     }
 
-    /// WRITE: see the module documentation.
-    fn write(&mut self, args: &[u8], iop: &mut Iop) -> Result<i32, String> {
+    fn next(&mut self, iop: &mut Iop, last: Option<(i32, Vec<u8>)>) -> Step {
+        if let Some((n, bytes)) = last {
+            let b = &bytes[..bytes.len().min(16)];
+            match self.phase {
+                1 => {
+                    self.buf1[..b.len()].copy_from_slice(b);
+                    if n != self.head as i32 {
+                        self.size1 = n.max(0) as u32;
+                        self.total += self.size1;
+                        return self.finish(iop, true);
+                    }
+                    self.total += self.head;
+                }
+                2 => {
+                    if n > 0 {
+                        self.total = self.total.wrapping_add(n as u32);
+                        let len = bytes.len() as u32;
+                        iop.send_to_ee(self.at, bytes);
+                        self.at = self.at.wrapping_add(len);
+                    }
+                    if n != self.want as i32 {
+                        return self.finish(iop, true);
+                    }
+                    self.left -= self.want;
+                }
+                _ => {
+                    self.buf2[..b.len()].copy_from_slice(b);
+                    self.size2 = n.max(0) as u32;
+                    self.total += self.size2;
+                    return self.finish(iop, false);
+                }
+            }
+        }
+        let fd = self.fd;
+        if self.phase < 1 && self.head > 0 {
+            (self.phase, self.want) = (1, self.head);
+        } else if self.phase <= 2 && self.left > 0 {
+            (self.phase, self.want) = (2, self.left.min(XFER_SIZE as u32));
+        } else if self.phase < 3 && self.tail > 0 {
+            (self.phase, self.want) = (3, self.tail);
+        } else {
+            return self.finish(iop, false);
+        }
+        Step::Req(IoReq::Read { fd, len: self.want })
+    }
+
+    /// The head and tail to the EE's read_data; a read that ended early has no tail.
+    fn finish(&mut self, iop: &mut Iop, short: bool) -> Step {
+        if short {
+            self.size2 = 0;
+        }
+        let mut rd = Vec::with_capacity(48);
+        put_word(&mut rd, 0, self.size1);
+        put_word(&mut rd, 4, self.size2);
+        put_word(&mut rd, 8, self.dest1);
+        put_word(&mut rd, 12, self.dest2);
+        rd.extend_from_slice(&self.buf1);
+        rd.extend_from_slice(&self.buf2);
+        if self.read_data != 0 {
+            iop.send_to_ee(self.read_data, rd);
+        }
+        Step::Reply(self.total as i32)
+    }
+}
+
+/// WRITE's progress: the `mis` head bytes from the block, then blocks of [`XFER_SIZE`]
+/// fetched from EE memory.
+struct WriteSt {
+    fd: i32,
+    mis: u32,
+    done: i32,
+    left: u32,
+    at: u32,
+    /// 0 nothing written yet, 1 the head, 2 a block is being written.
+    phase: u8,
+    want: u32,
+}
+
+impl WriteSt {
+    fn new(args: &[u8]) -> Self {
         let (fd, ptr, size, mis) = (
-            word(args, 0),
+            word(args, 0) as i32,
             word(args, 4),
             word(args, 8),
             word(args, 12).min(16),
         );
-        let mut done = 0i32;
-        if mis > 0 {
-            let head = args.get(16..16 + mis as usize).unwrap_or(&[]).to_vec();
-            let n = self.io_write(fd, &head, iop)?;
-            if n != mis as i32 {
-                return Ok(done + n.max(0));
-            }
-            done += n;
+        Self {
+            fd,
+            mis,
+            done: 0,
+            left: size.saturating_sub(mis),
+            at: ptr.wrapping_add(mis),
+            phase: 0,
+            want: 0,
         }
-        let mut left = size.saturating_sub(mis) as usize;
-        let mut at = ptr.wrapping_add(mis);
-        while left > 0 {
-            let want = left.min(XFER_SIZE);
-            let data = iop.ee_read(at, want)?;
-            let n = self.io_write(fd, &data, iop)?;
-            if n != want as i32 {
-                return Ok(done + n.max(0));
+    }
+
+    fn next(
+        &mut self,
+        iop: &mut Iop,
+        args: &[u8],
+        last: Option<(i32, Vec<u8>)>,
+    ) -> Result<Step, String> {
+        if let Some((n, _)) = last {
+            if n != self.want as i32 {
+                return Ok(Step::Reply(self.done + n.max(0)));
             }
-            done += n;
-            left -= want;
-            at = at.wrapping_add(want as u32);
+            self.done += n;
+            if self.phase == 2 {
+                self.left -= self.want;
+                self.at = self.at.wrapping_add(self.want);
+            }
         }
-        Ok(done)
+        let fd = self.fd;
+        if self.phase == 0 && self.mis > 0 {
+            (self.phase, self.want) = (1, self.mis);
+            let head = args.get(16..16 + self.mis as usize).unwrap_or(&[]).to_vec();
+            return Ok(Step::Req(IoReq::Write { fd, data: head }));
+        }
+        if self.left == 0 {
+            return Ok(Step::Reply(self.done));
+        }
+        (self.phase, self.want) = (2, self.left.min(XFER_SIZE as u32));
+        let data = iop.ee_read(self.at, self.want as usize)?;
+        Ok(Step::Req(IoReq::Write { fd, data }))
+    }
+}
+
+enum St {
+    Start,
+    /// One ioman call answers the request.
+    One,
+    Read(ReadSt),
+    Write(WriteSt),
+}
+
+/// One FILEIO request.
+struct Job {
+    token: u32,
+    f: u32,
+    args: Vec<u8>,
+    st: St,
+    /// An ioman call worked out but not made yet (a guest driver's, left to the thread).
+    pending: Option<IoReq>,
+}
+
+impl Job {
+    fn new(token: u32, f: u32, args: &[u8]) -> Result<Self, String> {
+        if f > fno::DELDRV {
+            return Err(format!("no such FILEIO function {f}"));
+        }
+        Ok(Self {
+            token,
+            f,
+            args: args.to_vec(),
+            st: St::Start,
+            pending: None,
+        })
+    }
+
+    /// The one ioman call of a request other than READ and WRITE.
+    fn single(&self) -> IoReq {
+        let a = &self.args;
+        let fd = word(a, 0) as i32;
+        let path = |off| cbytes(a, off, PATH_MAX).to_vec();
+        match self.f {
+            fno::OPEN => IoReq::Open {
+                path: path(4),
+                flags: word(a, 0),
+            },
+            fno::CLOSE => IoReq::Close(fd),
+            fno::LSEEK => IoReq::Lseek {
+                fd,
+                offset: word(a, 4) as i32,
+                whence: word(a, 8),
+            },
+            fno::IOCTL => IoReq::Ioctl {
+                fd,
+                cmd: word(a, 4),
+                data: a.get(8..a.len().min(8 + 1024)).unwrap_or(&[]).to_vec(),
+            },
+            fno::REMOVE => IoReq::Remove(path(0)),
+            fno::MKDIR => IoReq::Mkdir(path(0)),
+            fno::RMDIR => IoReq::Rmdir(path(0)),
+            // The ROM's FILEIO passes dopen no mode.
+            fno::DOPEN => IoReq::Dopen(path(0)),
+            fno::DCLOSE => IoReq::Dclose(fd),
+            fno::DREAD => IoReq::Dread(fd),
+            fno::GETSTAT => IoReq::Getstat(path(4)),
+            fno::CHSTAT => IoReq::Chstat {
+                path: path(44),
+                stat: a.get(4..44).unwrap_or(&[]).to_vec(),
+                mask: word(a, 0),
+            },
+            fno::FORMAT => IoReq::Format(path(0)),
+            fno::ADDDRV => IoReq::AddDrv(word(a, 0)),
+            _ => IoReq::DelDrv(path(0)),
+        }
+    }
+
+    fn next(&mut self, iop: &mut Iop, last: Option<(i32, Vec<u8>)>) -> Result<Step, String> {
+        match &mut self.st {
+            St::Start => {
+                self.st = match self.f {
+                    fno::READ => St::Read(ReadSt::new(&self.args)),
+                    fno::WRITE => St::Write(WriteSt::new(&self.args)),
+                    _ => {
+                        self.st = St::One;
+                        return Ok(Step::Req(self.single()));
+                    }
+                };
+                self.next(iop, None)
+            }
+            St::One => {
+                let (r, d) = last.unwrap_or((-errno::EIO, Vec::new()));
+                // getstat and dread send their 40 and 300 bytes to the EE's buffer.
+                let to = match self.f {
+                    fno::GETSTAT => word(&self.args, 0),
+                    fno::DREAD => word(&self.args, 4),
+                    _ => 0,
+                };
+                if r >= 0 && !d.is_empty() {
+                    iop.send_to_ee(to, d);
+                }
+                Ok(Step::Reply(r))
+            }
+            St::Read(rs) => Ok(rs.next(iop, last)),
+            St::Write(ws) => ws.next(iop, &self.args, last),
+        }
+    }
+}
+
+/// The FILEIO thread's priority and stack (the ROM module's RPC thread).
+const THREAD_PRIORITY: u32 = 96;
+const THREAD_STACK: u32 = 0x1000;
+/// Native wait id: the FILEIO thread waits for a request.
+pub const WAIT_FILEIO: u32 = 6;
+/// Continuation tag: the FILEIO thread's loop (started, or woken for a request).
+pub const CONT_FIO_LOOP: u32 = 0x6669_0001;
+/// Continuation tag: an ioman call the FILEIO thread made returned (data: kind, length, sp).
+pub const CONT_FIO_CALL: u32 = 0x6669_0002;
+/// The FILEIO thread's work area: the transfer buffer, then the argument copy (a path, an
+/// ioctl block), then the stat and dirent buffer.
+const AREA_ARGS: u32 = XFER_SIZE as u32;
+const AREA_TMP: u32 = AREA_ARGS + 0x410;
+const AREA_SIZE: u32 = AREA_TMP + 0x140;
+
+/// The FILEIO server: FILEIO's RPC functions as calls of the IOP's one ioman
+/// ([`crate::kernel::ioman`]). A request on native devices is answered at once; one that
+/// reaches a guest driver (its code must run) goes to the FILEIO thread, as on the console
+/// (priority 96, made with its 16 KiB transfer buffer at the first such request), which makes
+/// the ioman calls through the library and answers later ([`Reply::Later`]); requests after it
+/// wait their turn behind it.
+#[derive(Default)]
+pub struct FileIo {
+    jobs: VecDeque<Job>,
+    running: Option<Job>,
+    thread: u32,
+    area: u32,
+}
+
+impl FileIo {
+    /// FILEIO.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Queue a request for the thread, making the thread first, or waking it.
+    fn queue(&mut self, iop: &mut Iop, job: Job) -> Result<(), String> {
+        self.jobs.push_back(job);
+        if self.thread == 0 {
+            let area = iop
+                .sysmem_alloc(crate::kernel::sysmem::Mode::Last, AREA_SIZE, 0)
+                .ok_or("no IOP memory for the FILEIO thread's buffers")?;
+            let entry = crate::kernel::ret::CONTINUE;
+            let t = iop.create_thread(TH_C, entry, THREAD_PRIORITY, THREAD_STACK, 0);
+            if t < 0 {
+                return Err(format!("the FILEIO thread cannot be made (error {t})"));
+            }
+            let t = t as u32;
+            (self.thread, self.area) = (t, area);
+            iop.start_thread(t, 0);
+            // It starts at the kernel's continue point, in its loop.
+            let th = iop.kernel.threads.get_mut(&t).expect("the thread");
+            th.cont.push(Cont::Module {
+                tag: CONT_FIO_LOOP,
+                data: [0; 6],
+            });
+        } else if iop
+            .kernel
+            .threads
+            .get(&self.thread)
+            .is_some_and(|t| t.wait == Wait::Native(WAIT_FILEIO))
+        {
+            iop.wake(self.thread, 0);
+        }
+        Ok(())
     }
 }
 
@@ -844,99 +926,183 @@ impl NativeServer for FileIo {
         self
     }
 
-    fn call(&mut self, iop: &mut Iop, f: u32, args: &[u8], _token: u32) -> Result<Reply, String> {
-        // Where the function's path is, and the `mc` device's unit and path when it names it.
-        let path_at = match f {
-            fno::OPEN | fno::GETSTAT => 4,
-            _ => 0,
-        };
-        let mc = fileio_mc::mc_path(cbytes(args, path_at, PATH_MAX));
-        let fd = word(args, 0);
-        let r: i32 = match f {
-            fno::OPEN => match mc {
-                Some((unit, path)) => self.mc_open(iop, unit, path, Some(word(args, 0)))?,
-                None => self.open(&cstr(args, 4, PATH_MAX), word(args, 0)),
-            },
-            fno::CLOSE | fno::DCLOSE => match self.files.get_mut(fd as usize).map(Option::take) {
-                // ioman frees the file whatever the device answers; MCMAN closes both kinds.
-                Some(Some(Slot::Mc(m))) => fileio_mc::close(iop, m)?,
-                Some(Some(Slot::File(_))) if f == fno::CLOSE => 0,
-                Some(Some(Slot::Dir(..))) if f == fno::DCLOSE => 0,
-                Some(other) => {
-                    // Not this kind: it stays open.
-                    self.files[fd as usize] = other;
-                    -errno::EBADF
-                }
-                None => -errno::EBADF,
-            },
-            fno::DOPEN => match mc {
-                Some((unit, path)) => self.mc_open(iop, unit, path, None)?,
-                None => self.dopen(&cstr(args, 0, PATH_MAX)),
-            },
-            fno::DREAD => match self.files.get_mut(fd as usize) {
-                Some(Some(Slot::Mc(m))) => fileio_mc::dread(iop, m, word(args, 4))?,
-                _ => self.dread(fd, word(args, 4), iop),
-            },
-            fno::GETSTAT => match mc {
-                Some((unit, path)) => self.mc_path_op(iop, |iop| {
-                    fileio_mc::getstat(iop, unit, path, word(args, 0))
-                })?,
-                None => match self.device(&cstr(args, 4, PATH_MAX)) {
-                    Ok((d, unit, rest)) => match self.devices[d].getstat(unit, &rest) {
-                        Ok(st) => {
-                            iop.send_to_ee(word(args, 0), st.to_bytes());
-                            0
-                        }
-                        Err(e) => e,
-                    },
-                    Err(e) => e,
+    fn call(&mut self, iop: &mut Iop, f: u32, args: &[u8], token: u32) -> Result<Reply, String> {
+        let mut job = Job::new(token, f, args)?;
+        if self.running.is_some() || !self.jobs.is_empty() {
+            self.queue(iop, job)?;
+            return Ok(Reply::Later(token));
+        }
+        let mut last = None;
+        loop {
+            match job.next(iop, last.take())? {
+                Step::Reply(r) => return Ok(Reply::Now((r as u32).to_le_bytes().to_vec())),
+                Step::Req(req) => match ioman::exec(iop, &req)? {
+                    Some(res) => last = Some(res),
+                    None => {
+                        job.pending = Some(req);
+                        self.queue(iop, job)?;
+                        return Ok(Reply::Later(token));
+                    }
                 },
-            },
-            fno::READ => self.read(args, iop)?,
-            fno::WRITE => self.write(args, iop)?,
-            fno::LSEEK => match self.files.get_mut(fd as usize) {
-                Some(Some(Slot::Mc(m))) => {
-                    fileio_mc::lseek(iop, m, word(args, 4) as i32, word(args, 8))?
-                }
-                Some(Some(Slot::File(file))) => file.lseek(word(args, 4) as i32, word(args, 8)),
-                _ => -errno::EBADF,
-            },
-            fno::REMOVE | fno::MKDIR | fno::RMDIR => match mc {
-                Some((unit, path)) if f == fno::MKDIR => {
-                    self.mc_path_op(iop, |iop| fileio_mc::mkdir(iop, unit, path))?
-                }
-                Some((unit, path)) => {
-                    self.mc_path_op(iop, |iop| fileio_mc::remove(iop, unit, path))?
-                }
-                None => match self.device(&cstr(args, 0, PATH_MAX)) {
-                    Ok((d, unit, rest)) => match f {
-                        fno::REMOVE => self.devices[d].remove(unit, &rest),
-                        fno::MKDIR => self.devices[d].mkdir(unit, &rest),
-                        _ => self.devices[d].rmdir(unit, &rest),
-                    },
-                    Err(e) => e,
-                },
-            },
-            fno::FORMAT => match mc {
-                Some((unit, _)) => self.mc_path_op(iop, |iop| fileio_mc::format(iop, unit))?,
-                None => self.unsupported(f),
-            },
-            // MCMAN's ioctl does nothing and answers 0.
-            fno::IOCTL if matches!(self.files.get(fd as usize), Some(Some(Slot::Mc(_)))) => 0,
-            fno::IOCTL | fno::CHSTAT | fno::ADDDRV | fno::DELDRV => self.unsupported(f),
-            other => return Err(format!("no such FILEIO function {other}")),
-        };
-        let mut reply = Vec::with_capacity(4);
-        put_word(&mut reply, 0, r as u32);
-        Ok(Reply::Now(reply))
+            }
+        }
     }
 
     fn reset(&mut self) {
-        self.files = (0..MAX_FILES).map(|_| None).collect();
-        for fd in 0..3 {
-            self.files[fd] = Some(Slot::File(Box::new(Tty)));
+        *self = Self::default();
+    }
+}
+
+fn fio_err(what: String) -> IopError {
+    IopError::Native {
+        module: "FILEIO".into(),
+        what,
+    }
+}
+
+/// The FILEIO thread's loop: run requests until none is left, then wait for one.
+fn drive(iop: &mut Iop, mut last: Option<(i32, Vec<u8>)>) -> Result<(), IopError> {
+    loop {
+        let fio = iop
+            .modules
+            .server_mut::<FileIo>()
+            .ok_or_else(|| fio_err("the FILEIO thread runs without its server".into()))?;
+        let area = fio.area;
+        let Some(mut job) = fio.running.take().or_else(|| fio.jobs.pop_front()) else {
+            // Wait for a request, to resume here.
+            let cur = iop.current_thread();
+            if let Some(t) = iop.kernel.threads.get_mut(&cur) {
+                t.cont.push(Cont::Module {
+                    tag: CONT_FIO_LOOP,
+                    data: [0; 6],
+                });
+            }
+            iop.cpu.set_pc(crate::kernel::ret::CONTINUE);
+            iop.wait_current(Wait::Native(WAIT_FILEIO));
+            return Ok(());
+        };
+        let step = match job.pending.take() {
+            Some(req) => Step::Req(req),
+            None => job.next(iop, last.take()).map_err(fio_err)?,
+        };
+        let req = match step {
+            Step::Reply(r) => {
+                iop.complete_call(job.token, &(r as u32).to_le_bytes());
+                continue;
+            }
+            Step::Req(req) => req,
+        };
+        let res = ioman::exec(iop, &req).map_err(fio_err)?;
+        if res.is_none() {
+            issue(iop, area, &req)?;
+        }
+        last = res;
+        let fio = iop.modules.server_mut::<FileIo>().expect("FILEIO");
+        fio.running = Some(job);
+        if last.is_none() {
+            return Ok(());
         }
     }
+}
+
+/// What an ioman call made by the thread brings back.
+mod kind {
+    pub const NONE: u32 = 0;
+    pub const READ: u32 = 1;
+    pub const DREAD: u32 = 2;
+    pub const GETSTAT: u32 = 3;
+}
+
+/// Make ioman call `req` through the library on the FILEIO thread, its data in the work area.
+fn issue(iop: &mut Iop, area: u32, req: &IoReq) -> Result<(), IopError> {
+    let (xfer, argb, tmp) = (area, area + AREA_ARGS, area + AREA_TMP);
+    let put = |iop: &mut Iop, at: u32, b: &[u8], nul: bool| {
+        iop.bus.write_ram(at, b);
+        if nul {
+            iop.bus.write_ram(at + b.len() as u32, &[0]);
+        }
+    };
+    let (index, args, k, want): (u16, Vec<u32>, u32, u32) = match req {
+        IoReq::Open { path, flags } => {
+            put(iop, argb, path, true);
+            (4, vec![argb, *flags], kind::NONE, 0)
+        }
+        IoReq::Close(fd) => (5, vec![*fd as u32], kind::NONE, 0),
+        IoReq::Read { fd, len } => (6, vec![*fd as u32, xfer, *len], kind::READ, *len),
+        IoReq::Write { fd, data } => {
+            put(iop, xfer, data, false);
+            (7, vec![*fd as u32, xfer, data.len() as u32], kind::NONE, 0)
+        }
+        IoReq::Lseek { fd, offset, whence } => {
+            (8, vec![*fd as u32, *offset as u32, *whence], kind::NONE, 0)
+        }
+        IoReq::Ioctl { fd, cmd, data } => {
+            put(iop, argb, data, false);
+            (9, vec![*fd as u32, *cmd, argb], kind::NONE, 0)
+        }
+        IoReq::Remove(p) | IoReq::Mkdir(p) | IoReq::Rmdir(p) | IoReq::Format(p) => {
+            put(iop, argb, p, true);
+            let i = match req {
+                IoReq::Remove(_) => 10,
+                IoReq::Mkdir(_) => 11,
+                IoReq::Rmdir(_) => 12,
+                _ => 18,
+            };
+            (i, vec![argb], kind::NONE, 0)
+        }
+        IoReq::Dopen(p) => {
+            put(iop, argb, p, true);
+            (13, vec![argb, 0], kind::NONE, 0)
+        }
+        IoReq::Dclose(fd) => (14, vec![*fd as u32], kind::NONE, 0),
+        IoReq::Dread(fd) => (15, vec![*fd as u32, tmp], kind::DREAD, 0),
+        IoReq::Getstat(p) => {
+            put(iop, argb, p, true);
+            (16, vec![argb, tmp], kind::GETSTAT, 0)
+        }
+        IoReq::Chstat { path, stat, mask } => {
+            put(iop, argb, path, true);
+            put(iop, tmp, stat, false);
+            (17, vec![argb, tmp, *mask], kind::NONE, 0)
+        }
+        IoReq::AddDrv(dev) => (20, vec![*dev], kind::NONE, 0),
+        IoReq::DelDrv(name) => {
+            put(iop, argb, name, true);
+            (21, vec![argb], kind::NONE, 0)
+        }
+    };
+    let addr = iop
+        .native_address("ioman", index)
+        .ok_or_else(|| fio_err(format!("ioman has no export {index}")))?;
+    let sp = iop.cpu.gpr[29];
+    let cont = Cont::Module {
+        tag: CONT_FIO_CALL,
+        data: [k, want, sp, 0, 0, 0],
+    };
+    iop.call_guest_then(addr, &args, cont);
+    Ok(())
+}
+
+/// The FILEIO thread was started or woken: run what is queued.
+pub fn thread_loop(iop: &mut Iop, _data: [u32; 6]) -> Result<(), IopError> {
+    drive(iop, None)
+}
+
+/// An ioman call the FILEIO thread made returned: take its result and go on.
+pub fn call_returned(iop: &mut Iop, data: [u32; 6]) -> Result<(), IopError> {
+    let [k, want, sp, ..] = data;
+    iop.cpu.gpr[29] = sp;
+    let r = iop.cpu.gpr[2] as i32;
+    let area = iop.modules.server_mut::<FileIo>().map_or(0, |f| f.area);
+    let (at, len) = match k {
+        kind::READ if r > 0 => (area, (r as u32).min(want)),
+        kind::DREAD if r >= 0 => (area + AREA_TMP, 300),
+        kind::GETSTAT if r >= 0 => (area + AREA_TMP, 40),
+        _ => (0, 0),
+    };
+    let mut bytes = vec![0; len as usize];
+    iop.bus.read_ram(at, &mut bytes);
+    drive(iop, Some((r, bytes)))
 }
 
 /// The IOP heap service (sid 0x8000_0003, part of the rom's FILEIO module): what ps2sdk's
@@ -990,18 +1156,6 @@ impl NativeServer for IopHeap {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn paths_split_into_device_unit_and_rest() {
-        assert_eq!(parse_path("host0:foo/bar"), Some(("host", 0, "foo/bar")));
-        assert_eq!(
-            parse_path("cdrom0:\\SLUS_123.45;1"),
-            Some(("cdrom", 0, "\\SLUS_123.45;1"))
-        );
-        assert_eq!(parse_path("tty:"), Some(("tty", 0, "")));
-        assert_eq!(parse_path("mc1:/x"), Some(("mc", 1, "/x")));
-        assert_eq!(parse_path("nodevice"), None);
-    }
 
     #[test]
     fn stat_times_are_civil_dates() {

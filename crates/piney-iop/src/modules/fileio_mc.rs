@@ -1,7 +1,8 @@
-//! MCMAN's ioman device `mc` (`mc0:/DIR/FILE`, `mc1:...`) as the native FILEIO reaches it: the
-//! EE's fio functions on the native MCSERV's cards ([`McServ`]), through MCMAN's card detection
-//! and its 3 descriptors, the ones MCSERV's RPC uses too (an open through either counts against
-//! both).
+//! MCMAN's ioman device `mc` (`mc0:/DIR/FILE`, `mc1:...`) as the native ioman
+//! ([`crate::kernel::ioman`]) reaches it, for the EE's fio functions and guest modules alike: the
+//! native MCSERV's cards ([`McServ`]), through MCMAN's card detection and its 3 descriptors, the
+//! ones MCSERV's RPC uses too (an open through either counts against both). A guest MCMAN's own
+//! `mc` replaces this one once it has done DelDrv("mc") and AddDrv.
 //!
 //! Facts (ps2sdk `iop/memorycard/mcman/src/mcdev.c`, `main.c`, `ps2mc_fio.c` and
 //! `iop/system/ioman/src/ioman.c`, reconstructions of Sony's modules; the code is our own):
@@ -274,8 +275,8 @@ fn stat_of(e: &DirEntry) -> IoStat {
     }
 }
 
-/// getstat: the `io_stat_t` is sent to the EE's `buf` when the result is 0.
-pub fn getstat(iop: &mut Iop, unit: u32, path: &[u8], buf: u32) -> Result<i32, String> {
+/// getstat: the result, and the `io_stat_t` when it is 0.
+pub fn getstat(iop: &mut Iop, unit: u32, path: &[u8]) -> Result<(i32, Option<IoStat>), String> {
     let mut st = None;
     let r = on_card(iop, unit, -1, |d, p, s| {
         Ok(match entry(d, p, s, path)? {
@@ -286,10 +287,7 @@ pub fn getstat(iop: &mut Iop, unit: u32, path: &[u8], buf: u32) -> Result<i32, S
             Err(r) => r,
         })
     })?;
-    if let Some(st) = st {
-        iop.send_to_ee(buf, st.to_bytes());
-    }
-    Ok(r)
+    Ok((r, st))
 }
 
 /// mkdir.
@@ -361,21 +359,22 @@ pub fn lseek(iop: &mut Iop, f: &McFile, offset: i32, whence: u32) -> Result<i32,
     })
 }
 
-/// dread: the next entry's `io_dirent_t` (stat, `name[256]`, a word) to the EE's `buf`.
-pub fn dread(iop: &mut Iop, f: &mut McFile, buf: u32) -> Result<i32, String> {
+/// dread: the result and the next entry's 300-byte `io_dirent_t` (stat, `name[256]`, a word;
+/// none at the end or on an error).
+pub fn dread(iop: &mut Iop, f: &mut McFile) -> Result<(i32, Vec<u8>), String> {
     let Some((list, pos)) = &mut f.dir else {
-        return Ok(ioerrcode(res::DENIED_PERMIT));
+        return Ok((ioerrcode(res::DENIED_PERMIT), Vec::new()));
     };
     let d = match dev(iop)? {
         Ok(d) => d,
-        Err(e) => return Ok(e),
+        Err(e) => return Ok((e, Vec::new())),
     };
     let r = d.mc.mc_check(f.fd, d.iface)?;
     if r != res::SUCCEED {
-        return Ok(ioerrcode(r));
+        return Ok((ioerrcode(r), Vec::new()));
     }
     let Some(e) = list.get(*pos) else {
-        return Ok(0);
+        return Ok((0, Vec::new()));
     };
     *pos += 1;
     let mut b = stat_of(e).to_bytes();
@@ -384,8 +383,7 @@ pub fn dread(iop: &mut Iop, f: &mut McFile, buf: u32) -> Result<i32, String> {
     name.resize(256, 0);
     b.extend_from_slice(&name);
     b.resize(300, 0);
-    iop.send_to_ee(buf, b);
-    Ok(1)
+    Ok((1, b))
 }
 
 #[cfg(test)]

@@ -14,6 +14,8 @@
 //!   unloads every server that is not the rom's boot set.
 //! - [`read_file`] resolves a module path (`host:PATH` is a file relative to
 //!   [`Modules::host_root`], the current folder by default).
+//! - The IOP's one ioman ([`crate::kernel::ioman`]: devices and fds) lives in
+//!   [`Modules::ioman`]; FILEIO and the `ioman`/`iomanx` libraries both use it.
 
 pub mod fileio;
 pub mod fileio_mc;
@@ -84,6 +86,8 @@ pub struct Modules {
     pub prnt_buffers: Vec<Vec<u8>>,
     /// The folder `host:` paths are relative to (the current folder when `None`).
     pub host_root: Option<PathBuf>,
+    /// ioman's devices and files (a reboot starts them afresh).
+    pub ioman: crate::kernel::ioman::Ioman,
     slots: Vec<Slot>,
     /// A reboot the EE asked for, due at this cycle, with its argument.
     pub reboot: Option<(u64, String)>,
@@ -228,7 +232,12 @@ pub fn boot_servers() -> Vec<Box<dyn NativeServer>> {
 
 /// The native libraries of the native modules, installed at boot beside the kernel's.
 pub fn libraries() -> Vec<&'static LibDef> {
-    vec![&crate::kernel::sif::SIFMAN, &crate::kernel::sifcmd::SIFCMD]
+    vec![
+        &crate::kernel::sif::SIFMAN,
+        &crate::kernel::sifcmd::SIFCMD,
+        &crate::kernel::ioman::IOMAN,
+        &crate::kernel::ioman::IOMANX,
+    ]
 }
 
 impl Modules {
@@ -258,9 +267,7 @@ impl Iop {
     /// The folder `host:` names, for module loads and FILEIO (a console's host file server;
     /// PCSX2's is the program's folder).
     pub fn set_host_root(&mut self, root: PathBuf) {
-        if let Some(f) = self.modules.server_mut::<fileio::FileIo>() {
-            f.set_device(Box::new(fileio::HostDir::new("host", root.clone())));
-        }
+        // ioman's `host` device reads it at each call.
         self.modules.host_root = Some(root);
     }
 
@@ -454,6 +461,9 @@ pub fn continuation(iop: &mut Iop, tag: u32, data: [u32; 6]) -> Result<(), IopEr
         sifcmd::CONT_CMD_HANDLER => sifcmd::cmd_handler_continue(iop, data),
         sifcmd::CONT_EXEC => sifcmd::exec_continue(iop, data),
         crate::kernel::timrman::CONT_TIMER => crate::kernel::timrman::timer_continue(iop, data),
+        crate::kernel::ioman::CONT_IOMAN => crate::kernel::ioman::op_continue(iop, data),
+        fileio::CONT_FIO_LOOP => fileio::thread_loop(iop, data),
+        fileio::CONT_FIO_CALL => fileio::call_returned(iop, data),
         _ => Err(iop.fault(format!("unknown kernel continuation {tag:#x}"))),
     }
 }

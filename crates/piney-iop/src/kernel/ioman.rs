@@ -1,0 +1,1486 @@
+//! ioman: the IOP's file manager, native. One device table and one file table serve the whole
+//! IOP: guest modules reach them through the `ioman` and `iomanx` libraries, the EE through
+//! FILEIO ([`crate::modules::fileio`], an RPC front over [`exec`] and these libraries).
+//!
+//! Facts (ps2sdk `iop/system/ioman` and `iop/system/iomanx`: `exports.tab`, `ioman.h`,
+//! `ioman_mod.h`, `iomanX.h`, `ioman.c`, `iomanX.c`, reconstructions of Sony's modules; the
+//! code is our own):
+//! - ioman 1.1 exports 4 open(name, flags), 5 close(fd), 6 read(fd, buf, size), 7 write, 8
+//!   lseek(fd, offset, whence), 9 ioctl(fd, cmd, arg), 10 remove(name), 11 mkdir(name), 12
+//!   rmdir, 13 dopen(name), 14 dclose(fd), 15 dread(fd, io_dirent_t *), 16 getstat(name,
+//!   io_stat_t *), 17 chstat(name, stat, mask), 18 format(name), 20 AddDrv(iop_device_t *),
+//!   21 DelDrv(name); 19 and 22..24 return at once. iomanx 1.1 has the same numbers (open takes
+//!   a mode too, mkdir a mode, format (name, blockdev, arg, arglen); 14 is close as well; dread
+//!   and getstat fill the 64-byte iox_stat_t), 22 GetDevType(fd), 23 StdioInit, 25 rename, 26
+//!   chdir, 27 sync, 28 mount, 29 umount, 30 lseek64, 31 devctl, 32 symlink, 33 readlink, 34
+//!   ioctl2 (the extended calls, made only for IOP_DT_FSEXT devices: -EUNSUP, 48, for others);
+//!   19 and 24 return at once.
+//! - A path is `[spaces]name[unit]:rest`: the unit is the name's trailing digits (0 without),
+//!   the device the first slot holding that name (names of at most 31 bytes), and the driver
+//!   gets a pointer to `rest` inside the caller's own string. No colon, no such device: -ENODEV.
+//! - Devices: 16 slots, iop_device_t { name, type, version, desc, ops }. AddDrv takes the first
+//!   free slot (-1 when none; names are not checked), calls the driver's init(device) and frees
+//!   the slot again, answering -1, if it returns < 0; else 0. DelDrv(name): the first device of
+//!   exactly that name: deinit(device), slot freed, 0; -1 when there is none.
+//! - Files: 32 iop_file_t { mode, unit, device, privdata } (ioman alone keeps 16; the BIOS's
+//!   IOMANX, whose table the console's ioman calls end in, 32). A call on a path takes a free
+//!   file first (-EMFILE), then finds the device; open and dopen keep the file when the driver
+//!   answers >= 0 (the result is then the fd), every other path call frees it after the driver
+//!   and passes its result. mode is the open flags (dopen: 0; iomanx: FIO_O_DIROPEN, 8);
+//!   privdata belongs to the driver and is never cleared. A bad fd (< 0, >= 32, free) is
+//!   -EBADF; read needs mode & FIO_O_RDONLY, write mode & FIO_O_WRONLY (else -EBADF); lseek's
+//!   whence must be 0..2 (else "invalid lseek arg\r\n" is written to fd 1 and the answer is
+//!   -EINVAL); close and dclose free the file whatever the driver answers.
+//! - iomanx in front of an ioman-style device (type without IOP_DT_FSEXT, 0x10000000): getstat
+//!   and dread turn the driver's io_stat_t mode into iox_stat_t's (mode2modex: FIO_SO_IFLNK,
+//!   IFREG, IFDIR 0x08, 0x10, 0x20 become 0x4000, 0x2000, 0x1000; each of the r, w, x bits 4,
+//!   2, 1 becomes user, group and other), chstat the other way on a copy; close (5 and 14)
+//!   calls dclose for a file dopen opened and answers the fd; remove, mkdir, rmdir, getstat,
+//!   chstat and format answer 0 on success; dread needs a file dopen opened (-EBADF).
+//!
+//! Native devices ([`IoDevice`]: `tty`, `rom`, `host`, the folder
+//! [`crate::modules::Modules::host_root`] names, and any the machine adds with
+//! [`Ioman::set_device`]) and MCMAN's `mc` (once a native MCMAN is loaded; it takes the first
+//! free slot then, as MCMAN's AddDrv would: [`fileio_mc`]) are answered in Rust by [`exec`]. A
+//! guest device's calls run as its own code: ioman fills the file's iop_file_t in its table in
+//! IOP RAM (allocated ALLOC_LAST at the first AddDrv), calls the driver's function from its ops
+//! table with $ra at the kernel's continue point, and finishes the call (the fd kept or freed)
+//! when it returns ([`op_continue`]). A bad pointer from a guest (a path, a buffer, a device, an
+//! ops table, a driver function outside IOP RAM) stops the run naming it.
+//!
+//! Where piney differs: an unknown device is logged once on stderr (the console Kprintfs
+//! "Unknown device" and its device list); ioctl, format and chstat on native devices other than
+//! `mc` (and chstat on `mc`) answer -EIO with a note on stderr; iomanx's extended calls 25..34
+//! (rename, chdir, sync, mount, umount, lseek64, devctl, symlink, readlink, ioctl2) answer what
+//! iomanX answers for a device without IOP_DT_FSEXT (every native one: -EUNSUP, 48) but are not
+//! made for a guest driver that has them, and 23 StdioInit is not implemented (both stop the
+//! run naming the call).
+
+use std::collections::HashSet;
+
+use super::{Cont, Iop, IopError, LibDef, Ret};
+use crate::mem::{RAM_SIZE, physical};
+use crate::modules::fileio::{HostDir, IoDevice, IoFile, IoStat, RomDevice, Tty, TtyDevice};
+use crate::modules::fileio::{errno, flags};
+use crate::modules::fileio_mc::{self, McFile};
+
+/// Device slots.
+pub const MAX_DEVICES: usize = 16;
+/// Files (fds 0..31).
+pub const MAX_FILES: usize = 32;
+/// The size of an iop_file_t.
+pub const FILE_T_SIZE: u32 = 16;
+/// iomanx's mode bit of a file dopen opened.
+pub const O_DIROPEN: u32 = 0x0008;
+/// Device types.
+pub const IOP_DT_CHAR: u32 = 0x01;
+/// A file system.
+pub const IOP_DT_FS: u32 = 0x10;
+/// The device has iomanx's extended operations.
+pub const IOP_DT_FSEXT: u32 = 0x1000_0000;
+/// The longest path read from a guest.
+const PATH_LIMIT: usize = 1024;
+
+/// iop_device_t offsets.
+mod dv {
+    pub const NAME: u32 = 0;
+    pub const TYPE: u32 = 4;
+    pub const OPS: u32 = 16;
+}
+
+/// iop_file_t offsets.
+mod ft {
+    pub const MODE: u32 = 0;
+    pub const UNIT: u32 = 4;
+    pub const DEVICE: u32 = 8;
+}
+
+/// Indices of a driver's ops table (iop_device_ops_t; iomanx's begins the same way).
+pub mod op {
+    #![allow(missing_docs)]
+    pub const INIT: u32 = 0;
+    pub const DEINIT: u32 = 1;
+    pub const FORMAT: u32 = 2;
+    pub const OPEN: u32 = 3;
+    pub const CLOSE: u32 = 4;
+    pub const READ: u32 = 5;
+    pub const WRITE: u32 = 6;
+    pub const LSEEK: u32 = 7;
+    pub const IOCTL: u32 = 8;
+    pub const REMOVE: u32 = 9;
+    pub const MKDIR: u32 = 10;
+    pub const RMDIR: u32 = 11;
+    pub const DOPEN: u32 = 12;
+    pub const DCLOSE: u32 = 13;
+    pub const DREAD: u32 = 14;
+    pub const GETSTAT: u32 = 15;
+    pub const CHSTAT: u32 = 16;
+    /// The names, for messages.
+    pub const NAMES: [&str; 17] = [
+        "init", "deinit", "format", "open", "close", "read", "write", "lseek", "ioctl", "remove",
+        "mkdir", "rmdir", "dopen", "dclose", "dread", "getstat", "chstat",
+    ];
+}
+
+/// A device slot.
+pub enum Device {
+    /// A device answered in Rust.
+    Native(Box<dyn IoDevice>),
+    /// `host`: the folder [`crate::modules::Modules::host_root`] names at the time of the call.
+    Host,
+    /// MCMAN's `mc`.
+    Mc,
+    /// A guest driver: its iop_device_t's address.
+    Guest(u32),
+}
+
+/// What an open file is.
+pub enum Handle {
+    /// A native device's file.
+    Native(Box<dyn IoFile>),
+    /// A native directory: its entries and how far dread got.
+    Dir(Vec<(String, IoStat)>, usize),
+    /// A file or directory of `mc`.
+    Mc(McFile),
+    /// A guest driver's: its iop_file_t in IOP RAM says the rest.
+    Guest,
+}
+
+/// An open file.
+pub struct File {
+    /// The open flags (0 or [`O_DIROPEN`] for dopen).
+    pub mode: u32,
+    /// The device's type (GetDevType) for a native device.
+    pub dtype: u32,
+    /// The file itself.
+    pub handle: Handle,
+}
+
+/// ioman's state.
+pub struct Ioman {
+    devices: Vec<Option<Device>>,
+    files: Vec<Option<File>>,
+    /// Whether the native `mc` has taken its slot (it then never comes back after a DelDrv).
+    mc_added: bool,
+    /// The iop_file_t table in IOP RAM (0 until the first AddDrv).
+    table: u32,
+    logged: HashSet<String>,
+}
+
+impl Default for Ioman {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Ioman {
+    /// At boot: `tty`, `rom` and `host`; fds 0 (read and write), 1 and 2 (write) open on the
+    /// tty, as ioman's StdioInit leaves them (the console opens 0 and 1; piney's 2 is stderr).
+    pub fn new() -> Self {
+        let mut devices: Vec<Option<Device>> = (0..MAX_DEVICES).map(|_| None).collect();
+        devices[0] = Some(Device::Native(Box::new(TtyDevice)));
+        devices[1] = Some(Device::Native(Box::new(RomDevice)));
+        devices[2] = Some(Device::Host);
+        let mut files: Vec<Option<File>> = (0..MAX_FILES).map(|_| None).collect();
+        for (fd, mode) in [(0, flags::O_RDONLY | flags::O_WRONLY), (1, flags::O_WRONLY)] {
+            files[fd] = Some(tty_file(mode));
+        }
+        files[2] = Some(tty_file(flags::O_WRONLY));
+        Self {
+            devices,
+            files,
+            mc_added: false,
+            table: 0,
+            logged: HashSet::new(),
+        }
+    }
+
+    /// Add a native device, or replace the native device of its name in its slot (ignored,
+    /// with a note, when every slot is taken). A reboot forgets it.
+    pub fn set_device(&mut self, dev: Box<dyn IoDevice>) {
+        let same = self.devices.iter().position(|d| match d {
+            Some(Device::Native(x)) => x.name() == dev.name(),
+            Some(Device::Host) => dev.name() == "host",
+            _ => false,
+        });
+        match same.or_else(|| self.devices.iter().position(Option::is_none)) {
+            Some(i) => self.devices[i] = Some(Device::Native(dev)),
+            None => eprintln!("piney: ioman: no free device slot for {}:", dev.name()),
+        }
+    }
+
+    /// The number of open files.
+    pub fn open_files(&self) -> usize {
+        self.files.iter().filter(|f| f.is_some()).count()
+    }
+
+    fn free_fd(&self) -> Option<usize> {
+        self.files.iter().position(Option::is_none)
+    }
+
+    fn valid_fd(&self, fd: i32) -> Option<usize> {
+        usize::try_from(fd)
+            .ok()
+            .filter(|&i| self.files.get(i).is_some_and(Option::is_some))
+    }
+
+    fn log_once(&mut self, key: String, msg: String) {
+        if self.logged.insert(key) {
+            eprintln!("piney: ioman: {msg}");
+        }
+    }
+}
+
+fn tty_file(mode: u32) -> File {
+    File {
+        mode,
+        dtype: IOP_DT_CHAR,
+        handle: Handle::Native(Box::new(Tty)),
+    }
+}
+
+/// A request to ioman, with its data as bytes (FILEIO's calls; the natives' for native
+/// devices).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IoReq {
+    /// open(path, flags)
+    Open {
+        /// The path.
+        path: Vec<u8>,
+        /// The open flags.
+        flags: u32,
+    },
+    /// close(fd)
+    Close(i32),
+    /// read(fd, len): the bytes read come back.
+    Read {
+        /// The file.
+        fd: i32,
+        /// How many bytes.
+        len: u32,
+    },
+    /// write(fd, data)
+    Write {
+        /// The file.
+        fd: i32,
+        /// The bytes.
+        data: Vec<u8>,
+    },
+    /// lseek(fd, offset, whence)
+    Lseek {
+        /// The file.
+        fd: i32,
+        /// The offset.
+        offset: i32,
+        /// 0 set, 1 current, 2 end.
+        whence: u32,
+    },
+    /// ioctl(fd, cmd, data)
+    Ioctl {
+        /// The file.
+        fd: i32,
+        /// The request.
+        cmd: u32,
+        /// Its argument block.
+        data: Vec<u8>,
+    },
+    /// remove(path)
+    Remove(Vec<u8>),
+    /// mkdir(path)
+    Mkdir(Vec<u8>),
+    /// rmdir(path)
+    Rmdir(Vec<u8>),
+    /// dopen(path)
+    Dopen(Vec<u8>),
+    /// dclose(fd)
+    Dclose(i32),
+    /// dread(fd): the 300-byte io_dirent_t comes back (none at the end for native devices).
+    Dread(i32),
+    /// getstat(path): the 40-byte io_stat_t comes back.
+    Getstat(Vec<u8>),
+    /// chstat(path, stat, mask)
+    Chstat {
+        /// The path.
+        path: Vec<u8>,
+        /// The 40-byte io_stat_t.
+        stat: Vec<u8>,
+        /// Which fields.
+        mask: u32,
+    },
+    /// format(path)
+    Format(Vec<u8>),
+    /// AddDrv(device): always a guest driver's init.
+    AddDrv(u32),
+    /// DelDrv(name)
+    DelDrv(Vec<u8>),
+}
+
+/// The result of [`exec`]: the answer and any bytes, or `None` when a guest driver must
+/// answer (nothing has changed then).
+pub type Exec = Option<(i32, Vec<u8>)>;
+
+fn done(r: i32) -> Result<Exec, String> {
+    Ok(Some((r, Vec::new())))
+}
+
+/// `[spaces]name[unit]:rest`: (name, unit, offset of rest).
+pub fn split_path(path: &[u8]) -> Option<(&[u8], u32, usize)> {
+    let start = path.iter().position(|&c| c != b' ')?;
+    let colon = start + path[start..].iter().position(|&c| c == b':')?;
+    let dev = &path[start..colon];
+    if dev.is_empty() || dev.len() > 31 {
+        return None;
+    }
+    let digits = dev.iter().rev().take_while(|c| c.is_ascii_digit()).count();
+    let (name, num) = dev.split_at(dev.len() - digits);
+    // strtol: the digits' value, LONG_MAX when it overflows.
+    let unit = num
+        .iter()
+        .fold(0u32, |v, d| {
+            v.saturating_mul(10).saturating_add(u32::from(d - b'0'))
+        })
+        .min(i32::MAX as u32);
+    Some((name, unit, colon + 1))
+}
+
+/// The name of a slot's device (a guest's read from its iop_device_t; empty when unreadable).
+fn slot_name(iop: &Iop, d: &Device) -> Vec<u8> {
+    match d {
+        Device::Native(x) => x.name().as_bytes().to_vec(),
+        Device::Host => b"host".to_vec(),
+        Device::Mc => b"mc".to_vec(),
+        Device::Guest(a) => {
+            let p = iop.bus.ram_u32(a + dv::NAME);
+            if (physical(p) as usize) < RAM_SIZE {
+                iop.bus
+                    .ram_cbytes(p, 64.min(RAM_SIZE - physical(p) as usize))
+            } else {
+                Vec::new()
+            }
+        }
+    }
+}
+
+/// MCMAN's AddDrv, done when a native MCMAN is first seen loaded.
+fn sync_mc(iop: &mut Iop) {
+    if !iop.modules.ioman.mc_added && fileio_mc::present(iop) {
+        let io = &mut iop.modules.ioman;
+        io.mc_added = true;
+        match io.devices.iter().position(Option::is_none) {
+            Some(i) => io.devices[i] = Some(Device::Mc),
+            None => eprintln!("piney: ioman: no free device slot for MCMAN's mc:"),
+        }
+    }
+}
+
+/// The first slot holding a device named `name`.
+fn lookup(iop: &mut Iop, name: &[u8]) -> Option<usize> {
+    sync_mc(iop);
+    let io = &iop.modules.ioman;
+    (0..MAX_DEVICES).find(|&i| {
+        io.devices[i]
+            .as_ref()
+            .is_some_and(|d| slot_name(iop, d) == name)
+    })
+}
+
+/// The device slot, unit and offset of the rest a path names, or -ENODEV.
+fn resolve(iop: &mut Iop, path: &[u8]) -> Result<(usize, u32, usize), i32> {
+    let shown = String::from_utf8_lossy(path).into_owned();
+    let Some((name, unit, rest)) = split_path(path) else {
+        iop.modules.ioman.log_once(
+            format!("nodev:{shown}"),
+            format!("path \"{shown}\" names no device: -ENODEV"),
+        );
+        return Err(-errno::ENODEV);
+    };
+    let name = name.to_vec();
+    match lookup(iop, &name) {
+        Some(s) => Ok((s, unit, rest)),
+        None => {
+            let n = String::from_utf8_lossy(&name).into_owned();
+            iop.modules.ioman.log_once(
+                format!("nodev:{n}"),
+                format!("no device \"{n}:\" (\"{shown}\"): -ENODEV"),
+            );
+            Err(-errno::ENODEV)
+        }
+    }
+}
+
+/// A path call's first steps: a free file (-EMFILE), then the device.
+fn path_dev(iop: &mut Iop, path: &[u8]) -> Result<(usize, u32, usize), i32> {
+    if iop.modules.ioman.free_fd().is_none() {
+        return Err(-errno::EMFILE);
+    }
+    resolve(iop, path)
+}
+
+/// What kind of device a slot holds: 0 native, 1 `mc`, 2 guest.
+fn kind(iop: &Iop, slot: usize) -> u8 {
+    match iop.modules.ioman.devices[slot] {
+        Some(Device::Mc) => 1,
+        Some(Device::Guest(_)) => 2,
+        _ => 0,
+    }
+}
+
+/// Run `f` on a slot's native device (`host` made for the call from the host root).
+fn with_native<R>(iop: &mut Iop, slot: usize, f: impl FnOnce(&mut dyn IoDevice) -> R) -> R {
+    let root = iop.modules.host_root.clone().unwrap_or_else(|| ".".into());
+    match &mut iop.modules.ioman.devices[slot] {
+        Some(Device::Native(d)) => f(d.as_mut()),
+        _ => f(&mut HostDir::new("host", root)),
+    }
+}
+
+fn unsupported(iop: &mut Iop, what: &str, path: &[u8]) -> i32 {
+    let p = String::from_utf8_lossy(path).into_owned();
+    iop.modules.ioman.log_once(
+        format!("unsup:{what}"),
+        format!("{what} (\"{p}\") is not supported by piney's native devices; answered -EIO"),
+    );
+    -errno::EIO
+}
+
+/// Take file `fd` out of the table for a call that needs the whole IOP, and put it back.
+fn with_file<R>(iop: &mut Iop, fd: usize, f: impl FnOnce(&mut Iop, &mut File) -> R) -> R {
+    let mut file = iop.modules.ioman.files[fd].take().expect("an open file");
+    let r = f(iop, &mut file);
+    iop.modules.ioman.files[fd] = Some(file);
+    r
+}
+
+fn is_guest_file(iop: &Iop, fd: usize) -> bool {
+    matches!(
+        iop.modules.ioman.files[fd],
+        Some(File {
+            handle: Handle::Guest,
+            ..
+        })
+    )
+}
+
+/// One ioman call on native devices. `Ok(None)`: the call is a guest driver's (nothing has
+/// changed; make it through the library, see the module documentation). `Err`: a native
+/// device cannot go on (a damaged memory card).
+pub fn exec(iop: &mut Iop, req: &IoReq) -> Result<Exec, String> {
+    match req {
+        IoReq::Open { path, .. } | IoReq::Dopen(path) => {
+            let open = matches!(req, IoReq::Open { .. });
+            let fl = if let IoReq::Open { flags, .. } = req {
+                *flags
+            } else {
+                0
+            };
+            let Some(fd) = iop.modules.ioman.free_fd() else {
+                return done(-errno::EMFILE);
+            };
+            let (slot, unit, rest) = match resolve(iop, path) {
+                Ok(x) => x,
+                Err(e) => return done(e),
+            };
+            let rest = &path[rest..];
+            let (handle, dtype) = match kind(iop, slot) {
+                2 => return Ok(None),
+                1 => {
+                    let r = if open {
+                        fileio_mc::open(iop, unit, rest, fl)?
+                    } else {
+                        fileio_mc::dopen(iop, unit, rest)?
+                    };
+                    match r {
+                        Ok(m) => (Handle::Mc(m), IOP_DT_FS),
+                        Err(e) => return done(e),
+                    }
+                }
+                _ => {
+                    let r = String::from_utf8_lossy(rest).into_owned();
+                    let h = with_native(iop, slot, |d| {
+                        let t = d.dev_type();
+                        if open {
+                            d.open(unit, &r, fl).map(|f| (Handle::Native(f), t))
+                        } else {
+                            d.dopen(unit, &r).map(|l| (Handle::Dir(l, 0), t))
+                        }
+                    });
+                    match h {
+                        Ok(h) => h,
+                        Err(e) => return done(e),
+                    }
+                }
+            };
+            iop.modules.ioman.files[fd] = Some(File {
+                mode: fl,
+                dtype,
+                handle,
+            });
+            done(fd as i32)
+        }
+        IoReq::Close(fd) | IoReq::Dclose(fd) => {
+            let dclose = matches!(req, IoReq::Dclose(_));
+            let Some(i) = iop.modules.ioman.valid_fd(*fd) else {
+                return done(-errno::EBADF);
+            };
+            if is_guest_file(iop, i) {
+                return Ok(None);
+            }
+            let f = iop.modules.ioman.files[i].take().expect("an open file");
+            match f.handle {
+                // MCMAN's close closes both kinds.
+                Handle::Mc(m) => done(fileio_mc::close(iop, m)?),
+                Handle::Native(_) if !dclose => done(0),
+                Handle::Dir(..) if dclose => done(0),
+                handle => {
+                    // Not this kind: the native device refuses and the file stays open.
+                    iop.modules.ioman.files[i] = Some(File { handle, ..f });
+                    done(-errno::EBADF)
+                }
+            }
+        }
+        IoReq::Read { fd, len } => {
+            let Some(i) = iop.modules.ioman.valid_fd(*fd) else {
+                return done(-errno::EBADF);
+            };
+            if iop.modules.ioman.files[i].as_ref().expect("open").mode & flags::O_RDONLY == 0 {
+                return done(-errno::EBADF);
+            }
+            if is_guest_file(iop, i) {
+                return Ok(None);
+            }
+            let mut buf = vec![0u8; (*len as usize).min(RAM_SIZE)];
+            let n = with_file(iop, i, |iop, f| match &mut f.handle {
+                Handle::Native(file) => Ok(file.read(&mut buf)),
+                Handle::Mc(m) => fileio_mc::read(iop, m, &mut buf),
+                _ => Ok(-errno::EBADF),
+            })?;
+            buf.truncate(n.clamp(0, buf.len() as i32) as usize);
+            Ok(Some((n, buf)))
+        }
+        IoReq::Write { fd, data } => {
+            let Some(i) = iop.modules.ioman.valid_fd(*fd) else {
+                return done(-errno::EBADF);
+            };
+            if iop.modules.ioman.files[i].as_ref().expect("open").mode & flags::O_WRONLY == 0 {
+                return done(-errno::EBADF);
+            }
+            if is_guest_file(iop, i) {
+                return Ok(None);
+            }
+            done(with_file(iop, i, |iop, f| match &mut f.handle {
+                Handle::Native(file) => Ok(file.write(data, &mut iop.out)),
+                Handle::Mc(m) => fileio_mc::write(iop, m, data),
+                _ => Ok(-errno::EBADF),
+            })?)
+        }
+        IoReq::Lseek { fd, offset, whence } => {
+            let Some(i) = iop.modules.ioman.valid_fd(*fd) else {
+                return done(-errno::EBADF);
+            };
+            if *whence > 2 {
+                let msg = b"invalid lseek arg\r\n".to_vec();
+                if exec(iop, &IoReq::Write { fd: 1, data: msg })?.is_none() {
+                    iop.log_once("lseek-msg", "invalid lseek arg (fd 1 is a guest driver's)");
+                }
+                return done(-errno::EINVAL);
+            }
+            if is_guest_file(iop, i) {
+                return Ok(None);
+            }
+            done(with_file(iop, i, |iop, f| match &mut f.handle {
+                Handle::Native(file) => Ok(file.lseek(*offset, *whence)),
+                Handle::Mc(m) => fileio_mc::lseek(iop, m, *offset, *whence),
+                _ => Ok(-errno::EBADF),
+            })?)
+        }
+        IoReq::Ioctl { fd, .. } => {
+            let Some(i) = iop.modules.ioman.valid_fd(*fd) else {
+                return done(-errno::EBADF);
+            };
+            match iop.modules.ioman.files[i].as_ref().expect("open").handle {
+                Handle::Guest => Ok(None),
+                // MCMAN's ioctl does nothing and answers 0.
+                Handle::Mc(_) => done(0),
+                _ => done(unsupported(iop, "ioctl", b"")),
+            }
+        }
+        IoReq::Remove(path) | IoReq::Mkdir(path) | IoReq::Rmdir(path) => {
+            let (slot, unit, rest) = match path_dev(iop, path) {
+                Ok(x) => x,
+                Err(e) => return done(e),
+            };
+            let rest = &path[rest..];
+            match kind(iop, slot) {
+                2 => Ok(None),
+                1 => done(match req {
+                    IoReq::Mkdir(_) => fileio_mc::mkdir(iop, unit, rest)?,
+                    // McDelete for both.
+                    _ => fileio_mc::remove(iop, unit, rest)?,
+                }),
+                _ => {
+                    let r = String::from_utf8_lossy(rest).into_owned();
+                    done(with_native(iop, slot, |d| match req {
+                        IoReq::Remove(_) => d.remove(unit, &r),
+                        IoReq::Mkdir(_) => d.mkdir(unit, &r),
+                        _ => d.rmdir(unit, &r),
+                    }))
+                }
+            }
+        }
+        IoReq::Format(path) => {
+            let (slot, unit, _) = match path_dev(iop, path) {
+                Ok(x) => x,
+                Err(e) => return done(e),
+            };
+            match kind(iop, slot) {
+                2 => Ok(None),
+                1 => done(fileio_mc::format(iop, unit)?),
+                _ => done(unsupported(iop, "format", path)),
+            }
+        }
+        IoReq::Chstat { path, .. } => {
+            let (slot, ..) = match path_dev(iop, path) {
+                Ok(x) => x,
+                Err(e) => return done(e),
+            };
+            match kind(iop, slot) {
+                2 => Ok(None),
+                _ => done(unsupported(iop, "chstat", path)),
+            }
+        }
+        IoReq::Getstat(path) => {
+            let (slot, unit, rest) = match path_dev(iop, path) {
+                Ok(x) => x,
+                Err(e) => return done(e),
+            };
+            let rest = &path[rest..];
+            match kind(iop, slot) {
+                2 => Ok(None),
+                1 => {
+                    let (r, st) = fileio_mc::getstat(iop, unit, rest)?;
+                    Ok(Some((r, st.map(|s| s.to_bytes()).unwrap_or_default())))
+                }
+                _ => {
+                    let r = String::from_utf8_lossy(rest).into_owned();
+                    Ok(Some(
+                        match with_native(iop, slot, |d| d.getstat(unit, &r)) {
+                            Ok(st) => (0, st.to_bytes()),
+                            Err(e) => (e, Vec::new()),
+                        },
+                    ))
+                }
+            }
+        }
+        IoReq::Dread(fd) => {
+            let Some(i) = iop.modules.ioman.valid_fd(*fd) else {
+                return done(-errno::EBADF);
+            };
+            if is_guest_file(iop, i) {
+                return Ok(None);
+            }
+            Ok(Some(with_file(iop, i, |iop, f| match &mut f.handle {
+                Handle::Dir(list, pos) => Ok(match list.get(*pos) {
+                    Some((name, st)) => {
+                        *pos += 1;
+                        let mut d = st.to_bytes();
+                        let mut n = name.as_bytes().to_vec();
+                        n.truncate(255);
+                        let len = n.len() as i32;
+                        n.resize(256, 0);
+                        d.extend_from_slice(&n);
+                        d.resize(300, 0);
+                        (len, d)
+                    }
+                    None => (0, Vec::new()),
+                }),
+                Handle::Mc(m) => fileio_mc::dread(iop, m),
+                _ => Ok((-errno::EBADF, Vec::new())),
+            })?))
+        }
+        IoReq::AddDrv(_) => {
+            sync_mc(iop);
+            if iop.modules.ioman.devices.iter().all(Option::is_some) {
+                return done(-1);
+            }
+            Ok(None)
+        }
+        IoReq::DelDrv(name) => {
+            let Some(slot) = lookup(iop, name) else {
+                return done(-1);
+            };
+            if kind(iop, slot) == 2 {
+                return Ok(None);
+            }
+            // A native device has nothing to deinit; `mc` does not come back.
+            iop.modules.ioman.devices[slot] = None;
+            done(0)
+        }
+    }
+}
+
+// ---- guest memory ----
+
+fn in_ram(addr: u32, len: u32) -> bool {
+    u64::from(physical(addr)) + u64::from(len) <= RAM_SIZE as u64
+}
+
+fn check(iop: &Iop, what: &str, addr: u32, len: u32) -> Result<(), IopError> {
+    if in_ram(addr, len) {
+        Ok(())
+    } else {
+        Err(iop.fault(format!(
+            "ioman: {what} at {addr:#010x} (+{len:#x}) is not in IOP RAM"
+        )))
+    }
+}
+
+/// A NUL-terminated string of the guest's (at most [`PATH_LIMIT`] bytes).
+fn guest_str(iop: &Iop, what: &str, addr: u32) -> Result<Vec<u8>, IopError> {
+    check(iop, what, addr, 1)?;
+    let max = (RAM_SIZE - physical(addr) as usize).min(PATH_LIMIT);
+    Ok(iop.bus.ram_cbytes(addr, max))
+}
+
+fn read_guest(iop: &Iop, what: &str, addr: u32, len: u32) -> Result<Vec<u8>, IopError> {
+    if len == 0 {
+        return Ok(Vec::new());
+    }
+    check(iop, what, addr, len)?;
+    let mut b = vec![0; len as usize];
+    iop.bus.read_ram(addr, &mut b);
+    Ok(b)
+}
+
+fn write_guest(iop: &mut Iop, what: &str, addr: u32, data: &[u8]) -> Result<(), IopError> {
+    if data.is_empty() {
+        return Ok(());
+    }
+    check(iop, what, addr, data.len() as u32)?;
+    iop.bus.write_ram(addr, data);
+    Ok(())
+}
+
+fn native_err(what: String) -> IopError {
+    IopError::Native {
+        module: "ioman".into(),
+        what,
+    }
+}
+
+fn run(iop: &mut Iop, req: &IoReq) -> Result<Exec, IopError> {
+    exec(iop, req).map_err(native_err)
+}
+
+// ---- guest drivers ----
+
+/// Continuation tag: a driver function returned (data: post, a, ra, sp, b, 0).
+pub const CONT_IOMAN: u32 = 0x696f_0001;
+
+/// What ioman does when a driver function returns.
+#[derive(Clone, Copy)]
+enum Post {
+    /// Its result passes.
+    Ret,
+    /// open/dopen on fd `0`: kept (the fd) or freed.
+    Open(u32),
+    /// Free fd `0`; `1`: [`ZERO`] and/or [`FD`].
+    Free(u32, u32),
+    /// AddDrv of slot `0`.
+    AddDrv(u32),
+    /// DelDrv of slot `0`.
+    DelDrv(u32),
+    /// iomanx getstat on an ioman-style device: free fd `0`, convert the mode at `1`.
+    XStat(u32, u32),
+    /// iomanx dread on an ioman-style device: the io_dirent_t at `0` into the iox_dirent_t
+    /// at `1`.
+    XDread(u32, u32),
+}
+
+/// [`Post::Free`]: answer 0 on success.
+const ZERO: u32 = 1;
+/// [`Post::Free`]: answer the fd on success.
+const FD: u32 = 2;
+
+impl Post {
+    fn encode(self, ra: u32, sp: u32) -> [u32; 6] {
+        let (c, a, b) = match self {
+            Post::Ret => (0, 0, 0),
+            Post::Open(fd) => (1, fd, 0),
+            Post::Free(fd, f) => (2, fd, f),
+            Post::AddDrv(s) => (3, s, 0),
+            Post::DelDrv(s) => (4, s, 0),
+            Post::XStat(fd, buf) => (5, fd, buf),
+            Post::XDread(tmp, buf) => (6, tmp, buf),
+        };
+        [c, a, ra, sp, b, 0]
+    }
+}
+
+/// Where the native call came from: its return address and stack pointer.
+#[derive(Clone, Copy)]
+struct Caller {
+    ra: u32,
+    sp: u32,
+}
+
+impl Caller {
+    fn of(iop: &Iop) -> Self {
+        Self {
+            ra: iop.native_ret,
+            sp: iop.cpu.gpr[29],
+        }
+    }
+}
+
+fn device_name(iop: &Iop, dev: u32) -> String {
+    String::from_utf8_lossy(&slot_name(iop, &Device::Guest(dev))).into_owned()
+}
+
+/// Call function `opi` of guest device `dev` with `args` (the fifth and later on the stack),
+/// finishing with `post`.
+fn call_driver(
+    iop: &mut Iop,
+    at: Caller,
+    dev: u32,
+    opi: u32,
+    args: &[u32],
+    post: Post,
+) -> Result<Ret, IopError> {
+    let name = device_name(iop, dev);
+    let opname = op::NAMES.get(opi as usize).copied().unwrap_or("extended");
+    check(iop, &format!("device {name}:'s iop_device_t"), dev, 20)?;
+    let ops = iop.bus.ram_u32(dev + dv::OPS);
+    check(
+        iop,
+        &format!("device {name}:'s ops table"),
+        ops,
+        4 * (opi + 1),
+    )?;
+    let func = iop.bus.ram_u32(ops + 4 * opi);
+    if func == 0 || func & 3 != 0 || !in_ram(func, 4) {
+        return Err(iop.fault(format!(
+            "ioman: device {name}:'s {opname} function is {func:#010x}, which is no code in IOP RAM"
+        )));
+    }
+    if args.len() > 4 {
+        let extra = (args.len() - 4) as u32;
+        let base = iop.cpu.gpr[29].wrapping_sub(4 * extra) & !7;
+        check(iop, "the stack", base.wrapping_sub(16), 16 + 4 * extra)?;
+        for (i, a) in args[4..].iter().enumerate() {
+            iop.bus.set_ram_u32(base + 4 * i as u32, *a);
+        }
+        iop.cpu.gpr[29] = base;
+    }
+    let cont = match post {
+        Post::Ret => Cont::ReturnTo {
+            ra: at.ra,
+            sp: at.sp,
+        },
+        p => Cont::Module {
+            tag: CONT_IOMAN,
+            data: p.encode(at.ra, at.sp),
+        },
+    };
+    iop.call_guest_then(func, &args[..args.len().min(4)], cont);
+    Ok(Ret::Done)
+}
+
+/// A driver function returned: finish the call and return to its caller.
+pub fn op_continue(iop: &mut Iop, data: [u32; 6]) -> Result<(), IopError> {
+    let [c, a, ra, sp, b, _] = data;
+    let r = iop.cpu.gpr[2] as i32;
+    let v = match c {
+        1 if r < 0 => {
+            free_file(iop, a);
+            r
+        }
+        1 => a as i32,
+        2 => {
+            free_file(iop, a);
+            match r {
+                0.. if b & ZERO != 0 => 0,
+                0.. if b & FD != 0 => a as i32,
+                _ => r,
+            }
+        }
+        3 if r < 0 => {
+            iop.modules.ioman.devices[a as usize] = None;
+            -1
+        }
+        3 => 0,
+        4 => {
+            iop.modules.ioman.devices[a as usize] = None;
+            0
+        }
+        5 => {
+            free_file(iop, a);
+            if r == 0 {
+                let m = iop.bus.ram_u32(b);
+                iop.bus.set_ram_u32(b, mode2modex(m));
+            }
+            r.min(0)
+        }
+        6 => {
+            let mut d = vec![0; 300];
+            iop.bus.read_ram(a, &mut d);
+            put_xdirent(iop, b, &d);
+            r
+        }
+        _ => r,
+    };
+    iop.cpu.gpr[29] = sp;
+    iop.cpu.gpr[2] = v as u32;
+    iop.cpu.set_pc(ra);
+    Ok(())
+}
+
+/// The iop_file_t table in IOP RAM, made at the first AddDrv (0 when memory is short).
+fn file_table(iop: &mut Iop) -> u32 {
+    if iop.modules.ioman.table == 0 {
+        let size = FILE_T_SIZE * MAX_FILES as u32;
+        if let Some(t) = iop.sysmem_alloc(super::sysmem::Mode::Last, size, 0) {
+            iop.bus.write_ram(t, &vec![0; size as usize]);
+            iop.modules.ioman.table = t;
+        }
+    }
+    iop.modules.ioman.table
+}
+
+fn file_addr(iop: &Iop, fd: u32) -> u32 {
+    iop.modules.ioman.table + FILE_T_SIZE * fd
+}
+
+/// Take fd `fd` for a guest device's call: its iop_file_t gets `mode`, `unit` and `dev`.
+fn take_guest_file(iop: &mut Iop, fd: usize, mode: u32, unit: u32, dev: u32) -> u32 {
+    iop.modules.ioman.files[fd] = Some(File {
+        mode,
+        dtype: 0,
+        handle: Handle::Guest,
+    });
+    let f = file_addr(iop, fd as u32);
+    iop.bus.set_ram_u32(f + ft::MODE, mode);
+    iop.bus.set_ram_u32(f + ft::UNIT, unit);
+    iop.bus.set_ram_u32(f + ft::DEVICE, dev);
+    f
+}
+
+fn free_file(iop: &mut Iop, fd: u32) {
+    if let Some(f) = iop.modules.ioman.files.get_mut(fd as usize) {
+        *f = None;
+        let a = file_addr(iop, fd);
+        iop.bus.set_ram_u32(a + ft::MODE, 0);
+        iop.bus.set_ram_u32(a + ft::DEVICE, 0);
+    }
+}
+
+/// The guest device of fd `fd` (a guest file's).
+fn dev_of(iop: &Iop, fd: usize) -> u32 {
+    iop.bus.ram_u32(file_addr(iop, fd as u32) + ft::DEVICE)
+}
+
+/// The guest device a path names, with the unit, the rest's offset and a free fd (after
+/// [`exec`] said the call is a guest's).
+fn guest_target(iop: &mut Iop, path: &[u8]) -> Result<(u32, u32, u32, usize), IopError> {
+    let fd = iop.modules.ioman.free_fd();
+    match (resolve(iop, path), fd) {
+        (Ok((slot, unit, rest)), Some(fd)) => match iop.modules.ioman.devices[slot] {
+            Some(Device::Guest(dev)) => Ok((dev, unit, rest as u32, fd)),
+            _ => Err(native_err(
+                "a guest device went away in the middle of a call".into(),
+            )),
+        },
+        _ => Err(native_err(
+            "a guest device went away in the middle of a call".into(),
+        )),
+    }
+}
+
+fn fsext(iop: &Iop, dev: u32) -> bool {
+    iop.bus.ram_u32(dev + dv::TYPE) & 0xf000_0000 == IOP_DT_FSEXT
+}
+
+/// mode2modex: an io_stat_t mode as iox_stat_t's.
+pub fn mode2modex(mode: u32) -> u32 {
+    let mut x = 0;
+    for (from, to) in [(0x08, 0x4000), (0x10, 0x2000), (0x20, 0x1000)] {
+        if mode & from != 0 {
+            x |= to;
+        }
+    }
+    for (from, to) in [(4, 0o444), (2, 0o222), (1, 0o111)] {
+        if mode & from != 0 {
+            x |= to;
+        }
+    }
+    x
+}
+
+/// modex2mode: an iox_stat_t mode as io_stat_t's.
+pub fn modex2mode(x: u32) -> u32 {
+    let mut mode = 0;
+    for (from, to) in [(0x4000, 0x08), (0x2000, 0x10), (0x1000, 0x20)] {
+        if x & from != 0 {
+            mode |= to;
+        }
+    }
+    for (from, to) in [(0o444, 4), (0o222, 2), (0o111, 1)] {
+        if x & from != 0 {
+            mode |= to;
+        }
+    }
+    mode
+}
+
+/// An io_dirent_t (300 bytes) into the iox_dirent_t at `buf`: the stat's fields with the mode
+/// converted, then the name (strncpy of 256); the private words stay.
+fn put_xdirent(iop: &mut Iop, buf: u32, d: &[u8]) {
+    let mut st = d[..40].to_vec();
+    let m = u32::from_le_bytes([st[0], st[1], st[2], st[3]]);
+    st[..4].copy_from_slice(&mode2modex(m).to_le_bytes());
+    iop.bus.write_ram(buf, &st);
+    let name = &d[40..296];
+    let n = name.iter().position(|&c| c == 0).unwrap_or(256);
+    let mut out = name[..n].to_vec();
+    out.resize(256, 0);
+    iop.bus.write_ram(buf + 64, &out);
+}
+
+fn v(x: i32) -> Result<Ret, IopError> {
+    Ok(Ret::V(x as u32))
+}
+
+// ---- the exports ----
+
+fn open_common(iop: &mut Iop, x: bool, dir: bool) -> Result<Ret, IopError> {
+    let at = Caller::of(iop);
+    let (name, fl, mode) = (iop.arg(0), iop.arg(1), iop.arg(2));
+    let path = guest_str(iop, if dir { "dopen's path" } else { "open's path" }, name)?;
+    let req = if dir {
+        IoReq::Dopen(path.clone())
+    } else {
+        IoReq::Open {
+            path: path.clone(),
+            flags: fl,
+        }
+    };
+    if let Some((r, _)) = run(iop, &req)? {
+        if x && dir && r >= 0 {
+            iop.modules.ioman.files[r as usize]
+                .as_mut()
+                .expect("open")
+                .mode = O_DIROPEN;
+        }
+        return v(r);
+    }
+    let (dev, unit, rest, fd) = guest_target(iop, &path)?;
+    let fmode = match (dir, x) {
+        (false, _) => fl,
+        (true, true) => O_DIROPEN,
+        (true, false) => 0,
+    };
+    let f = take_guest_file(iop, fd, fmode, unit, dev);
+    let np = name.wrapping_add(rest);
+    let (opi, args) = match (dir, x) {
+        (true, _) => (op::DOPEN, vec![f, np]),
+        (false, true) => (op::OPEN, vec![f, np, fl, mode]),
+        (false, false) => (op::OPEN, vec![f, np, fl]),
+    };
+    call_driver(iop, at, dev, opi, &args, Post::Open(fd as u32))
+}
+
+/// close and dclose; iomanx's close picks by the file's mode and answers the fd.
+fn close_common(iop: &mut Iop, x: bool, dclose: bool) -> Result<Ret, IopError> {
+    let at = Caller::of(iop);
+    let fd = iop.arg(0) as i32;
+    let dclose = if x {
+        let io = &iop.modules.ioman;
+        io.valid_fd(fd)
+            .is_some_and(|i| io.files[i].as_ref().expect("open").mode & O_DIROPEN != 0)
+    } else {
+        dclose
+    };
+    let req = if dclose {
+        IoReq::Dclose(fd)
+    } else {
+        IoReq::Close(fd)
+    };
+    if let Some((r, _)) = run(iop, &req)? {
+        return v(if x && r >= 0 { fd } else { r });
+    }
+    let f = file_addr(iop, fd as u32);
+    let dev = dev_of(iop, fd as usize);
+    let opi = if dclose { op::DCLOSE } else { op::CLOSE };
+    let post = Post::Free(fd as u32, if x { FD } else { 0 });
+    call_driver(iop, at, dev, opi, &[f], post)
+}
+
+/// Whether fd `fd` is a native file open with mode bit `bit`.
+fn native_mode(iop: &Iop, fd: i32, bit: u32) -> bool {
+    let io = &iop.modules.ioman;
+    io.valid_fd(fd).is_some_and(|i| {
+        let f = io.files[i].as_ref().expect("open");
+        !matches!(f.handle, Handle::Guest) && f.mode & bit != 0
+    })
+}
+
+fn io_read(iop: &mut Iop) -> Result<Ret, IopError> {
+    let at = Caller::of(iop);
+    let (fd, buf, size) = (iop.arg(0) as i32, iop.arg(1), iop.arg(2) as i32);
+    let len = size.max(0) as u32;
+    match run(iop, &IoReq::Read { fd, len })? {
+        Some((n, data)) => {
+            write_guest(iop, "read's buffer", buf, &data)?;
+            v(n)
+        }
+        None => {
+            let f = file_addr(iop, fd as u32);
+            let dev = dev_of(iop, fd as usize);
+            call_driver(iop, at, dev, op::READ, &[f, buf, size as u32], Post::Ret)
+        }
+    }
+}
+
+fn io_write(iop: &mut Iop) -> Result<Ret, IopError> {
+    let at = Caller::of(iop);
+    let (fd, buf, size) = (iop.arg(0) as i32, iop.arg(1), iop.arg(2) as i32);
+    let data = if native_mode(iop, fd, flags::O_WRONLY) {
+        read_guest(iop, "write's buffer", buf, size.max(0) as u32)?
+    } else {
+        Vec::new()
+    };
+    match run(iop, &IoReq::Write { fd, data })? {
+        Some((n, _)) => v(n),
+        None => {
+            let f = file_addr(iop, fd as u32);
+            let dev = dev_of(iop, fd as usize);
+            call_driver(iop, at, dev, op::WRITE, &[f, buf, size as u32], Post::Ret)
+        }
+    }
+}
+
+fn io_lseek(iop: &mut Iop) -> Result<Ret, IopError> {
+    let at = Caller::of(iop);
+    let (fd, offset, whence) = (iop.arg(0) as i32, iop.arg(1) as i32, iop.arg(2));
+    match run(iop, &IoReq::Lseek { fd, offset, whence })? {
+        Some((n, _)) => v(n),
+        None => {
+            let f = file_addr(iop, fd as u32);
+            let dev = dev_of(iop, fd as usize);
+            let args = [f, offset as u32, whence];
+            call_driver(iop, at, dev, op::LSEEK, &args, Post::Ret)
+        }
+    }
+}
+
+fn io_ioctl(iop: &mut Iop) -> Result<Ret, IopError> {
+    let at = Caller::of(iop);
+    let (fd, cmd, arg) = (iop.arg(0) as i32, iop.arg(1), iop.arg(2));
+    let req = IoReq::Ioctl {
+        fd,
+        cmd,
+        data: Vec::new(),
+    };
+    match run(iop, &req)? {
+        Some((n, _)) => v(n),
+        None => {
+            let f = file_addr(iop, fd as u32);
+            let dev = dev_of(iop, fd as usize);
+            call_driver(iop, at, dev, op::IOCTL, &[f, cmd, arg], Post::Ret)
+        }
+    }
+}
+
+/// dread; iomanx's fills an iox_dirent_t and needs a file dopen opened.
+fn dread_common(iop: &mut Iop, x: bool) -> Result<Ret, IopError> {
+    let at = Caller::of(iop);
+    let (fd, buf) = (iop.arg(0) as i32, iop.arg(1));
+    if x {
+        let io = &iop.modules.ioman;
+        let dir = io
+            .valid_fd(fd)
+            .is_some_and(|i| io.files[i].as_ref().expect("open").mode & O_DIROPEN != 0);
+        if !dir {
+            return v(-errno::EBADF);
+        }
+    }
+    match run(iop, &IoReq::Dread(fd))? {
+        Some((r, d)) => {
+            if !d.is_empty() {
+                if x {
+                    check(iop, "dread's iox_dirent_t", buf, 324)?;
+                    put_xdirent(iop, buf, &d);
+                } else {
+                    write_guest(iop, "dread's io_dirent_t", buf, &d)?;
+                }
+            }
+            v(r)
+        }
+        None => {
+            let f = file_addr(iop, fd as u32);
+            let dev = dev_of(iop, fd as usize);
+            if !x || fsext(iop, dev) {
+                return call_driver(iop, at, dev, op::DREAD, &[f, buf], Post::Ret);
+            }
+            // An ioman-style driver fills an io_dirent_t on iomanx's stack, converted after.
+            check(iop, "dread's iox_dirent_t", buf, 324)?;
+            let tmp = at.sp.wrapping_sub(304) & !7;
+            check(iop, "the stack", tmp, 304)?;
+            iop.cpu.gpr[29] = tmp;
+            call_driver(iop, at, dev, op::DREAD, &[f, tmp], Post::XDread(tmp, buf))
+        }
+    }
+}
+
+/// The path calls that free their file after the driver.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum PathOp {
+    Remove,
+    Mkdir,
+    Rmdir,
+    Getstat,
+    Chstat,
+    Format,
+}
+
+fn path_common(iop: &mut Iop, which: PathOp, x: bool) -> Result<Ret, IopError> {
+    let at = Caller::of(iop);
+    let name = iop.arg(0);
+    let (a1, a2, a3) = (iop.arg(1), iop.arg(2), iop.arg(3));
+    let path = guest_str(iop, "the path", name)?;
+    let req = match which {
+        PathOp::Remove => IoReq::Remove(path.clone()),
+        PathOp::Mkdir => IoReq::Mkdir(path.clone()),
+        PathOp::Rmdir => IoReq::Rmdir(path.clone()),
+        PathOp::Getstat => IoReq::Getstat(path.clone()),
+        PathOp::Chstat => IoReq::Chstat {
+            path: path.clone(),
+            stat: Vec::new(),
+            mask: a2,
+        },
+        PathOp::Format => IoReq::Format(path.clone()),
+    };
+    if let Some((r, mut d)) = run(iop, &req)? {
+        if which == PathOp::Getstat && r >= 0 && !d.is_empty() {
+            if x {
+                let m = u32::from_le_bytes([d[0], d[1], d[2], d[3]]);
+                d[..4].copy_from_slice(&mode2modex(m).to_le_bytes());
+            }
+            write_guest(iop, "getstat's stat", a1, &d)?;
+        }
+        return v(if x { r.min(0) } else { r });
+    }
+    let (dev, unit, rest, fd) = guest_target(iop, &path)?;
+    let ext = fsext(iop, dev);
+    let f = take_guest_file(iop, fd, 0, unit, dev);
+    let np = name.wrapping_add(rest);
+    let post = Post::Free(fd as u32, if x { ZERO } else { 0 });
+    let (opi, args, post) = match which {
+        PathOp::Remove => (op::REMOVE, vec![f, np], post),
+        PathOp::Rmdir => (op::RMDIR, vec![f, np], post),
+        PathOp::Mkdir if x => (op::MKDIR, vec![f, np, a1], post),
+        PathOp::Mkdir => (op::MKDIR, vec![f, np], post),
+        PathOp::Format if x => (op::FORMAT, vec![f, np, a1, a2, a3], post),
+        PathOp::Format => (op::FORMAT, vec![f], post),
+        PathOp::Getstat if x && !ext => {
+            check(iop, "getstat's stat", a1, 40)?;
+            (op::GETSTAT, vec![f, np, a1], Post::XStat(fd as u32, a1))
+        }
+        PathOp::Getstat => (op::GETSTAT, vec![f, np, a1], post),
+        PathOp::Chstat if x && !ext => {
+            // A copy on iomanx's stack with the mode as ioman-style drivers know it.
+            let mut st = read_guest(iop, "chstat's stat", a1, 64)?;
+            let m = u32::from_le_bytes([st[0], st[1], st[2], st[3]]);
+            st[..4].copy_from_slice(&modex2mode(m).to_le_bytes());
+            let tmp = at.sp.wrapping_sub(64) & !7;
+            write_guest(iop, "the stack", tmp, &st)?;
+            iop.cpu.gpr[29] = tmp;
+            (op::CHSTAT, vec![f, np, tmp, a2], post)
+        }
+        PathOp::Chstat => (op::CHSTAT, vec![f, np, a1, a2], post),
+    };
+    call_driver(iop, at, dev, opi, &args, post)
+}
+
+fn add_drv(iop: &mut Iop) -> Result<Ret, IopError> {
+    let at = Caller::of(iop);
+    let dev = iop.arg(0);
+    check(iop, "AddDrv's iop_device_t", dev, 20)?;
+    let name = iop.bus.ram_u32(dev + dv::NAME);
+    guest_str(iop, "AddDrv's device name", name)?;
+    let ops = iop.bus.ram_u32(dev + dv::OPS);
+    check(iop, "AddDrv's ops table", ops, 4 * op::NAMES.len() as u32)?;
+    if let Some((r, _)) = run(iop, &IoReq::AddDrv(dev))? {
+        return v(r);
+    }
+    if file_table(iop) == 0 {
+        iop.log_once(
+            "ioman-table",
+            "no IOP memory for ioman's file table: AddDrv fails",
+        );
+        return v(-1);
+    }
+    let io = &mut iop.modules.ioman;
+    let slot = io
+        .devices
+        .iter()
+        .position(Option::is_none)
+        .expect("a free slot");
+    io.devices[slot] = Some(Device::Guest(dev));
+    call_driver(iop, at, dev, op::INIT, &[dev], Post::AddDrv(slot as u32))
+}
+
+fn del_drv(iop: &mut Iop) -> Result<Ret, IopError> {
+    let at = Caller::of(iop);
+    let ptr = iop.arg(0);
+    let name = guest_str(iop, "DelDrv's name", ptr)?;
+    if let Some((r, _)) = run(iop, &IoReq::DelDrv(name.clone()))? {
+        return v(r);
+    }
+    let slot = lookup(iop, &name).expect("the device");
+    let Some(Device::Guest(dev)) = iop.modules.ioman.devices[slot] else {
+        return Err(native_err("DelDrv: the device changed kind".into()));
+    };
+    call_driver(iop, at, dev, op::DEINIT, &[dev], Post::DelDrv(slot as u32))
+}
+
+fn get_dev_type(iop: &mut Iop) -> Result<Ret, IopError> {
+    let fd = iop.arg(0) as i32;
+    let io = &iop.modules.ioman;
+    let Some(i) = io.valid_fd(fd) else {
+        return v(-errno::EBADF);
+    };
+    let f = io.files[i].as_ref().expect("open");
+    if matches!(f.handle, Handle::Guest) {
+        let dev = dev_of(iop, i);
+        return Ok(Ret::V(iop.bus.ram_u32(dev + dv::TYPE)));
+    }
+    Ok(Ret::V(f.dtype))
+}
+
+/// iomanx's extended calls (25..34) on a path (`by_fd`: on an fd): after ioman's checks, a
+/// device without IOP_DT_FSEXT (every native one) answers -EUNSUP (48), as iomanX does; rename
+/// and symlink (`two`) first need the new name on the same device and unit (-EXDEV, 18). An
+/// extended driver's own calls are not made.
+fn extended(iop: &mut Iop, name: &str, by_fd: bool, two: bool) -> Result<Ret, IopError> {
+    const EUNSUP: i32 = 48;
+    const EXDEV: i32 = 18;
+    let (a0, a1) = (iop.arg(0), iop.arg(1));
+    // lseek64 answers 64 bits: v1 is the sign.
+    iop.cpu.gpr[3] = u32::MAX;
+    let dev = if by_fd {
+        let Some(i) = iop.modules.ioman.valid_fd(a0 as i32) else {
+            return v(-errno::EBADF);
+        };
+        is_guest_file(iop, i).then(|| dev_of(iop, i))
+    } else {
+        let path = guest_str(iop, "the path", a0)?;
+        let (slot, unit, _) = match path_dev(iop, &path) {
+            Ok(x) => x,
+            Err(e) => return v(e),
+        };
+        if two && a1 != 0 {
+            let new = guest_str(iop, "the new name", a1)?;
+            let same = |r: Result<(usize, u32, usize), i32>| {
+                r.is_ok_and(|(s, u, _)| (s, u) == (slot, unit))
+            };
+            if new.contains(&b':') && !same(resolve(iop, &new)) {
+                return v(-EXDEV);
+            }
+        }
+        match iop.modules.ioman.devices[slot] {
+            Some(Device::Guest(d)) => Some(d),
+            _ => None,
+        }
+    };
+    match dev {
+        Some(d) if fsext(iop, d) => Err(iop.fault(format!(
+            "iomanx {name} of an extended driver (device {}:) is not implemented by piney",
+            device_name(iop, d)
+        ))),
+        _ => v(-EUNSUP),
+    }
+}
+
+fn not_implemented(iop: &mut Iop, name: &str) -> Result<Ret, IopError> {
+    Err(iop.fault(format!(
+        "call of iomanx {name}, which piney does not implement"
+    )))
+}
+
+/// The unused entries: they return at once, leaving v0 as it was.
+fn retonly(iop: &mut Iop) -> Result<Ret, IopError> {
+    Ok(Ret::V(iop.cpu.gpr[2]))
+}
+
+/// ioman.
+pub const IOMAN: LibDef = LibDef {
+    name: "ioman",
+    version: 0x0101,
+    funcs: &[
+        (4, "open", |iop| open_common(iop, false, false)),
+        (5, "close", |iop| close_common(iop, false, false)),
+        (6, "read", io_read),
+        (7, "write", io_write),
+        (8, "lseek", io_lseek),
+        (9, "ioctl", io_ioctl),
+        (10, "remove", |iop| path_common(iop, PathOp::Remove, false)),
+        (11, "mkdir", |iop| path_common(iop, PathOp::Mkdir, false)),
+        (12, "rmdir", |iop| path_common(iop, PathOp::Rmdir, false)),
+        (13, "dopen", |iop| open_common(iop, false, true)),
+        (14, "dclose", |iop| close_common(iop, false, true)),
+        (15, "dread", |iop| dread_common(iop, false)),
+        (16, "getstat", |iop| {
+            path_common(iop, PathOp::Getstat, false)
+        }),
+        (17, "chstat", |iop| path_common(iop, PathOp::Chstat, false)),
+        (18, "format", |iop| path_common(iop, PathOp::Format, false)),
+        (19, "_retonly", retonly),
+        (20, "AddDrv", add_drv),
+        (21, "DelDrv", del_drv),
+        (22, "_retonly", retonly),
+        (23, "_retonly", retonly),
+        (24, "_retonly", retonly),
+    ],
+};
+
+/// iomanx (see the module documentation for what is left out).
+pub const IOMANX: LibDef = LibDef {
+    name: "iomanx",
+    version: 0x0101,
+    funcs: &[
+        (1, "_retonly", retonly),
+        (4, "open", |iop| open_common(iop, true, false)),
+        (5, "close", |iop| close_common(iop, true, false)),
+        (6, "read", io_read),
+        (7, "write", io_write),
+        (8, "lseek", io_lseek),
+        (9, "ioctl", io_ioctl),
+        (10, "remove", |iop| path_common(iop, PathOp::Remove, true)),
+        (11, "mkdir", |iop| path_common(iop, PathOp::Mkdir, true)),
+        (12, "rmdir", |iop| path_common(iop, PathOp::Rmdir, true)),
+        (13, "dopen", |iop| open_common(iop, true, true)),
+        (14, "close", |iop| close_common(iop, true, false)),
+        (15, "dread", |iop| dread_common(iop, true)),
+        (16, "getstat", |iop| path_common(iop, PathOp::Getstat, true)),
+        (17, "chstat", |iop| path_common(iop, PathOp::Chstat, true)),
+        (18, "format", |iop| path_common(iop, PathOp::Format, true)),
+        (19, "_retonly", retonly),
+        (20, "AddDrv", add_drv),
+        (21, "DelDrv", del_drv),
+        (22, "GetDevType", get_dev_type),
+        (23, "StdioInit", |iop| not_implemented(iop, "StdioInit")),
+        (24, "_retonly", retonly),
+        (25, "rename", |iop| extended(iop, "rename", false, true)),
+        (26, "chdir", |iop| extended(iop, "chdir", false, false)),
+        (27, "sync", |iop| extended(iop, "sync", false, false)),
+        (28, "mount", |iop| extended(iop, "mount", false, false)),
+        (29, "umount", |iop| extended(iop, "umount", false, false)),
+        (30, "lseek64", |iop| extended(iop, "lseek64", true, false)),
+        (31, "devctl", |iop| extended(iop, "devctl", false, false)),
+        (32, "symlink", |iop| extended(iop, "symlink", false, true)),
+        (33, "readlink", |iop| {
+            extended(iop, "readlink", false, false)
+        }),
+        (34, "ioctl2", |iop| extended(iop, "ioctl2", true, false)),
+    ],
+};
