@@ -182,6 +182,12 @@ pub fn run_image(
         return ExitCode::from(1);
     }
     let irx = piney_machine::is_irx(image);
+    // argv[0], as LoadExecPS2 gives it: the program's path on the device it came from, here
+    // `host:` (the program's folder).
+    let file = Path::new(name)
+        .file_name()
+        .map_or_else(|| name.to_string(), |f| f.to_string_lossy().into_owned());
+    machine.kernel.args = vec![format!("host:{file}")];
     let loaded = if irx {
         // An IOP module: run on its own beside an idle EE program.
         machine.load_irx(name, image)
