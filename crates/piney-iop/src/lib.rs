@@ -122,6 +122,8 @@ impl Iop {
             s.reset();
             iop.add_server(s);
         }
+        // The boot servers' modules are resident: so the guest's module chain says.
+        kernel::image::sync(&mut iop);
         iop
     }
 
@@ -286,6 +288,11 @@ impl Iop {
                 self.reschedule_counters();
                 return Ok(());
             }
+            if self.bus.hw.dmac.started != 0 {
+                // A module started a DMA channel by writing its CHCR.
+                self.dma_started()?;
+                return Ok(());
+            }
             if self.bus.hw.intc.pending() {
                 return Ok(());
             }
@@ -327,7 +334,7 @@ impl Iop {
         self.kernel
             .loadcore
             .module_at(pc & 0x1fff_ffff)
-            .map(|m| format!("{}, +{:#x}", m.name, (pc & 0x1fff_ffff) - m.text))
+            .map(|m| format!("{}, +{:#x}", m.name, (pc & 0x1fff_ffff) - m.start()))
     }
 
     /// Run a bare IOP (no EE beside it), with NTSC vertical blanks raised on the VBLANK and

@@ -100,6 +100,9 @@ fn every_module_has_a_test() {
         "compute",
         "ioman",
         "iodriver",
+        "lcinfo",
+        "dmac",
+        "bootmods",
     ];
     for e in std::fs::read_dir(root().join("tests/iop")).unwrap() {
         let p = e.unwrap().path();
@@ -112,3 +115,6 @@ fn every_module_has_a_test() {
         }
     }
 }
+module_test!(loadcore_internal_data, "lcinfo");
+module_test!(dmacman_registers, "dmac");
+module_test!(boot_module_libraries, "bootmods");

@@ -11,8 +11,10 @@
 //!
 //! Channels modelled with their transfers: 9 (SIF0, IOP -> EE) and 10 (SIF1, EE -> IOP), in the
 //! chain mode sifman uses ([`crate::hw::sif`] has the tag formats). The others (CDVD 3, SPU2 4
-//! and 7, SIO2 11 and 12, DEV9 8...) keep their registers; starting one is reported once and
-//! completes at once (their devices come with the disc and sound work).
+//! and 7, SIO2 11 and 12, DEV9 8...) keep their registers. A start (CHCR's bit 24 set by a
+//! write, [`Dmac::started`]) is taken by the IOP ([`crate::kernel::dmacman`]): SIF0 and SIF1
+//! run, any other channel stops the run with an error naming it (their devices come with the
+//! disc and sound work).
 //!
 //! Timing (a choice, not measured on a console): a SIF word costs [`CYCLES_PER_WORD`] IOP
 //! cycles (about 37 MB/s); a tag [`TAG_CYCLES`].

@@ -7,7 +7,14 @@
 //! scanning its text, and each stub's first word becomes `j function` of the newest library
 //! with the same name and major version (the console's rule; the minor version is not checked).
 //! An import of a library nobody registered, or of an index past the end of its table, fails the
-//! load with KE_LINKERR (-200) and one line on stderr naming module, library and index.
+//! load with KE_LINKERR (-200) and one line on stderr naming module, library and index. A newer
+//! minor version of a library takes over the import tables linked to the older one (they are
+//! relinked), as the console's RegisterLibraryEntries does; a library registered with
+//! RegisterNonAutoLinkEntries is not linked to.
+//!
+//! piney's lists of libraries and modules are the source of truth; [`super::image`] keeps their
+//! guest-visible mirror in IOP RAM (the module chain from 0x800, the library chain, the
+//! tables' caller words, lc_internals_t) after every change.
 //!
 //! Modules: the image is placed in an ALLOC_FIRST block 0x30 bytes larger than the module, the
 //! module's ModuleInfo_t in those 0x30 bytes and its text right after (the console's layout).
@@ -17,7 +24,7 @@
 //! and may be unloaded (2). Callers of LoadStartModule wait until the start returned.
 
 use super::sysmem::{self, Mode};
-use super::{Iop, IopError, LibDef, Native, Ret, Wait, kerr, ret, thread::TH_C};
+use super::{Iop, IopError, LibDef, Ret, Wait, kerr, ret, thread::TH_C};
 use crate::irx;
 
 /// Import table magic.
@@ -46,6 +53,11 @@ pub struct Library {
     pub table: u32,
     /// The function pointers.
     pub fptrs: Vec<u32>,
+    /// The import tables linked to it, oldest first (the guest sees them as the table's
+    /// `caller` chain, newest first).
+    pub callers: Vec<u32>,
+    /// Whether imports link to it (RegisterNonAutoLinkEntries registers it without).
+    pub auto_link: bool,
 }
 
 impl Library {
@@ -96,6 +108,25 @@ pub struct Module {
     pub gp: u32,
     /// The state.
     pub state: ModState,
+    /// Its ModuleInfo_t in IOP RAM (0: none, a module loaded at a fixed address), linked into
+    /// the chain that starts at 0x800 ([`super::image`]).
+    pub info: u32,
+    /// A native module's text in the kernel's image (the guest-visible range its ModuleInfo
+    /// gives); 0 for a module with code of its own.
+    pub kernel_text: u32,
+    /// The size of that range (text, data and bss).
+    pub kernel_size: u32,
+}
+
+impl Module {
+    /// Where its memory starts: its text, or a native module's range in the kernel's image.
+    pub fn start(&self) -> u32 {
+        if self.text != 0 {
+            self.text
+        } else {
+            self.kernel_text
+        }
+    }
 }
 
 /// A request to the module loader thread.
@@ -137,7 +168,7 @@ pub struct LoadCore {
     pub libraries: Vec<Library>,
     /// Loaded modules, by load order.
     pub modules: Vec<Module>,
-    next_id: i32,
+    pub(crate) next_id: i32,
     /// The ctype table sysclib hands out.
     pub ctype_table: u32,
     /// The loader thread.
@@ -150,17 +181,22 @@ pub struct LoadCore {
     pub results: std::collections::BTreeMap<i32, i32>,
     /// The modules queued with [`Iop::queue_module`], in order, and what became of them.
     pub outcomes: Vec<Outcome>,
-    /// The boot area's next free byte (export tables, the ctype table).
+    /// The boot area's next free byte (the ctype table, SIF buffers, native modules' infos).
     arena: u32,
     arena_end: u32,
+    /// The guest-visible parts of loadcore ([`super::image`]): lc_internals_t's address and
+    /// the pool of ModuleInfo_t for native modules loaded after boot.
+    pub image: super::image::ImageState,
 }
 
 impl LoadCore {
-    /// The module whose memory holds `pc`.
+    /// The module whose memory holds `pc` (a native module's range in the kernel's image
+    /// counts: SearchModuleByAddress answers as the guest's walk of the module chain does).
     pub fn module_at(&self, pc: u32) -> Option<&Module> {
-        self.modules
-            .iter()
-            .find(|m| m.text != 0 && pc >= m.text && pc < m.text + m.size)
+        self.modules.iter().find(|m| {
+            (m.text != 0 && pc >= m.text && pc < m.text + m.size)
+                || (m.text == 0 && pc >= m.kernel_text && pc < m.kernel_text + m.kernel_size)
+        })
     }
 }
 
@@ -179,11 +215,17 @@ const INTERNAL: LibDef = LibDef {
     ],
 };
 
-/// The native system libraries.
+/// The native system libraries (the kernel's image places them in their modules, in the
+/// console's order).
 fn libraries() -> Vec<&'static LibDef> {
     let mut v = vec![
         &LOADCORE,
         &super::sysmem::SYSMEM,
+        &super::bootmods::EXCEPMAN,
+        &super::bootmods::SSBUSC,
+        &super::dmacman::DMACMAN,
+        &super::bootmods::SECRMAN,
+        &super::bootmods::EESYNC,
         &super::heaplib::HEAPLIB,
         &super::intr::INTRMAN,
         &super::clib::SYSCLIB,
@@ -203,7 +245,8 @@ fn libraries() -> Vec<&'static LibDef> {
 }
 
 impl Iop {
-    fn arena_alloc(&mut self, size: u32) -> u32 {
+    /// `size` bytes (16-aligned) of the kernel's boot area.
+    pub(crate) fn arena_alloc(&mut self, size: u32) -> u32 {
         let a = self.kernel.loadcore.arena;
         let n = (size + 15) & !15;
         assert!(
@@ -214,62 +257,11 @@ impl Iop {
         a
     }
 
-    /// Give a native library its slots and, unless `internal`, an export table registered
-    /// with loadcore.
-    fn install_library(&mut self, lib: &'static LibDef, internal: bool) {
-        let count = lib
-            .funcs
-            .iter()
-            .map(|f| f.0 as usize + 1)
-            .max()
-            .unwrap_or(0)
-            .max(4);
-        let mut fptrs = Vec::with_capacity(count);
-        for index in 0..count as u16 {
-            let slot = self.kernel.natives.len() as u32;
-            let addr = super::NATIVE_BASE + 8 * slot;
-            assert!(addr < super::NATIVE_END, "native slots full");
-            let f = lib.funcs.iter().find(|f| f.0 == index);
-            self.kernel.natives.push(Native {
-                lib: lib.name,
-                index,
-                name: f.map_or("", |f| f.1),
-                func: f.map(|f| f.2),
-            });
-            self.kernel.native_addr.insert((lib.name, index), addr);
-            // What a reader of the slot finds: `jr $ra; nop`.
-            self.bus.set_ram_u32(addr, JR_RA);
-            self.bus.set_ram_u32(addr + 4, 0);
-            fptrs.push(addr);
-        }
-        if internal {
-            return;
-        }
-        let table = self.arena_alloc(20 + 4 * (count as u32 + 1));
-        self.bus.set_ram_u32(table, EXPORT_MAGIC);
-        self.bus.set_ram_u32(table + 4, 0);
-        self.bus.set_ram_u16(table + 8, lib.version);
-        self.bus.set_ram_u16(table + 10, 0);
-        let mut name = [0u8; 8];
-        name[..lib.name.len().min(8)]
-            .copy_from_slice(&lib.name.as_bytes()[..lib.name.len().min(8)]);
-        self.bus.write_ram(table + 12, &name);
-        for (i, f) in fptrs.iter().enumerate() {
-            self.bus.set_ram_u32(table + 20 + 4 * i as u32, *f);
-        }
-        self.bus.set_ram_u32(table + 20 + 4 * count as u32, 0);
-        self.kernel.loadcore.libraries.push(Library {
-            name,
-            version: lib.version,
-            table,
-            fptrs,
-        });
-        self.add_module(lib.name, lib.version, 0, 0, ModState::Resident);
-    }
-
     /// A module entry without code, for a native module: loaded, resident once started.
     pub fn add_native_module(&mut self, name: &str) -> i32 {
-        self.add_module(name, 0x0101, 0, 0, ModState::Loaded)
+        let id = self.add_module(name, 0x0101, 0, 0, ModState::Loaded);
+        super::image::native_module_info(self, id);
+        id
     }
 
     /// Load the module at `path`: a native rom module, or a file. Returns the id or an error.
@@ -335,7 +327,7 @@ impl Iop {
             .map_or(kerr::UNKNOWN_MODULE, |m| m.id)
     }
 
-    fn add_module(
+    pub(crate) fn add_module(
         &mut self,
         name: &str,
         version: u16,
@@ -358,6 +350,9 @@ impl Iop {
             entry: 0,
             gp: 0,
             state,
+            info: 0,
+            kernel_text: 0,
+            kernel_size: 0,
         });
         id
     }
@@ -371,114 +366,68 @@ impl Iop {
             .map(|(_, a)| *a)
     }
 
-    /// The export index a linked native stub's trap word stands for.
-    fn native_stub_index(&self, w1: u32) -> Option<u32> {
-        if w1 & 0xfc00_003f != 0x0c {
-            return None;
-        }
-        let code = (w1 >> 6) & 0xf_ffff;
-        if code & super::STUB_TRAP_MASK != super::STUB_TRAP {
-            return None;
-        }
-        let slot = (code & !super::STUB_TRAP_MASK) as usize;
-        self.kernel.natives.get(slot).map(|n| n.index as u32)
-    }
-
     /// Register the export table at `table`: 0, or KE_LIBRARY_FOUND when a library with that
     /// name, major version and at least that minor is registered.
     pub fn register_library(&mut self, table: u32) -> i32 {
         if self.bus.ram_u32(table) != EXPORT_MAGIC {
             return kerr::ILLEGAL_LIBRARY;
         }
-        let version = self.bus.ram_u16(table + 8);
+        let version = self.bus.ram_u16(table.wrapping_add(8));
         let mut name = [0u8; 8];
-        self.bus.read_ram(table + 12, &mut name);
+        self.bus.read_ram(table.wrapping_add(12), &mut name);
         if self.kernel.loadcore.libraries.iter().any(|l| {
             l.name == name && l.version >> 8 == version >> 8 && l.version & 0xff >= version & 0xff
         }) {
             return kerr::LIBRARY_FOUND;
         }
-        let mut fptrs = Vec::new();
-        let mut a = table + 20;
-        while fptrs.len() < 1024 {
-            let f = self.bus.ram_u32(a);
-            if f == 0 {
-                break;
-            }
-            fptrs.push(f);
-            a += 4;
-        }
+        let fptrs = super::image::export_pointers(self, table);
+        // The console clears the table's non-auto-link flag (bit 0 of its flags).
+        let flags = self.bus.ram_u16(table.wrapping_add(10));
+        self.bus.set_ram_u16(table.wrapping_add(10), flags & !1);
         self.kernel.loadcore.libraries.push(Library {
             name,
             version,
             table,
             fptrs,
+            callers: Vec::new(),
+            auto_link: true,
         });
+        let new = self.kernel.loadcore.libraries.len() - 1;
+        super::image::relink_to_newer(self, new);
+        super::image::sync(self);
         kerr::OK
     }
 
     /// Link every import table in `[start, start + size)`. On a missing library or index,
-    /// the library name and index of the first failure.
+    /// the library name and index of the first failure (the tables of the range are then
+    /// forgotten as callers: the load fails and its memory is freed).
     pub fn link_imports(&mut self, start: u32, size: u32) -> Result<(), (String, u32)> {
         let mut a = start;
         let end = start.saturating_add(size);
-        while a + 20 <= end {
-            if self.bus.ram_u32(a) != IMPORT_MAGIC {
+        let mut result = Ok(());
+        while a.checked_add(20).is_some_and(|e| e <= end) {
+            if !super::image::is_import_table(self, a) {
                 a += 4;
                 continue;
             }
             let version = self.bus.ram_u16(a + 8);
             let mut name = [0u8; 8];
             self.bus.read_ram(a + 12, &mut name);
-            let lib = self
-                .kernel
-                .loadcore
-                .libraries
-                .iter()
-                .rev()
-                .find(|l| l.name == name && l.version >> 8 == version >> 8)
-                .cloned();
-            let libname = {
-                let n = name.iter().position(|&c| c == 0).unwrap_or(8);
-                String::from_utf8_lossy(&name[..n]).into_owned()
-            };
-            let mut s = a + 20;
-            while s + 8 <= end {
-                let (w0, w1) = (self.bus.ram_u32(s), self.bus.ram_u32(s + 4));
-                if w0 == 0 && w1 == 0 {
+            let lib = super::image::find_library(self, &name, version);
+            match super::image::link_table(self, a, end, lib) {
+                Ok(next) => a = next,
+                Err(index) => {
+                    let n = name.iter().position(|&c| c == 0).unwrap_or(8);
+                    result = Err((String::from_utf8_lossy(&name[..n]).into_owned(), index));
                     break;
                 }
-                // A stub's second word is `addiu $zero, $zero, index` (opcode 9), or piney's
-                // trap once linked to a native function (its code holds the slot).
-                let index = if w1 >> 26 == 9 {
-                    w1 & 0xffff
-                } else if let Some(i) = self.native_stub_index(w1) {
-                    i
-                } else {
-                    break;
-                };
-                let Some(lib) = &lib else {
-                    return Err((libname, index));
-                };
-                let Some(&f) = lib.fptrs.get(index as usize) else {
-                    return Err((libname, index));
-                };
-                if (super::NATIVE_BASE..super::NATIVE_END).contains(&f) {
-                    // A native function: `jr $ra` with the kernel's trap in the delay slot.
-                    let slot = (f - super::NATIVE_BASE) / 8;
-                    self.bus.set_ram_u32(s, JR_RA);
-                    self.bus
-                        .set_ram_u32(s + 4, ((super::STUB_TRAP | slot) << 6) | 0x0c);
-                } else {
-                    self.bus
-                        .set_ram_u32(s, 0x0800_0000 | ((f >> 2) & 0x03ff_ffff));
-                    self.bus.set_ram_u32(s + 4, 0x2400_0000 | index);
-                }
-                s += 8;
             }
-            a = s;
         }
-        Ok(())
+        if result.is_err() {
+            super::image::forget_callers(self, start, end);
+        }
+        super::image::sync(self);
+        result
     }
 
     /// Why a load failed: one line on stderr (unless [`LoadCore::quiet`]), kept in
@@ -550,6 +499,9 @@ impl Iop {
         m.bss_size = irx.bss_size;
         m.entry = rel(irx.entry);
         m.gp = rel(irx.gp);
+        if irx.absolute.is_none() {
+            m.info = block;
+        }
         // The ModuleInfo_t before the text (next, name, version, flags, id, flags, entry, gp,
         // text_start, text_size, data_size, bss_size).
         if irx.absolute.is_none() {
@@ -576,6 +528,8 @@ impl Iop {
                 self.bus.set_ram_u32(info + 16 + 4 * i as u32, *w);
             }
         }
+        // Into the module chain.
+        super::image::sync(self);
         id
     }
 
@@ -667,21 +621,25 @@ impl Iop {
                 .loadcore
                 .libraries
                 .retain(|l| !(l.table >= lo && l.table < hi));
+            super::image::forget_callers(self, lo, hi);
         }
         if m.block != 0 {
             self.sysmem_free(m.block);
         }
+        super::image::sync(self);
     }
 }
 
 /// Boot: memory layout, native libraries, the vblank handlers, the loader thread.
 pub fn boot(iop: &mut Iop) {
     let k = &mut iop.kernel;
-    // The vectors, native slots and return points at the bottom of RAM.
+    // The vectors, the kernel's image (native modules, their slots and export tables:
+    // [`super::image`]) and the return points at the bottom of RAM.
     k.sysmem
         .alloc(Mode::Addr, super::RETURN_END.next_multiple_of(0x100), 0)
         .expect("boot: low RAM");
-    // The kernel's boot area (export tables, ctype table) and the kernel heap.
+    // The kernel's boot area (ctype table, SIF buffers, infos of native modules added
+    // later) and the kernel heap.
     let arena = k.sysmem.alloc(Mode::First, 0x4000, 0).expect("boot: arena");
     k.loadcore.arena = arena;
     k.loadcore.arena_end = arena + 0x4000;
@@ -700,10 +658,10 @@ pub fn boot(iop: &mut Iop) {
         let _ = i;
         iop.bus.set_ram_u32(super::RETURN_BASE + w, JR_RA);
     }
-    iop.install_library(&INTERNAL, true);
-    for lib in libraries() {
-        iop.install_library(lib, false);
-    }
+    // The native libraries, their modules and loadcore's lists, in the console's layout.
+    super::image::build(iop, &INTERNAL, &libraries());
+    super::dmacman::boot(iop);
+    super::bootmods::boot(iop);
     let ct = iop.arena_alloc(128);
     for c in 0..128u8 {
         let v = super::clib::ctype(c);
@@ -805,6 +763,7 @@ pub fn loader_loop(iop: &mut Iop) -> Result<(), IopError> {
         return Ok(());
     }
     iop.module_mut(m.id).expect("module").state = ModState::Starting;
+    super::image::sync(iop);
     // argv on the loader's stack: the strings, then the pointer array.
     let mut strings = req.path.as_bytes().to_vec();
     strings.push(0);
@@ -837,6 +796,8 @@ pub fn loader_loop(iop: &mut Iop) -> Result<(), IopError> {
 }
 
 fn finish_request(iop: &mut Iop, req: &StartRequest, v0: i32, result: i32) {
+    // The module's new state (or its absence) in the guest's module chain.
+    super::image::sync(iop);
     iop.kernel.loadcore.results.insert(req.module, result);
     if let Some(o) = iop
         .kernel
@@ -921,6 +882,9 @@ fn release_library_entries(iop: &mut Iop) -> Result<Ret, IopError> {
     match libs.iter().position(|l| l.table == t) {
         Some(i) => {
             libs.remove(i);
+            // The table is the module's again: its magic back (the console's).
+            super::image::restore_magic(iop, t);
+            super::image::sync(iop);
             v(kerr::OK)
         }
         None => v(kerr::LIBRARY_NOTFOUND),
@@ -928,7 +892,9 @@ fn release_library_entries(iop: &mut Iop) -> Result<Ret, IopError> {
 }
 
 fn link_library_entries(iop: &mut Iop) -> Result<Ret, IopError> {
-    let (a, n) = (iop.arg(0), iop.arg(1));
+    // The range, in RAM (a size past its end scans to the end).
+    let a = iop.arg(0) & (sysmem::MEM_SIZE - 1);
+    let n = iop.arg(1).min(sysmem::MEM_SIZE - a);
     v(match iop.link_imports(a, n) {
         Ok(()) => kerr::OK,
         Err(_) => kerr::ERROR,
@@ -939,9 +905,9 @@ fn query_library_entry_table(iop: &mut Iop) -> Result<Ret, IopError> {
     // QueryLibraryEntryTable(iop_library_t *): the export table of the newest library with
     // that name and major version (its function pointer array).
     let p = iop.arg(0);
-    let version = iop.bus.ram_u16(p + 8);
+    let version = iop.bus.ram_u16(p.wrapping_add(8));
     let mut name = [0u8; 8];
-    iop.bus.read_ram(p + 12, &mut name);
+    iop.bus.read_ram(p.wrapping_add(12), &mut name);
     let t = iop
         .kernel
         .loadcore
@@ -963,12 +929,26 @@ pub const LOADCORE: LibDef = LibDef {
     name: "loadcore",
     version: 0x0103,
     funcs: &[
+        (
+            3,
+            "GetLoadcoreInternalData",
+            super::image::get_loadcore_internal_data,
+        ),
         (4, "FlushIcache", flush_cache),
         (5, "FlushDcache", flush_cache),
         (6, "RegisterLibraryEntries", register_library_entries),
         (7, "ReleaseLibraryEntries", release_library_entries),
         (8, "LinkLibraryEntries", link_library_entries),
-        (10, "RegisterNonAutoLinkEntries", register_library_entries),
+        (
+            9,
+            "UnLinkLibraryEntries",
+            super::image::unlink_library_entries,
+        ),
+        (
+            10,
+            "RegisterNonAutoLinkEntries",
+            super::image::register_non_auto_link,
+        ),
         (11, "QueryLibraryEntryTable", query_library_entry_table),
         (12, "QueryBootMode", query_boot_mode),
     ],
@@ -1122,18 +1102,13 @@ fn refer_module_status(iop: &mut Iop) -> Result<Ret, IopError> {
     name[..b.len().min(55)].copy_from_slice(&b[..b.len().min(55)]);
     iop.bus.write_ram(p, &name);
     iop.bus.set_ram_u16(p + 56, m.version);
-    let flags = match m.state {
-        ModState::Loaded => 1,
-        ModState::Starting => 2,
-        ModState::Resident => 3,
-        ModState::Removable => 0x13,
-    };
+    let flags = super::image::module_flags(m.state);
     iop.bus.set_ram_u16(p + 58, flags);
     for (i, w) in [
         m.id as u32,
         m.entry,
         m.gp,
-        m.text,
+        m.start(),
         m.text_size,
         m.data_size,
         m.bss_size,

@@ -6,10 +6,12 @@
 //!   sifcmd...) is a table of native functions ([`LibDef`]). At boot every function gets an
 //!   address of its own in the kernel's low RAM ([`NATIVE_BASE`]..) and each library an export
 //!   table in RAM in the console's layout, registered with loadcore exactly as a module's
-//!   RegisterLibraryEntries would. A module's import stubs are linked to those addresses as the
-//!   console's loadcore links them (`j address`), so guest code calls the kernel by jumping
-//!   there; when the CPU reaches such an address the native function runs instead, reading its
-//!   arguments from the registers and the stack (o32) and returning in v0 to $ra.
+//!   RegisterLibraryEntries would, inside its module's text ([`image`]: the module chain from
+//!   0x800 and the library chain as programs that read the IOP's memory find them). A module's
+//!   import stubs are linked to those addresses as the console's loadcore links them (`j
+//!   address`), so guest code calls the kernel by jumping there; when the CPU reaches such an
+//!   address the native function runs instead, reading its arguments from the registers and the
+//!   stack (o32) and returning in v0 to $ra.
 //! - The kernel's objects (threads, semaphores, event flags, message boxes, pools) live in Rust,
 //!   but each has a control block in the kernel's heap in IOP RAM, so that handles are the
 //!   console's (`address << 5 | id << 1 | 1`) and memory use matches.
@@ -20,8 +22,11 @@
 //!   handler, an RPC server's function) sets the CPU up to call it with $ra at one of the
 //!   kernel's return points ([`ret`]), and continues when the CPU reaches it.
 
+pub mod bootmods;
 pub mod clib;
+pub mod dmacman;
 pub mod heaplib;
+pub mod image;
 pub mod intr;
 pub mod ioman;
 pub mod loadcore;
@@ -38,10 +43,12 @@ use std::collections::{BTreeMap, HashSet, VecDeque};
 
 use crate::{Iop, IopError};
 
-/// The first native function address. Each function has an 8-byte slot (two words of `jr $ra;
-/// nop` in RAM, for anyone who reads them; the CPU never executes them).
-pub const NATIVE_BASE: u32 = 0x0000_1000;
-/// The end of the native function slots.
+/// The first native function address: the kernel's image ([`image`]) starts here, and its
+/// native function slots lie in it, between the modules' infos and export tables. Each function
+/// has an 8-byte slot (two words of `jr $ra; nop` in RAM, for anyone who reads them; the CPU
+/// never executes them).
+pub const NATIVE_BASE: u32 = image::IMAGE_BASE;
+/// The end of the kernel's image and its native function slots.
 pub const NATIVE_END: u32 = 0x0000_3000;
 /// The SYSCALL code marking a linked import stub's trap into the kernel (bits 16..19 of the
 /// 20-bit code; the slot number is in the low 16 bits).
@@ -372,6 +379,8 @@ pub struct Kernel {
     pub sifcmd: sifcmd::SifCmd,
     /// timrman's hard timers.
     pub timers: [timrman::Timer; 6],
+    /// excepman's and secrman's state.
+    pub boot: bootmods::BootState,
     /// Messages already printed once.
     logged: HashSet<String>,
 }
@@ -402,6 +411,7 @@ impl Default for Kernel {
             sifman: sif::SifMan::default(),
             sifcmd: sifcmd::SifCmd::default(),
             timers: timrman::table(),
+            boot: bootmods::BootState::default(),
             logged: HashSet::new(),
         }
     }
@@ -495,6 +505,12 @@ impl Iop {
                 "call of kernel function slot {slot}, which does not exist"
             )));
         };
+        if native.lib.is_empty() {
+            let at = NATIVE_BASE + 8 * slot as u32;
+            return Err(self.fault(format!(
+                "jump to {at:#010x}, in the kernel's data (a module info or export table), not a function"
+            )));
+        }
         self.native_ret = ret;
         let r = match native.func {
             Some(f) => f(self)?,
