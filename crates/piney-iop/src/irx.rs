@@ -290,15 +290,8 @@ pub fn parse(module: &str, data: &[u8]) -> Result<Irx, IrxError> {
                         "relocation {k} of section {i} (type {kind}) at offset {offset:#x} lies outside the module ({memsz:#x} bytes)"
                     )));
                 }
-                if matches!(
-                    kind,
-                    r::R32 | r::R26 | r::HI16 | r::LO16 | r::R16 | r::MHI16
-                ) && offset.saturating_add(4) > filesz
-                {
-                    return Err(err(format!(
-                        "relocation {k} of section {i} (type {kind}) at offset {offset:#x} points into the bss"
-                    )));
-                }
+                // A relocation into the bss is applied to its zeroed word: loadcore copies the
+                // file part, zeroes the bss, then relocates the whole image.
                 relocs.push(Reloc { offset, kind });
             }
         }
@@ -486,6 +479,15 @@ mod tests {
         assert_eq!(word(&m, 4) & 0xffff, 0x0003);
         assert_eq!(word(&m, 5) & 0xffff, 0x8000);
         assert!(m[24..].iter().all(|&b| b == 0), "bss zeroed");
+    }
+
+    #[test]
+    fn a_relocation_into_the_bss_relocates_the_zeroed_word() {
+        // Word 2 is the bss's first: an R_MIPS_32 there becomes the load address.
+        let irx = parse("t", &module(&[0, 0], &[(8, 2)], 16)).unwrap();
+        let m = irx.relocate(0x0002_0000);
+        assert_eq!(word(&m, 2), 0x0002_0000);
+        assert!(m[12..].iter().all(|&b| b == 0));
     }
 
     #[test]
