@@ -81,6 +81,7 @@ fn read(m: &mut Machine, at: u32, n: usize) -> Vec<u8> {
 fn play(image: &[u8], hle: bool) -> Run {
     let out = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let mut m = Machine::new(Box::new(Sink(out.clone())));
+    m.attach_renderer(Box::new(piney_gs::SoftwareRenderer::new()));
     let script = InputScript::parse("equivalence.txt", SCRIPT).unwrap();
     m.set_pad_input(Box::new(ScriptPads::new(script)));
     m.load_elf(image).unwrap();
@@ -105,7 +106,7 @@ fn play(image: &[u8], hle: bool) -> Run {
             })
             .unwrap();
         assert_eq!(end, RunEnd::FrameLimit);
-        let mut img = m.frame(Pcrtc { deflicker: false }).expect("a GS");
+        let mut img = m.frame(Pcrtc { deflicker: false }).expect("a GS").image;
         mask_work_time(&mut img);
         let hash = fnv1a64(&img.rgba) ^ ((img.width as u64) << 32 | img.height as u64);
         let pads = read(&mut m, profile.address("ccPads").unwrap(), 0xc0);

@@ -26,6 +26,7 @@ impl Rig {
     fn new() -> Rig {
         let image = demo_elf();
         let mut m = Machine::new(Box::new(std::io::sink()));
+        m.attach_renderer(Box::new(piney_gs::SoftwareRenderer::new()));
         m.load_elf(&image).unwrap();
         let profile = Profile::from_elf_symbols(&image).unwrap();
         let installed = install(&mut m, &profile, &image);

@@ -51,6 +51,7 @@ struct Run {
 fn run(name: &str, image: &[u8], hooked: bool) -> Run {
     let out = Arc::new(Mutex::new(Vec::new()));
     let mut m = Machine::new(Box::new(Sink(out.clone())));
+    m.attach_renderer(Box::new(piney_gs::SoftwareRenderer::new()));
     m.load_elf(image)
         .unwrap_or_else(|e| panic!("{name}: cannot load: {e}"));
     if hooked {

@@ -12,11 +12,11 @@ pub struct Frame {
     width: u32,
     height: u32,
     pixels: Vec<u8>,
-    /// The game's display offset x, in the engine's units (SetDisplayOffset's video clocks):
-    /// the picture moves `offset_x / 5` native pixels (truncated toward zero), as
-    /// `piney_gs::Presenter` does.
+    /// The game's display offset x in native pixels, as `piney_gs::DisplayCommand::offset`
+    /// gives it (the display circuit's DX against the video mode's origin, over the clocks a
+    /// pixel lasts); right is positive.
     pub offset_x: i32,
-    /// The display offset y, in rows of the 448-line picture.
+    /// The display offset y in native rows; down is positive.
     pub offset_y: i32,
     /// How many frame pixels one native pixel is (the render scale, 1 to 8; 1 for the
     /// software renderer). The offset moves `scale` times as many frame pixels.
@@ -78,7 +78,8 @@ impl Frame {
         })
     }
 
-    /// The same frame with the display offset (engine units, see [`Frame::offset_x`]).
+    /// The same frame with the display offset (native pixels and rows, see
+    /// [`Frame::offset_x`]).
     pub fn with_offset(mut self, x: i32, y: i32) -> Frame {
         self.offset_x = x;
         self.offset_y = y;
@@ -114,12 +115,11 @@ impl Frame {
         ]
     }
 
-    /// The display offset in frame pixels: x / 5 native pixels (truncated toward zero, as
-    /// `piney_gs::Presenter`), y rows, both times the scale.
+    /// The display offset in frame pixels: the native offset times the scale.
     pub fn offset_pixels(&self) -> (i32, i32) {
         let s = self.scale.clamp(1, 64) as i32;
         (
-            (self.offset_x / 5).saturating_mul(s),
+            self.offset_x.saturating_mul(s),
             self.offset_y.saturating_mul(s),
         )
     }

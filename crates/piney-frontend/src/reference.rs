@@ -72,7 +72,7 @@ mod tests {
     fn offset_moves_the_picture_leaving_black() {
         // The same expectations as piney_gs's presenter test: x 15 clocks -> 3 pixels right,
         // y -1 -> one row up; presented 1:1 (a rectangle the frame's own size).
-        let f = ramp().with_offset(15, -1);
+        let f = ramp().with_offset(3, -1);
         let rect = Rect {
             x: 0,
             y: 0,
@@ -84,8 +84,8 @@ mod tests {
         assert_eq!(pixel(&f, rect, 3, 0), [1, 2, 0, 255]);
         assert_eq!(pixel(&f, rect, 7, 2), [5, 4, 0, 255]);
         assert_eq!(pixel(&f, rect, 4, 3), [0, 0, 0, 255]);
-        // -48 / 5 = -9, toward zero; at render scale 2 that is 18 frame pixels.
-        let mut g = Frame::new(16, 1, vec![9; 64]).unwrap().with_offset(-48, 0);
+        // 9 native pixels left; at render scale 2 that is 18 frame pixels.
+        let mut g = Frame::new(16, 1, vec![9; 64]).unwrap().with_offset(-9, 0);
         assert_eq!(g.offset_pixels(), (-9, 0));
         g.scale = 2;
         assert_eq!(g.offset_pixels(), (-18, 0));

@@ -22,8 +22,7 @@ const CHILD_ENV: &str = "PINEY_FRONTEND_WINDOW_CHILD";
 /// The window's inner size: wider than 4:3, so there are bars left and right.
 const SIZE: (u32, u32) = (800, 480);
 
-/// The known frame: 64 x 48 of distinct colours, offset 15 clocks (3 pixels) right and 2 rows
-/// down.
+/// The known frame: 64 x 48 of distinct colours, offset 3 pixels right and 2 rows down.
 fn known_frame() -> Frame {
     let mut px = Vec::new();
     for y in 0..48u32 {
@@ -31,7 +30,7 @@ fn known_frame() -> Frame {
             px.extend_from_slice(&[(x * 4) as u8, (y * 5) as u8, (255 - (x + y) * 2) as u8, 255]);
         }
     }
-    Frame::new(64, 48, px).unwrap().with_offset(15, 2)
+    Frame::new(64, 48, px).unwrap().with_offset(3, 2)
 }
 
 /// The child's machine: the known frame every second vblank (30 fps), until told "quit" on

@@ -132,8 +132,7 @@ fn main() {
     let t = Instant::now();
     for _ in 0..frames {
         path.feed(&mut gs, &frame).expect("frame");
-        let p = gs.privileged;
-        let img = Pcrtc::default().frame(gs.local_memory(), &p);
+        let img = gs.display_image(Pcrtc::default());
         assert_eq!((img.width, img.height), (512, 448));
     }
     let s = t.elapsed().as_secs_f64() / frames as f64;

@@ -1,6 +1,8 @@
 //! What the state machine hands to renderers: plain draw and memory commands.
 
+use crate::image::Image;
 use crate::mem::{LocalMemory, TransferRect};
+pub use crate::pcrtc::DisplayCommand;
 use crate::regs::*;
 
 /// The primitive shape a [`DrawCommand`] draws. Strips and fans arrive as their triangles, line
@@ -151,20 +153,30 @@ pub enum MemCommand {
     },
     /// Replace the whole local memory (dump replay).
     SetMemory(Box<LocalMemory>),
+    /// Power-on: local memory and the CLUT buffer zeroed (a machine reset).
+    PowerOn,
 }
 
-/// A consumer of the GS's output. Implementations draw; they see no GIF packets or registers
-/// beyond what a command carries.
+/// A consumer of the GS's output: it owns local memory. Implementations draw; they see no GIF
+/// packets or registers beyond what a command carries. Every call is ordered after every
+/// earlier one; reads (readback, a memory copy, a displayed picture) are answered only when
+/// asked, after every earlier command has taken effect.
 pub trait Renderer {
     /// Draws one primitive.
     fn draw(&mut self, cmd: &DrawCommand);
     /// Applies a memory command, in order with the draws.
     fn memory(&mut self, cmd: MemCommand);
-    /// Reads `count` pixels of `rect` from pixel `start` (local->host), after every earlier
-    /// command has taken effect.
+    /// Reads `count` pixels of `rect` from pixel `start` (local->host, the GS FIFO download).
     fn read_back(&mut self, rect: &TransferRect, start: u64, count: u64) -> Vec<u8>;
-    /// The local memory with every earlier command applied (for the PCRTC and dumps).
-    fn local_memory(&mut self) -> &LocalMemory;
+    /// A copy of the whole local memory (dumps, tests).
+    fn read_memory(&mut self) -> Box<LocalMemory>;
+    /// Shows a frame: the PCRTC's registers for it. The renderer runs the PCRTC over its own
+    /// local memory as it stands after every earlier command.
+    fn display(&mut self, cmd: &DisplayCommand);
+    /// The picture of the last [`Renderer::display`] on the CPU (the display circuits' own
+    /// pixels; 0x0 before any, or when no circuit is on), for `--dump-frames`, screenshots and
+    /// a CPU presenter.
+    fn display_image(&mut self) -> Image;
 }
 
 /// A boxed renderer is a renderer, so the choice can be made at run time
@@ -179,7 +191,13 @@ impl<R: Renderer + ?Sized> Renderer for Box<R> {
     fn read_back(&mut self, rect: &TransferRect, start: u64, count: u64) -> Vec<u8> {
         (**self).read_back(rect, start, count)
     }
-    fn local_memory(&mut self) -> &LocalMemory {
-        (**self).local_memory()
+    fn read_memory(&mut self) -> Box<LocalMemory> {
+        (**self).read_memory()
+    }
+    fn display(&mut self, cmd: &DisplayCommand) {
+        (**self).display(cmd)
+    }
+    fn display_image(&mut self) -> Image {
+        (**self).display_image()
     }
 }

@@ -618,10 +618,9 @@ pub fn replay<R: Renderer>(
 pub struct ReplayOptions {
     /// The display circuits' merge (deflicker or not).
     pub pcrtc: crate::Pcrtc,
-    /// The presenter (display offset, 4:3 when `aspect_4_3`).
-    pub presenter: crate::Presenter,
-    /// Present at 4:3 ([`crate::Presenter::present_4_3`]) rather than at the buffer's size.
-    pub aspect_4_3: bool,
+    /// What each frame holds: presented (moved by the display offset, 4:3) or the display
+    /// circuits' own pixels.
+    pub format: crate::FrameFormat,
     /// Write each frame as `DIR/NNNNNN.png` ([`Image::frame_file_name`]).
     pub dump_frames: Option<std::path::PathBuf>,
     /// Stop after this many frames.
@@ -648,12 +647,10 @@ pub fn replay_file(
         if opts.max_frames.is_some_and(|m| n >= m) {
             return false;
         }
-        let img = gs.display_image(opts.pcrtc);
-        let img = if opts.aspect_4_3 {
-            opts.presenter.present_4_3(&img)
-        } else {
-            opts.presenter.present(&img)
-        };
+        // The display offset comes with the frame's registers.
+        let presenter = gs.display(opts.pcrtc).presenter();
+        let img = gs.renderer_mut().display_image();
+        let img = opts.format.apply(&img, presenter);
         if let Some(dir) = &opts.dump_frames
             && let Err(e) = img.write_png(&dir.join(Image::frame_file_name(n)))
         {

@@ -82,8 +82,7 @@ fn sample_dump(header: bool) -> GsDump {
 fn frames(d: &GsDump) -> Vec<Image> {
     let mut out = Vec::new();
     replay(d, SoftwareRenderer::new(), |gs, _| {
-        let p = gs.privileged;
-        out.push(Pcrtc::default().frame(gs.local_memory(), &p));
+        out.push(gs.display_image(Pcrtc::default()));
         true
     })
     .unwrap();
@@ -285,6 +284,7 @@ fn replay_file_writes_numbered_frames() {
     let frames = dir.join("frames");
     let opts = ReplayOptions {
         dump_frames: Some(frames.clone()),
+        format: crate::FrameFormat::Display,
         ..Default::default()
     };
     let (stats, last) = replay_file(&dump_path, &opts).unwrap();
@@ -299,7 +299,7 @@ fn replay_file_writes_numbered_frames() {
     // max_frames stops early; 4:3 presents the 16 x 8 buffer at 11 x 8 ((8 * 4 + 1) / 3 = 11).
     let opts = ReplayOptions {
         max_frames: Some(1),
-        aspect_4_3: true,
+        format: crate::FrameFormat::Presented,
         ..Default::default()
     };
     let (_, last) = replay_file(&dump_path, &opts).unwrap();

@@ -277,12 +277,16 @@ impl<R: Renderer> Gs<R> {
             s: State::new(),
             fifo: VecDeque::new(),
             pending_signal: None,
-            // IMR: every interrupt masked after reset (bits 8-14).
-            privileged: Privileged {
-                imr: 0x7f00,
-                ..Privileged::default()
-            },
+            privileged: Self::new_privileged(),
             draws: 0,
+        }
+    }
+
+    /// The privileged registers at power-on: IMR masks every interrupt (bits 8-14).
+    pub fn new_privileged() -> Privileged {
+        Privileged {
+            imr: 0x7f00,
+            ..Privileged::default()
         }
     }
 
@@ -449,53 +453,6 @@ impl<R: Renderer> Gs<R> {
             _ => return Err(GsError::UnknownRegister(addr)),
         }
         Ok(())
-    }
-
-    /// One PACKED-mode GIF qword for register descriptor `reg` (GS User's Manual, "PACKED
-    /// mode"): RGBAQ takes Q from the last ST; ST latches Q; XYZF2/XYZ2 with ADC (bit 111) set
-    /// become XYZF3/XYZ3 (no kick), as do descriptors 0xc/0xd; A+D (0xe) writes the register in
-    /// bits 64-71; 0xb and NOP (0xf) do nothing.
-    pub fn write_packed(&mut self, reg: u8, data: u128) -> Result<(), GsError> {
-        let lo = data as u64;
-        let hi = (data >> 64) as u64;
-        let w = |i: u32| ((data >> (i * 32)) & 0xffff_ffff) as u64;
-        match reg & 0xf {
-            0x0 => self.write_reg(reg::PRIM, lo & 0x7ff),
-            0x1 => {
-                let v = (w(0) & 0xff)
-                    | ((w(1) & 0xff) << 8)
-                    | ((w(2) & 0xff) << 16)
-                    | ((w(3) & 0xff) << 24);
-                let q = self.s.rgbaq.0 & 0xffff_ffff_0000_0000;
-                self.write_reg(reg::RGBAQ, v | q)
-            }
-            0x2 => {
-                self.s.st = St(lo);
-                // Q in the third word goes to RGBAQ.Q.
-                self.s.rgbaq = Rgbaq((self.s.rgbaq.0 & 0xffff_ffff) | (w(2) << 32));
-                Ok(())
-            }
-            0x3 => self.write_reg(reg::UV, (w(0) & 0x3fff) | ((w(1) & 0x3fff) << 16)),
-            // XYZF3/XYZ3 descriptors take the XYZF2/XYZ2 layout and never kick.
-            0x4 | 0xc => {
-                let adc = (hi >> 47) & 1 != 0 || reg & 0xf == 0xc;
-                let v = (w(0) & 0xffff)
-                    | ((w(1) & 0xffff) << 16)
-                    | (((w(2) >> 4) & 0xff_ffff) << 32)
-                    | (((w(3) >> 4) & 0xff) << 56);
-                self.write_reg(if adc { reg::XYZF3 } else { reg::XYZF2 }, v)
-            }
-            0x5 | 0xd => {
-                let adc = (hi >> 47) & 1 != 0 || reg & 0xf == 0xd;
-                let v = (w(0) & 0xffff) | ((w(1) & 0xffff) << 16) | (w(2) << 32);
-                self.write_reg(if adc { reg::XYZ3 } else { reg::XYZ2 }, v)
-            }
-            0xa => self.write_reg(reg::FOG, ((w(3) >> 4) & 0xff) << 56),
-            0xe => self.write_reg((hi & 0xff) as u8, lo),
-            // 0xb is reserved, 0xf is NOP.
-            0xb | 0xf => Ok(()),
-            r => self.write_reg(r, lo),
-        }
     }
 
     /// Image data (IMAGE mode, or HWREG) for the active host->local transfer. Data with no
@@ -910,14 +867,22 @@ impl<R: Renderer> Gs<R> {
         self.privileged.csr |= csr::HSINT;
     }
 
-    /// The local memory with every command applied.
-    pub fn local_memory(&mut self) -> &crate::LocalMemory {
-        self.renderer.local_memory()
+    /// A copy of local memory with every command applied (a readback from the renderer).
+    pub fn local_memory(&mut self) -> Box<crate::LocalMemory> {
+        self.renderer.read_memory()
     }
 
-    /// The picture the display circuits show now (see [`crate::Pcrtc::frame`]).
+    /// Shows this frame: sends the PCRTC's registers to the renderer and returns them.
+    pub fn display(&mut self, pcrtc: crate::Pcrtc) -> crate::DisplayCommand {
+        let cmd = crate::DisplayCommand::new(&self.privileged, pcrtc);
+        self.renderer.display(&cmd);
+        cmd
+    }
+
+    /// [`Gs::display`], then the picture the display circuits show, read back from the renderer
+    /// (see [`crate::pcrtc::picture`]).
     pub fn display_image(&mut self, pcrtc: crate::Pcrtc) -> crate::Image {
-        let p = self.privileged;
-        pcrtc.frame(self.renderer.local_memory(), &p)
+        self.display(pcrtc);
+        self.renderer.display_image()
     }
 }

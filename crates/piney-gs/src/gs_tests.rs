@@ -1,7 +1,8 @@
 //! State machine tests: kicks, queues, transfers, CLUT load decisions, SIGNAL/FINISH/LABEL.
 
-use crate::draw::{DrawCommand, MemCommand, PrimKind, Renderer};
+use crate::draw::{DisplayCommand, DrawCommand, MemCommand, PrimKind, Renderer};
 use crate::gs::{Gs, GsError, csr, priv_reg, reg};
+use crate::image::Image;
 use crate::mem::{LocalMemory, TransferRect};
 use crate::psm::Psm;
 
@@ -9,6 +10,7 @@ use crate::psm::Psm;
 struct Recorder {
     draws: Vec<DrawCommand>,
     mem_cmds: Vec<MemCommand>,
+    displays: Vec<DisplayCommand>,
     mem: LocalMemory,
 }
 
@@ -29,8 +31,14 @@ impl Renderer for Recorder {
     fn read_back(&mut self, rect: &TransferRect, start: u64, count: u64) -> Vec<u8> {
         self.mem.read_transfer(rect, start, count)
     }
-    fn local_memory(&mut self) -> &LocalMemory {
-        &self.mem
+    fn read_memory(&mut self) -> Box<LocalMemory> {
+        Box::new(self.mem.clone())
+    }
+    fn display(&mut self, cmd: &DisplayCommand) {
+        self.displays.push(*cmd);
+    }
+    fn display_image(&mut self) -> Image {
+        Image::new(0, 0, [0; 4])
     }
 }
 
@@ -118,24 +126,37 @@ fn xyz3_queues_without_drawing() {
 
 #[test]
 fn packed_adc_becomes_no_kick() {
+    use crate::gif::{GifPath, gif_tag};
     let mut g = gs();
     g.write_reg(reg::PRIM, 0).unwrap();
     let xyz2 = |x: u128, adc: bool| x | ((adc as u128) << 111);
-    g.write_packed(0x5, xyz2(16, true)).unwrap();
+    let mut path = GifPath::new();
+    let mut feed = |g: &mut Gs<Recorder>, q: &[u128]| path.feed(g, q).unwrap();
+    feed(
+        &mut g,
+        &[gif_tag(1, false, None, 0, &[0x5]), xyz2(16, true)],
+    );
     assert_eq!(g.renderer().draws.len(), 0);
-    g.write_packed(0x5, xyz2(16, false)).unwrap();
+    feed(
+        &mut g,
+        &[gif_tag(1, false, None, 0, &[0x5]), xyz2(16, false)],
+    );
     assert_eq!(g.renderer().draws.len(), 1);
-    // PACKED ST sets Q; RGBAQ keeps it.
-    g.write_packed(0x2, (2.0f32.to_bits() as u128) << 64)
-        .unwrap();
-    g.write_packed(0x1, 10 | (20 << 32) | (30 << 64) | (40 << 96))
-        .unwrap();
-    g.write_packed(0x5, 0).unwrap();
+    // PACKED ST keeps Q; RGBAQ takes it.
+    feed(
+        &mut g,
+        &[
+            gif_tag(1, false, None, 0, &[0x2, 0x1, 0x5, 0xe]),
+            (2.0f32.to_bits() as u128) << 64,
+            10 | (20 << 32) | (30 << 64) | (40 << 96),
+            0,
+            // A+D.
+            (reg::PRIM as u128) << 64 | 6,
+        ],
+    );
     let v = g.renderer().draws[1].vertices[0];
     assert_eq!(v.rgba, [10, 20, 30, 40]);
     assert_eq!(v.q, 2.0);
-    // A+D.
-    g.write_packed(0xe, (reg::PRIM as u128) << 64 | 6).unwrap();
     assert_eq!(g.prim().prim(), 6);
 }
 
@@ -526,4 +547,28 @@ fn second_signal_waits_for_the_clear() {
     assert!(!g.signal_stalled());
     assert_eq!(g.read_priv(priv_reg::SIGLBLID).unwrap(), 2);
     assert_eq!(g.read_priv(priv_reg::CSR).unwrap() & csr::SIGNAL, 1);
+}
+
+#[test]
+fn a_frame_is_one_display_command_with_the_pcrtcs_registers() {
+    let mut g = gs();
+    g.write_priv(priv_reg::PMODE, 0x66 | 1).unwrap();
+    // NTSC (SMODE1.CMOD 2), interlaced frame mode.
+    g.write_priv(priv_reg::SMODE1, 2 << 13).unwrap();
+    g.write_priv(priv_reg::SMODE2, 1).unwrap();
+    g.write_priv(priv_reg::DISPFB2, 8 << 9).unwrap();
+    g.write_priv(priv_reg::DISPLAY2, 684 | 66 << 12 | 4 << 23)
+        .unwrap();
+    g.write_priv(priv_reg::BGCOLOR, 0x10_2030).unwrap();
+    let cmd = g.display(crate::Pcrtc { deflicker: true });
+    assert_eq!(g.renderer().displays, vec![cmd]);
+    assert_eq!(cmd.pmode.0, 0x67);
+    assert_eq!(cmd.dispfb[1].fbw(), 8);
+    assert_eq!(cmd.display[1].dx(), 684);
+    assert_eq!(cmd.bgcolor.0, 0x10_2030);
+    assert!(cmd.deflicker);
+    // DX 684 = 636 + 48 at 5 clocks a pixel; DY 66 = 50 + 16 rows.
+    assert_eq!(cmd.offset(), (9, 16));
+    // Nothing else reached the renderer.
+    assert!(g.renderer().draws.is_empty() && g.renderer().mem_cmds.is_empty());
 }

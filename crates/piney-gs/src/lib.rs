@@ -4,16 +4,21 @@
 //! - [`mem::LocalMemory`] is the GS's 4 MiB local memory with the exact page/block/column swizzle
 //!   of every pixel storage mode ([`Psm`]), host<->local packing and local->local copies.
 //! - [`Gs`] is the register state machine. It takes A+D register writes ([`Gs::write_reg`]),
-//!   PACKED qwords ([`Gs::write_packed`]), image data ([`Gs::write_image`], HWREG) and privileged
+//!   image data ([`Gs::write_image`], HWREG) and privileged
 //!   register accesses ([`Gs::write_priv`], [`Gs::read_priv`]), runs the vertex queue and the
-//!   transfers, and hands plain [`DrawCommand`]s and [`MemCommand`]s to a [`Renderer`].
-//!   Renderers know nothing of GIF packets or registers beyond what a command carries.
+//!   transfers, and hands plain, ordered commands to a [`Renderer`]: [`DrawCommand`]s,
+//!   [`MemCommand`]s (transfers, CLUT loads) and a [`DisplayCommand`] per shown frame (the
+//!   PCRTC's registers). The renderer owns local memory; readback (the GS FIFO download, a copy
+//!   of memory, the displayed picture) happens only on request. Renderers know nothing of GIF
+//!   packets or registers beyond what a command carries.
 //! - [`sw::SoftwareRenderer`] is the reference rasteriser: deterministic integer arithmetic by
 //!   the GS's rules, drawing into its local memory; [`threaded::ThreadedRenderer`] runs any
 //!   renderer on a worker thread behind a channel.
-//! - [`pcrtc::Pcrtc`] reads the display circuits and merges them into an [`Image`];
-//!   [`pcrtc::Presenter`] applies the display offset and the 4:3 shape; [`Image`] writes PNGs.
-//! - [`gif`] parses GIFtags for the GS side; [`dump`] reads, writes and replays PCSX2 GS dumps;
+//! - [`pcrtc::picture`] (the PCRTC, run inside a renderer) reads the display circuits and merges
+//!   them into an [`Image`]; [`DisplayCommand::offset`] is the display offset against the video
+//!   mode's origin and [`pcrtc::Presenter`] applies it and the 4:3 shape; [`Image`] writes PNGs.
+//! - [`gif`] decodes GIF packets (GIFtags, PACKED, REGLIST, IMAGE), the one decoder the
+//!   machine's GIF paths and dump replay share; [`dump`] reads, writes and replays PCSX2 GS dumps;
 //!   [`compare`] compares PNG frames.
 //! - No host clock, no wgpu/winit: the same input gives the same pictures, bit for bit. Bad
 //!   input never panics: registers the GS does not define are reported and ignored, files give
@@ -36,7 +41,7 @@ pub use draw::{Context, DrawCommand, Env, MemCommand, PrimKind, Renderer, Vertex
 pub use gs::{Gs, GsError, Privileged};
 pub use image::{Image, ImageError};
 pub use mem::LocalMemory;
-pub use pcrtc::{Pcrtc, Presenter};
+pub use pcrtc::{DisplayCommand, FrameFormat, Pcrtc, Presenter};
 pub use psm::Psm;
 pub use sw::SoftwareRenderer;
 pub use threaded::ThreadedRenderer;

@@ -14,12 +14,113 @@
 //! - The engine's frame-mode deflicker points both circuits at the same buffer with circuit 1 one
 //!   line lower and ALP 127. piney's picture is progressive, so by default that pair shows
 //!   circuit 2 alone; [`Pcrtc::deflicker`] set to true performs the merge.
+//! - The display offset: a TV shows a fixed window of the scan, so moving DISPLAY's DX/DY moves
+//!   the picture on the screen. [`DisplayCommand::offset`] measures the main circuit against the
+//!   video mode's origin; [`Presenter`] moves the picture by it, black where it left.
 
 use crate::gs::Privileged;
 use crate::image::Image;
 use crate::mem::LocalMemory;
 use crate::psm::Psm;
-use crate::regs::{DispFb, Display};
+use crate::regs::{BgColor, DispFb, Display, Pmode, Smode2};
+
+/// The PCRTC's registers for one frame and the port's display switches: what a renderer's
+/// [`crate::Renderer::display`] shows. The state machine builds it from the privileged
+/// registers ([`DisplayCommand::new`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DisplayCommand {
+    /// PMODE.
+    pub pmode: Pmode,
+    /// SMODE1 (raw; CMOD, bits 13-14, names the video mode: 2 NTSC, 3 PAL).
+    pub smode1: u64,
+    /// SMODE2.
+    pub smode2: Smode2,
+    /// DISPFB1 and DISPFB2.
+    pub dispfb: [DispFb; 2],
+    /// DISPLAY1 and DISPLAY2.
+    pub display: [Display; 2],
+    /// BGCOLOR.
+    pub bgcolor: BgColor,
+    /// Perform the frame-mode deflicker merge (`--deflicker`).
+    pub deflicker: bool,
+}
+
+/// Where a picture at offset 0 starts, in video clocks and lines of the interlaced frame:
+/// NTSC as Sony's libgraph sets DISPLAY by default (sceGsSetDefDispEnv, DX 636, DY 50; the
+/// engine reference, "The screen"), PAL as ps2sdk's graph library does (DX 680, DY 72; its
+/// NTSC DY is also 50). Progressive modes count lines of one field: DY / 2 + 1 (26, 37), the
+/// relation ps2sdk's table uses. The BIOS's SetGsCrt writes SMODE1; with no video mode set
+/// (SMODE1 0) or a DTV/VESA mode (CMOD 0) there is no TV window to move in.
+fn video_origin(smode1: u64, smode2: Smode2) -> Option<(i64, i64)> {
+    let (dx, dy) = match (smode1 >> 13) & 3 {
+        2 => (636, 50),
+        3 => (680, 72),
+        _ => return None,
+    };
+    Some(if smode2.int() != 0 {
+        (dx, dy)
+    } else {
+        (dx, dy / 2 + 1)
+    })
+}
+
+impl DisplayCommand {
+    /// The display registers of `p` with the port's switches.
+    pub fn new(p: &Privileged, pcrtc: Pcrtc) -> Self {
+        DisplayCommand {
+            pmode: p.pmode,
+            smode1: p.smode1,
+            smode2: p.smode2,
+            dispfb: p.dispfb,
+            display: p.display,
+            bgcolor: p.bgcolor,
+            deflicker: pcrtc.deflicker,
+        }
+    }
+
+    fn field_mode(&self) -> bool {
+        self.smode2.int() != 0 && self.smode2.ffmd() != 0
+    }
+
+    /// The circuit the picture's resolution follows: circuit 2 when enabled, else 1.
+    fn main_circuit(&self) -> Option<Circuit> {
+        let n = if self.pmode.en2() != 0 {
+            1
+        } else if self.pmode.en1() != 0 {
+            0
+        } else {
+            return None;
+        };
+        Some(Circuit::new(
+            self.dispfb[n],
+            self.display[n],
+            self.field_mode(),
+        ))
+    }
+
+    /// The display offset in picture pixels and rows: the main circuit's DX and DY against the
+    /// video mode's origin, divided by the clocks a pixel lasts (MAGH + 1) and the lines a row
+    /// spans, truncated toward zero. The engine's Adjust Screen x +48 at 512 wide (5 clocks a
+    /// pixel) is 9 pixels, -48 is -9; y +16 is 16 rows. (0, 0) with no circuit on, or in a
+    /// DTV/VESA mode.
+    pub fn offset(&self) -> (i32, i32) {
+        let (Some(c), Some((ox, oy))) =
+            (self.main_circuit(), video_origin(self.smode1, self.smode2))
+        else {
+            return (0, 0);
+        };
+        (
+            ((c.x0() - ox) / c.clock_step) as i32,
+            ((c.y0() - oy) / c.line_step) as i32,
+        )
+    }
+
+    /// The presenter for this frame (its offset).
+    pub fn presenter(&self) -> Presenter {
+        let (offset_x, offset_y) = self.offset();
+        Presenter { offset_x, offset_y }
+    }
+}
 
 /// Reads the display circuits and merges them into a picture.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -96,83 +197,89 @@ fn mix(a: u8, b: u8, alpha: u32) -> u8 {
     ((a as u32 * alpha + b as u32 * (255 - alpha) + 127) / 255) as u8
 }
 
+/// The merged picture of the enabled circuits, at the buffer resolution of the main circuit
+/// (circuit 2 when enabled, else 1), covering the enabled circuits' display rectangles: the
+/// display circuits' own pixels, before the presenter's offset. A 0x0 picture when no circuit is
+/// enabled.
+pub fn picture(mem: &LocalMemory, p: &DisplayCommand) -> Image {
+    let pm = p.pmode;
+    let field_mode = p.field_mode();
+    let c1 = (pm.en1() != 0).then(|| Circuit::new(p.dispfb[0], p.display[0], field_mode));
+    let c2 = (pm.en2() != 0).then(|| Circuit::new(p.dispfb[1], p.display[1], field_mode));
+    let mut c1 = c1;
+    // The deflicker pair: the same buffer, circuit 1 a line or so lower.
+    let pair = match (c1, c2) {
+        (Some(a), Some(b)) => {
+            a.fb == b.fb
+                && a.disp.dx() == b.disp.dx()
+                && a.disp.dy() > b.disp.dy()
+                && a.disp.dy() <= b.disp.dy() + 2
+        }
+        _ => false,
+    };
+    if pair && !p.deflicker {
+        c1 = None;
+    }
+    let main = match (c2, c1) {
+        (Some(m), _) | (None, Some(m)) => m,
+        (None, None) => return Image::new(0, 0, [0; 4]),
+    };
+    // The picture's rectangle: the union, except that the deflicker pair keeps the main
+    // circuit's (circuit 1's extra last line would show the background).
+    let (mut x0, mut y0, mut x1, mut y1) = (main.x0(), main.y0(), main.x1(), main.y1());
+    if !pair {
+        for c in [c1, c2].into_iter().flatten() {
+            x0 = x0.min(c.x0());
+            y0 = y0.min(c.y0());
+            x1 = x1.max(c.x1());
+            y1 = y1.max(c.y1());
+        }
+    }
+    let w = ((x1 - x0) / main.clock_step).max(0) as u32;
+    let h = ((y1 - y0) / main.line_step).max(0) as u32;
+    let bg = [
+        p.bgcolor.r() as u8,
+        p.bgcolor.g() as u8,
+        p.bgcolor.b() as u8,
+        255,
+    ];
+    let mut out = Image::new(w, h, [0, 0, 0, 255]);
+    for py in 0..h {
+        let line = y0 + py as i64 * main.line_step;
+        for px in 0..w {
+            let clock = x0 + px as i64 * main.clock_step;
+            let back = if pm.slbg() == 0 {
+                c2.and_then(|c| c.pixel(mem, clock, line)).unwrap_or(bg)
+            } else {
+                bg
+            };
+            let top = c1.and_then(|c| c.pixel(mem, clock, line));
+            let col = match top {
+                None => back,
+                Some(t) => {
+                    let a = if pm.mmod() != 0 {
+                        pm.alp()
+                    } else {
+                        (t[3] as u32 * 2).min(255)
+                    };
+                    [
+                        mix(t[0], back[0], a),
+                        mix(t[1], back[1], a),
+                        mix(t[2], back[2], a),
+                        255,
+                    ]
+                }
+            };
+            out.set(px, py, [col[0], col[1], col[2], 255]);
+        }
+    }
+    out
+}
+
 impl Pcrtc {
-    /// The merged picture of the enabled circuits, at the buffer resolution of the main circuit
-    /// (circuit 2 when enabled, else 1), covering the enabled circuits' display rectangles.
-    /// Returns a 0x0 picture when no circuit is enabled.
+    /// [`picture`] of `p`'s display registers with these switches.
     pub fn frame(&self, mem: &LocalMemory, p: &Privileged) -> Image {
-        let pm = p.pmode;
-        let field_mode = p.smode2.int() != 0 && p.smode2.ffmd() != 0;
-        let c1 = (pm.en1() != 0).then(|| Circuit::new(p.dispfb[0], p.display[0], field_mode));
-        let c2 = (pm.en2() != 0).then(|| Circuit::new(p.dispfb[1], p.display[1], field_mode));
-        let mut c1 = c1;
-        // The deflicker pair: the same buffer, circuit 1 a line or so lower.
-        let pair = match (c1, c2) {
-            (Some(a), Some(b)) => {
-                a.fb == b.fb
-                    && a.disp.dx() == b.disp.dx()
-                    && a.disp.dy() > b.disp.dy()
-                    && a.disp.dy() <= b.disp.dy() + 2
-            }
-            _ => false,
-        };
-        if pair && !self.deflicker {
-            c1 = None;
-        }
-        let main = match (c2, c1) {
-            (Some(m), _) | (None, Some(m)) => m,
-            (None, None) => return Image::new(0, 0, [0; 4]),
-        };
-        // The picture's rectangle: the union, except that the deflicker pair keeps the main
-        // circuit's (circuit 1's extra last line would show the background).
-        let (mut x0, mut y0, mut x1, mut y1) = (main.x0(), main.y0(), main.x1(), main.y1());
-        if !pair {
-            for c in [c1, c2].into_iter().flatten() {
-                x0 = x0.min(c.x0());
-                y0 = y0.min(c.y0());
-                x1 = x1.max(c.x1());
-                y1 = y1.max(c.y1());
-            }
-        }
-        let w = ((x1 - x0) / main.clock_step).max(0) as u32;
-        let h = ((y1 - y0) / main.line_step).max(0) as u32;
-        let bg = [
-            p.bgcolor.r() as u8,
-            p.bgcolor.g() as u8,
-            p.bgcolor.b() as u8,
-            255,
-        ];
-        let mut out = Image::new(w, h, [0, 0, 0, 255]);
-        for py in 0..h {
-            let line = y0 + py as i64 * main.line_step;
-            for px in 0..w {
-                let clock = x0 + px as i64 * main.clock_step;
-                let back = if pm.slbg() == 0 {
-                    c2.and_then(|c| c.pixel(mem, clock, line)).unwrap_or(bg)
-                } else {
-                    bg
-                };
-                let top = c1.and_then(|c| c.pixel(mem, clock, line));
-                let col = match top {
-                    None => back,
-                    Some(t) => {
-                        let a = if pm.mmod() != 0 {
-                            pm.alp()
-                        } else {
-                            (t[3] as u32 * 2).min(255)
-                        };
-                        [
-                            mix(t[0], back[0], a),
-                            mix(t[1], back[1], a),
-                            mix(t[2], back[2], a),
-                            255,
-                        ]
-                    }
-                };
-                out.set(px, py, [col[0], col[1], col[2], 255]);
-            }
-        }
-        out
+        picture(mem, &DisplayCommand::new(p, *self))
     }
 
     /// The console's frame-mode deflicker applied to a progressive picture: each line becomes
@@ -199,20 +306,19 @@ impl Pcrtc {
     }
 }
 
-/// Presents pictures: the Adjust Screen offset and the 4:3 shape.
+/// Presents pictures: the display offset (Adjust Screen) and the 4:3 shape.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Presenter {
-    /// The game's display offset x (SetDisplayOffset, video clocks; moves x / 5 pixels).
+    /// The display offset x in picture pixels ([`DisplayCommand::offset`]; right is positive).
     pub offset_x: i32,
-    /// The display offset y (rows).
+    /// The display offset y in picture rows (down is positive).
     pub offset_y: i32,
 }
 
 impl Presenter {
-    /// The picture moved by the display offset (x / 5 pixels, truncated toward zero, and y
-    /// rows), black where the picture left.
+    /// The picture moved by the display offset, black where the picture left.
     pub fn present(&self, img: &Image) -> Image {
-        let (dx, dy) = ((self.offset_x / 5) as i64, self.offset_y as i64);
+        let (dx, dy) = (self.offset_x as i64, self.offset_y as i64);
         let mut out = Image::new(img.width, img.height, [0, 0, 0, 255]);
         for y in 0..img.height as i64 {
             let sy = y - dy;
@@ -249,5 +355,28 @@ impl Presenter {
             }
         }
         out
+    }
+}
+
+/// What a written frame (`--dump-frames`, a screenshot) holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum FrameFormat {
+    /// What a player sees: moved by the display offset and stretched to 4:3
+    /// ([`Presenter::present_4_3`]).
+    #[default]
+    Presented,
+    /// The display circuits' own pixels (512 x 448 for the engine's mode), as PCSX2's GS runner
+    /// and its internal-resolution screenshots write them: no offset, no 4:3.
+    Display,
+}
+
+impl FrameFormat {
+    /// `img` (a PCRTC picture) in this format, moved by `presenter` when presented. An empty
+    /// picture (no circuit on) stays empty.
+    pub fn apply(self, img: &Image, presenter: Presenter) -> Image {
+        match self {
+            FrameFormat::Presented => presenter.present_4_3(img),
+            FrameFormat::Display => img.clone(),
+        }
     }
 }

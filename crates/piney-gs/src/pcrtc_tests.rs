@@ -3,7 +3,7 @@
 use crate::gs::Privileged;
 use crate::image::Image;
 use crate::mem::LocalMemory;
-use crate::pcrtc::{Pcrtc, Presenter};
+use crate::pcrtc::{DisplayCommand, Pcrtc, Presenter};
 use crate::psm::Psm;
 use crate::regs::*;
 
@@ -147,9 +147,9 @@ fn presenter_offset_and_aspect() {
             img.set(x, y, [x as u8 + 1, y as u8 + 1, 0, 255]);
         }
     }
-    // x 15 clocks -> 3 pixels right; y -1 -> one row up. Black where the picture left.
+    // 3 pixels right, one row up. Black where the picture left.
     let out = Presenter {
-        offset_x: 15,
+        offset_x: 3,
         offset_y: -1,
     }
     .present(&img);
@@ -157,9 +157,9 @@ fn presenter_offset_and_aspect() {
     assert_eq!(out.get(3, 0), [1, 2, 0, 255]);
     assert_eq!(out.get(7, 2), [5, 4, 0, 255]);
     assert_eq!(out.get(4, 3), [0, 0, 0, 255]);
-    // -48 / 5 = -9 (toward zero).
+    // 9 pixels left.
     let out = Presenter {
-        offset_x: -48,
+        offset_x: -9,
         offset_y: 0,
     }
     .present(&Image::new(16, 1, [9, 9, 9, 255]));
@@ -169,4 +169,50 @@ fn presenter_offset_and_aspect() {
     assert_eq!(Presenter::aspect_size(448), (597, 448));
     let wide = Presenter::default().present_4_3(&img);
     assert_eq!((wide.width, wide.height), (5, 4));
+}
+
+/// The engine's NTSC frame mode (sceGsSetDefDispEnv: DX 636, DY 50, MAGH 4, 512 x 448) moved
+/// by SetDisplayOffset(x, y).
+fn engine_display(x: i64, y: i64) -> DisplayCommand {
+    let mut p = Privileged {
+        pmode: Pmode(2),
+        // SMODE1.CMOD = 2 (NTSC), SMODE2.INT = 1, FFMD = 0.
+        smode1: 2 << 13,
+        smode2: Smode2(1),
+        ..Default::default()
+    };
+    let (dx, dy) = ((636 + x) as u64, (50 + y) as u64);
+    p.display[1] = Display(dx | dy << 12 | 4 << 23 | (2559u64 << 32) | (447u64 << 44));
+    DisplayCommand::new(&p, Pcrtc::default())
+}
+
+#[test]
+fn display_offset_is_the_main_circuit_against_the_modes_origin() {
+    assert_eq!(engine_display(0, 0).offset(), (0, 0));
+    // Adjust Screen's extremes: 48 clocks are 9.6 pixels, truncated toward zero.
+    assert_eq!(engine_display(48, 16).offset(), (9, 16));
+    assert_eq!(engine_display(-48, -16).offset(), (-9, -16));
+    assert_eq!(engine_display(4, 0).offset(), (0, 0));
+    assert_eq!(
+        engine_display(5, 0).presenter(),
+        Presenter {
+            offset_x: 1,
+            offset_y: 0
+        }
+    );
+    // PAL (CMOD 3) has its own origin; a DTV mode (CMOD 0 with other fields) none.
+    let mut pal = engine_display(0, 0);
+    pal.smode1 = 3 << 13;
+    pal.display[1] = Display(690 | 80 << 12 | 4 << 23 | (2559u64 << 32) | (511u64 << 44));
+    assert_eq!(pal.offset(), (2, 8));
+    let mut dtv = engine_display(100, 100);
+    dtv.smode1 = 1 << 3;
+    assert_eq!(dtv.offset(), (0, 0));
+    // No video mode set yet (SMODE1 0): nothing to measure against.
+    dtv.smode1 = 0;
+    assert_eq!(dtv.offset(), (0, 0));
+    // Nothing on: no offset.
+    let mut off = engine_display(48, 16);
+    off.pmode = Pmode(0);
+    assert_eq!(off.offset(), (0, 0));
 }

@@ -18,7 +18,8 @@
 //! documented; lines use a DDA along the major axis with the minor coordinate rounded to nearest;
 //! AA1 is treated as alpha blending without coverage.
 
-use crate::draw::{DrawCommand, MemCommand, PrimKind, Renderer, Vertex};
+use crate::draw::{DisplayCommand, DrawCommand, MemCommand, PrimKind, Renderer, Vertex};
+use crate::image::Image;
 use crate::mem::{LocalMemory, TransferRect, pixel_address};
 use crate::psm::Psm;
 use crate::regs::*;
@@ -30,6 +31,8 @@ pub struct SoftwareRenderer {
     /// The 1 KiB CLUT buffer as 512 halfwords. A 32-bit entry `i` keeps its low half at `i` and
     /// its high half at `i + 256` (the buffer's two banks).
     clut: Box<[u16; 512]>,
+    /// The picture of the last display command.
+    displayed: Image,
 }
 
 impl Default for SoftwareRenderer {
@@ -114,6 +117,7 @@ impl SoftwareRenderer {
         SoftwareRenderer {
             mem: LocalMemory::new(),
             clut: Box::new([0; 512]),
+            displayed: Image::new(0, 0, [0; 4]),
         }
     }
 
@@ -1160,6 +1164,10 @@ impl Renderer for SoftwareRenderer {
             MemCommand::LocalToLocal { src, dst, dir } => self.mem.copy_local(&src, &dst, dir),
             MemCommand::LoadClut { tex0, texclut } => self.load_clut(tex0, texclut),
             MemCommand::SetMemory(m) => self.mem = *m,
+            MemCommand::PowerOn => {
+                self.mem = LocalMemory::new();
+                self.clut.fill(0);
+            }
         }
     }
 
@@ -1167,7 +1175,15 @@ impl Renderer for SoftwareRenderer {
         self.mem.read_transfer(rect, start, count)
     }
 
-    fn local_memory(&mut self) -> &LocalMemory {
-        &self.mem
+    fn read_memory(&mut self) -> Box<LocalMemory> {
+        Box::new(self.mem.clone())
+    }
+
+    fn display(&mut self, cmd: &DisplayCommand) {
+        self.displayed = crate::pcrtc::picture(&self.mem, cmd);
+    }
+
+    fn display_image(&mut self) -> Image {
+        self.displayed.clone()
     }
 }

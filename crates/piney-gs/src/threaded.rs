@@ -1,11 +1,16 @@
 //! A renderer on its own thread, behind a crossbeam channel. Commands keep their order; reads
-//! (readback, memory snapshots) wait for every earlier command.
+//! (readback, memory copies, the displayed picture) wait for every earlier command. A display
+//! command is answered ahead: the worker makes the picture as it reaches the command, and
+//! [`Renderer::display_image`] only collects it.
 
 use std::thread::JoinHandle;
 
 use crossbeam_channel::{Sender, bounded};
 
-use crate::draw::{DrawCommand, MemCommand, Renderer};
+use crossbeam_channel::Receiver;
+
+use crate::draw::{DisplayCommand, DrawCommand, MemCommand, Renderer};
+use crate::image::Image;
 use crate::mem::{LocalMemory, TransferRect};
 
 enum Msg {
@@ -13,6 +18,7 @@ enum Msg {
     Mem(MemCommand),
     ReadBack(TransferRect, u64, u64, Sender<Vec<u8>>),
     Snapshot(Sender<Box<LocalMemory>>),
+    Display(Box<DisplayCommand>, Sender<Image>),
 }
 
 /// Runs a [`Renderer`] on a worker thread. If the worker has died (a renderer panic), further
@@ -20,7 +26,10 @@ enum Msg {
 pub struct ThreadedRenderer {
     tx: Option<Sender<Msg>>,
     handle: Option<JoinHandle<()>>,
-    snapshot: Box<LocalMemory>,
+    /// The picture of the last display command, on its way from the worker.
+    displayed: Option<Receiver<Image>>,
+    /// The last picture collected.
+    last_image: Image,
     failed: bool,
 }
 
@@ -40,7 +49,11 @@ impl ThreadedRenderer {
                             let _ = reply.send(renderer.read_back(&r, s, n));
                         }
                         Msg::Snapshot(reply) => {
-                            let _ = reply.send(Box::new(renderer.local_memory().clone()));
+                            let _ = reply.send(renderer.read_memory());
+                        }
+                        Msg::Display(cmd, reply) => {
+                            renderer.display(&cmd);
+                            let _ = reply.send(renderer.display_image());
                         }
                     }
                 }
@@ -50,7 +63,8 @@ impl ThreadedRenderer {
         ThreadedRenderer {
             tx: Some(tx),
             handle,
-            snapshot: Box::new(LocalMemory::new()),
+            displayed: None,
+            last_image: Image::new(0, 0, [0; 4]),
             failed,
         }
     }
@@ -90,14 +104,32 @@ impl Renderer for ThreadedRenderer {
         }
     }
 
-    fn local_memory(&mut self) -> &LocalMemory {
+    fn read_memory(&mut self) -> Box<LocalMemory> {
         let (tx, rx) = bounded(1);
         self.send(Msg::Snapshot(tx));
         match rx.recv() {
-            Ok(m) => self.snapshot = m,
-            Err(_) => self.failed = true,
+            Ok(m) => m,
+            Err(_) => {
+                self.failed = true;
+                Box::new(LocalMemory::new())
+            }
         }
-        &self.snapshot
+    }
+
+    fn display(&mut self, cmd: &DisplayCommand) {
+        let (tx, rx) = bounded(1);
+        self.send(Msg::Display(Box::new(*cmd), tx));
+        self.displayed = Some(rx);
+    }
+
+    fn display_image(&mut self) -> Image {
+        if let Some(rx) = self.displayed.take() {
+            match rx.recv() {
+                Ok(img) => self.last_image = img,
+                Err(_) => self.failed = true,
+            }
+        }
+        self.last_image.clone()
     }
 }
 
@@ -155,6 +187,34 @@ mod tests {
             direct.renderer_mut().read_back(&rect, 0, 64)
         );
         assert!(!threaded.renderer().failed());
+    }
+
+    /// Circuit 2 on a 64 x 64 PSMCT32 buffer at page 0.
+    fn show<R: Renderer>(g: &mut Gs<R>) {
+        use crate::gs::priv_reg;
+        g.write_priv(priv_reg::PMODE, 2).unwrap();
+        g.write_priv(priv_reg::DISPFB2, 1 << 9).unwrap();
+        g.write_priv(priv_reg::DISPLAY2, 3 << 23 | 255u64 << 32 | 63u64 << 44)
+            .unwrap();
+    }
+
+    #[test]
+    fn a_display_command_is_answered_in_order_with_the_draws() {
+        let mut direct = Gs::new(SoftwareRenderer::new());
+        let mut threaded = Gs::new(ThreadedRenderer::new(SoftwareRenderer::new()));
+        show(&mut direct);
+        show(&mut threaded);
+        // The picture before the scene is drawn is black; the one after shows it.
+        let before = threaded.display(crate::Pcrtc::default());
+        scene(&mut threaded);
+        let empty = threaded.renderer_mut().display_image();
+        scene(&mut direct);
+        let after = threaded.display_image(crate::Pcrtc::default());
+        assert_eq!(before.offset(), (0, 0));
+        assert_eq!((empty.width, empty.height), (64, 64));
+        assert!(empty.rgba.chunks(4).all(|p| p == [0, 0, 0, 255]));
+        assert_eq!(after, direct.display_image(crate::Pcrtc::default()));
+        assert_ne!(after, empty);
     }
 }
 

@@ -141,18 +141,16 @@ fn textured() -> Vec<u128> {
         false,
         Some(3 | 1 << 4),
         0,
-        &[0x2, 0x1, 0x5, 0x2, 0x5, 0x2, 0x5],
+        // PACKED ST keeps Q for the next RGBAQ: each vertex is ST, RGBAQ, XYZ2.
+        &[0x2, 0x1, 0x5, 0x2, 0x1, 0x5, 0x2, 0x1, 0x5],
     ));
     let st = |s: f32, t: f32, qv: f32| {
         s.to_bits() as u128 | (t.to_bits() as u128) << 32 | (qv.to_bits() as u128) << 64
     };
-    q.extend([st(0.0, 0.0, 1.0), rgba(128, 128, 128, 0x80), xyz(34, 2, 0)]);
-    q.extend([
-        st(1.0, 0.0, 0.5),
-        xyz(62, 10, 0),
-        st(0.0, 2.0, 2.0),
-        xyz(40, 62, 0),
-    ]);
+    let grey = rgba(128, 128, 128, 0x80);
+    q.extend([st(0.0, 0.0, 1.0), grey, xyz(34, 2, 0)]);
+    q.extend([st(1.0, 0.0, 0.5), grey, xyz(62, 10, 0)]);
+    q.extend([st(0.0, 2.0, 2.0), grey, xyz(40, 62, 0)]);
     q
 }
 
@@ -286,8 +284,7 @@ fn render(packets: &[u128]) -> Image {
         .unwrap();
     gs.write_priv(priv_reg::DISPLAY2, 3 << 23 | 255u64 << 32 | 63u64 << 44)
         .unwrap();
-    let p = gs.privileged;
-    Pcrtc::default().frame(gs.local_memory(), &p)
+    gs.display_image(Pcrtc::default())
 }
 
 /// Pass or fail of a case given its rendered and golden pictures.

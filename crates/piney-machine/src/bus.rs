@@ -162,7 +162,7 @@ impl EeBus {
             sif1_done: false,
             dmac: Dmac::default(),
             vif: [Vif::new(0), Vif::new(1)],
-            gif: Gif::new(Box::new(crate::gsunit::GsUnit::default())),
+            gif: Gif::new(Box::new(crate::gif::NullSink)),
             ipu: piney_ipu::Ipu::new(),
             vu_exec: Box::new(MicroVu::default()),
             sched: Scheduler::default(),
@@ -190,8 +190,11 @@ impl EeBus {
         self.dmac = Dmac::default();
         self.vif = [Vif::new(0), Vif::new(1)];
         self.ipu = piney_ipu::Ipu::new();
-        // A power-on GS: fresh local memory and registers behind a reset GIF.
-        self.gif = Gif::new(Box::new(crate::gsunit::GsUnit::default()));
+        // A power-on GS (zeroed local memory, reset registers; the same renderer) behind a reset
+        // GIF.
+        let mut sink = std::mem::replace(&mut self.gif.sink, Box::new(crate::gif::NullSink));
+        sink.reset();
+        self.gif = Gif::new(sink);
         // GS IMR: every GS interrupt masked at power-on (as the BIOS leaves it).
         self.gs_priv[0x1010 / 16] = 0x7f00;
         // D_CTRL.DMAE: the BIOS leaves the DMAC enabled.

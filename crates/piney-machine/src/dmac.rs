@@ -1067,6 +1067,7 @@ mod download_tests {
     /// local->host transfer of it started (TRXDIR = 1).
     fn machine_with_download() -> Machine {
         let mut m = Machine::new(Box::new(std::io::sink()));
+        m.attach_renderer(Box::new(piney_gs::SoftwareRenderer::new()));
         let mut gif = vec![
             // A+D, 4 registers, then IMAGE, 8 qwords.
             4u128 | 1 << 15 | 1 << 60 | 0xe << 64,

@@ -1,5 +1,6 @@
-//! The GIF: the three paths into the GS, their arbitration, GIFtag parsing and the conversion of
-//! PACKED data into GS register writes.
+//! The GIF: the three paths into the GS and their arbitration. Each path's packets are decoded
+//! (GIFtags, PACKED conversion, REGLIST, IMAGE) by piney-gs's [`GifPath`], the decoder dump
+//! replay uses too, so a live run and `piney replay` turn the same data into the same writes.
 //!
 //! Contract:
 //! - Data enters by path: PATH1 (VU1 XGKICK), PATH2 (VIF1 DIRECT/DIRECTHL), PATH3 (DMA channel 2 or
@@ -29,6 +30,8 @@
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
+
+use piney_gs::gif::{GifPath, GifSink};
 
 /// GIF_CTRL (write): RST bit 0, PSE bit 3.
 pub const GIF_CTRL: u32 = 0x1000_3000;
@@ -69,6 +72,8 @@ pub trait GsSink: Send {
     fn readback_qwords(&self) -> usize {
         0
     }
+    /// A machine reset: the GS as at power-on (local memory zeroed). Nothing for other sinks.
+    fn reset(&mut self) {}
 }
 
 /// One item of GIF output.
@@ -118,31 +123,22 @@ impl GsSink for NullSink {
     fn write_image(&mut self, _: u128) {}
 }
 
-/// The data formats of a GIFtag's FLG field.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Flg {
-    /// FLG 0: each qword is one register, converted by its descriptor.
-    #[default]
-    Packed,
-    /// FLG 1: each 64-bit half is one register's raw value.
-    Reglist,
-    /// FLG 2 (and 3): the qwords go to HWREG.
-    Image,
+/// The GIF's output for one qword: the sink, and the privileged-register events.
+struct Emit<'a> {
+    sink: &'a mut dyn GsSink,
+    priv_events: &'a mut Vec<(u8, u64)>,
 }
 
-/// One path's GIFtag state.
-#[derive(Debug, Clone, Copy, Default)]
-struct PathState {
-    /// Loops left; 0 means the next qword is a GIFtag.
-    nloop: u32,
-    nreg: u32,
-    regs: u64,
-    /// The descriptor index within one loop.
-    reg: u32,
-    flg: Flg,
-    eop: bool,
-    /// The path holds the GIF (a packet started and its EOP tag's data is not done).
-    in_packet: bool,
+impl GifSink for Emit<'_> {
+    fn write_reg(&mut self, reg: u8, value: u64) {
+        if matches!(reg, gsreg::SIGNAL | gsreg::FINISH | gsreg::LABEL) {
+            self.priv_events.push((reg, value));
+        }
+        self.sink.write_reg(reg, value);
+    }
+    fn write_image(&mut self, qword: u128) {
+        self.sink.write_image(qword);
+    }
 }
 
 /// Path numbers as indices (0 = PATH1, 1 = PATH2, 2 = PATH3).
@@ -174,15 +170,14 @@ pub struct Gif {
     pub mskpath3: bool,
     /// The data of PATH2's current queue came from DIRECTHL (it does not interrupt PATH3 IMAGE).
     pub path2_hl: bool,
-    paths: [PathState; 3],
+    /// Each path's packet decoding (piney-gs's, shared with dump replay).
+    paths: [GifPath; 3],
     queues: [VecDeque<u128>; 3],
     owner: Option<usize>,
     /// Qwords of PATH3 IMAGE data since it last took the GIF (for IMT's 8-qword slices).
     imt_count: u32,
     /// PATH3 was interrupted in intermittent mode (GIF_STAT.IP3).
     ip3: bool,
-    /// The Q value the last ST left, for RGBAQ (float bits; 1.0 at each GIFtag).
-    q: u32,
     /// The last GIFtag read on any path (GIF_TAG0..3).
     last_tag: u128,
     last_path: usize,
@@ -219,9 +214,6 @@ impl std::fmt::Debug for Gif {
     }
 }
 
-/// 1.0f, the Q of each new GIFtag.
-const ONE_F32: u32 = 0x3f80_0000;
-
 impl Gif {
     /// A reset GIF writing to `sink`.
     pub fn new(sink: Box<dyn GsSink>) -> Self {
@@ -230,12 +222,11 @@ impl Gif {
             paused: false,
             mskpath3: false,
             path2_hl: false,
-            paths: [PathState::default(); 3],
+            paths: [GifPath::new(); 3],
             queues: Default::default(),
             owner: None,
             imt_count: 0,
             ip3: false,
-            q: ONE_F32,
             last_tag: 0,
             last_path: 0,
             priv_events: Vec::new(),
@@ -361,7 +352,7 @@ impl Gif {
     /// packet waits for its time).
     pub fn path_idle(&self, p: usize) -> bool {
         self.queues[p].is_empty()
-            && !self.paths[p].in_packet
+            && !self.paths[p].in_packet()
             && (p != path::P1 || self.p1_staged.is_empty() && self.p1_timed.is_empty())
     }
 
@@ -378,7 +369,7 @@ impl Gif {
     /// Whether PATH3 is inside an IMAGE-mode packet (DIRECTHL waits for it).
     pub fn path3_in_image(&self) -> bool {
         let s = &self.paths[path::P3];
-        s.in_packet && s.nloop > 0 && s.flg == Flg::Image
+        s.in_packet() && s.in_image()
     }
 
     fn pick(&self) -> Option<usize> {
@@ -401,7 +392,7 @@ impl Gif {
             // PATH1 asked for the GIF when its packet was queued: granted, it holds the GIF while
             // its qwords cross (GIF_STAT.APATH = 1), and everything else waits.
             if p == path::P1 && self.p1_ready == 0 {
-                if !self.queues[p].is_empty() || self.paths[p].in_packet {
+                if !self.queues[p].is_empty() || self.paths[p].in_packet() {
                     self.owner = Some(p);
                 }
                 return;
@@ -417,9 +408,9 @@ impl Gif {
                 self.imt_count = 0;
             }
             self.owner = Some(p);
-            let was_image = self.paths[p].nloop > 0 && self.paths[p].flg == Flg::Image;
+            let was_image = self.paths[p].in_image();
             self.process(p, q);
-            if !self.paths[p].in_packet {
+            if !self.paths[p].in_packet() {
                 self.owner = None;
                 if p == path::P3 {
                     self.ip3 = false;
@@ -453,7 +444,7 @@ impl Gif {
         while let Some(q) = self.queues[p].pop_front() {
             self.owner = Some(p);
             self.process(p, q);
-            if !self.paths[p].in_packet {
+            if !self.paths[p].in_packet() {
                 break;
             }
         }
@@ -461,158 +452,18 @@ impl Gif {
         self.owner = Some(path::P3);
     }
 
-    fn emit(&mut self, reg: u8, value: u64) {
-        if matches!(reg, gsreg::SIGNAL | gsreg::FINISH | gsreg::LABEL) {
-            self.priv_events.push((reg, value));
-        }
-        self.sink.write_reg(reg, value);
-    }
-
-    /// One qword of path `p`.
+    /// One qword of path `p`, decoded by the path's [`GifPath`]; SIGNAL, FINISH and LABEL
+    /// writes are also kept as privileged-register events.
     fn process(&mut self, p: usize, qw: u128) {
-        let st = self.paths[p];
-        if st.nloop == 0 {
-            self.read_tag(p, qw);
-            return;
+        if self.paths[p].idle() {
+            self.last_tag = qw;
+            self.last_path = p;
         }
-        match st.flg {
-            Flg::Packed => {
-                let desc = ((st.regs >> (4 * st.reg)) & 0xf) as u8;
-                self.packed(desc, qw);
-                self.advance_reg(p);
-            }
-            Flg::Reglist => {
-                for half in [qw as u64, (qw >> 64) as u64] {
-                    let s = self.paths[p];
-                    if s.nloop == 0 {
-                        // The odd last register's qword is padded.
-                        break;
-                    }
-                    let desc = ((s.regs >> (4 * s.reg)) & 0xf) as u8;
-                    // In REGLIST mode A+D (0xe) and NOP (0xf) write nothing.
-                    if desc < 0xe {
-                        self.emit(desc, half);
-                    }
-                    self.advance_reg(p);
-                }
-            }
-            Flg::Image => {
-                self.sink.write_image(qw);
-                self.paths[p].nloop -= 1;
-            }
-        }
-        self.end_check(p);
-    }
-
-    fn advance_reg(&mut self, p: usize) {
-        let s = &mut self.paths[p];
-        s.reg += 1;
-        if s.reg >= s.nreg {
-            s.reg = 0;
-            s.nloop -= 1;
-        }
-    }
-
-    fn end_check(&mut self, p: usize) {
-        let s = &mut self.paths[p];
-        if s.nloop == 0 && s.eop {
-            s.in_packet = false;
-        }
-    }
-
-    /// GIFtag: NLOOP bits 0-14, EOP bit 15, PRE bit 46, PRIM bits 47-57, FLG bits 58-59, NREG
-    /// bits 60-63 (0 means 16), REGS bits 64-127.
-    fn read_tag(&mut self, p: usize, tag: u128) {
-        let lo = tag as u64;
-        let nloop = (lo & 0x7fff) as u32;
-        let eop = lo & 0x8000 != 0;
-        let pre = (lo >> 46) & 1 != 0;
-        let prim = (lo >> 47) & 0x7ff;
-        let flg = match (lo >> 58) & 3 {
-            0 => Flg::Packed,
-            1 => Flg::Reglist,
-            _ => Flg::Image,
+        let mut out = Emit {
+            sink: &mut *self.sink,
+            priv_events: &mut self.priv_events,
         };
-        let nreg = match (lo >> 60) as u32 {
-            0 => 16,
-            n => n,
-        };
-        self.last_tag = tag;
-        self.last_path = p;
-        self.paths[p] = PathState {
-            nloop,
-            nreg,
-            regs: (tag >> 64) as u64,
-            reg: 0,
-            flg,
-            eop,
-            in_packet: true,
-        };
-        // Q is reset to 1.0 by every GIFtag.
-        self.q = ONE_F32;
-        if pre && flg == Flg::Packed {
-            self.emit(gsreg::PRIM, prim);
-        }
-        self.end_check(p);
-    }
-
-    /// PACKED-mode conversion of one qword by register descriptor `desc` (GS User's Manual,
-    /// "PACKED Mode").
-    fn packed(&mut self, desc: u8, qw: u128) {
-        let w = |i: u32| (qw >> (32 * i)) as u32 as u64;
-        let lo = qw as u64;
-        match desc {
-            // PRIM: bits 0-10.
-            0x0 => self.emit(gsreg::PRIM, lo & 0x7ff),
-            // RGBAQ: R, G, B, A in the low bytes of the four words; Q from the last ST.
-            0x1 => {
-                let v =
-                    (w(0) & 0xff) | (w(1) & 0xff) << 8 | (w(2) & 0xff) << 16 | (w(3) & 0xff) << 24;
-                let q = self.q as u64;
-                self.emit(gsreg::RGBAQ, v | q << 32);
-            }
-            // ST: S and T as given; Q (word 2) is kept for the next RGBAQ.
-            0x2 => {
-                self.q = w(2) as u32;
-                self.emit(gsreg::ST, lo);
-            }
-            // UV: 14-bit U and V.
-            0x3 => self.emit(gsreg::UV, (w(0) & 0x3fff) | (w(1) & 0x3fff) << 16),
-            // XYZF2: X, Y 16 bits; Z bits 4-27 of word 2; F bits 4-11 of word 3; ADC (bit 111)
-            // makes it XYZF3 (no drawing kick).
-            0x4 | 0xc => {
-                let adc = w(3) >> 15 & 1 != 0;
-                let v = (w(0) & 0xffff)
-                    | (w(1) & 0xffff) << 16
-                    | ((w(2) >> 4) & 0xff_ffff) << 32
-                    | ((w(3) >> 4) & 0xff) << 56;
-                let reg = if desc == 0xc || adc {
-                    gsreg::XYZF3
-                } else {
-                    gsreg::XYZF2
-                };
-                self.emit(reg, v);
-            }
-            // XYZ2: X, Y 16 bits; Z the whole word 2; ADC makes it XYZ3.
-            0x5 | 0xd => {
-                let adc = w(3) >> 15 & 1 != 0;
-                let v = (w(0) & 0xffff) | (w(1) & 0xffff) << 16 | w(2) << 32;
-                let reg = if desc == 0xd || adc {
-                    gsreg::XYZ3
-                } else {
-                    gsreg::XYZ2
-                };
-                self.emit(reg, v);
-            }
-            // TEX0_1, TEX0_2, CLAMP_1, CLAMP_2: the low 64 bits as they are.
-            0x6..=0x9 => self.emit(desc, lo),
-            // FOG: F in bits 100-107.
-            0xa => self.emit(gsreg::FOG, ((w(3) >> 4) & 0xff) << 56),
-            // A+D: the register number in bits 64-71, the value in the low 64 bits.
-            0xe => self.emit((qw >> 64) as u8, lo),
-            // 0xb is reserved and 0xf is NOP: nothing is written.
-            _ => {}
-        }
+        self.paths[p].step(qw, &mut out);
     }
 
     /// Read a GIF register (physical address).
@@ -623,12 +474,12 @@ impl Gif {
             0x1000_3040..=0x1000_307f => (self.last_tag >> (32 * ((p - GIF_TAG0) >> 4))) as u32,
             GIF_CNT => {
                 let s = &self.paths[self.last_path];
-                (s.nloop & 0x7fff) | (s.reg & 0xf) << 16
+                (s.nloop() & 0x7fff) | (s.reg_index() & 0xf) << 16
             }
-            GIF_P3CNT => self.paths[path::P3].nloop & 0x7fff,
+            GIF_P3CNT => self.paths[path::P3].nloop() & 0x7fff,
             GIF_P3TAG => {
                 let s = &self.paths[path::P3];
-                (s.nloop & 0x7fff) | (s.eop as u32) << 15
+                (s.nloop() & 0x7fff) | (s.eop() as u32) << 15
             }
             _ => 0,
         }
@@ -875,6 +726,7 @@ mod tests {
     fn oph_reads_set_while_a_download_waits() {
         use piney_ee::Bus;
         let mut m = Machine::new(Box::new(std::io::sink()));
+        m.attach_renderer(Box::new(piney_gs::SoftwareRenderer::new()));
         // A 4x8 PSMCT32 rectangle at block 0x80 (BITBLTBUF, TRXPOS, TRXREG), then TRXDIR = 1:
         // a local->host transfer of 8 qwords (GS User's Manual).
         for q in [

@@ -21,6 +21,7 @@ pub mod dmac;
 pub mod elf;
 pub mod gif;
 pub mod gsunit;
+pub use gsunit::{BoxedRenderer, Displayed};
 pub mod hooks;
 pub mod intc;
 mod irx_run;

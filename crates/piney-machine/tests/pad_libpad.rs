@@ -70,6 +70,7 @@ fn libpad_program_reads_the_script_and_drives_the_motors() {
 
     let out = Shared::default();
     let mut m = Machine::new(Box::new(out.clone()));
+    m.attach_renderer(Box::new(piney_gs::SoftwareRenderer::new()));
     let log = RumbleLog::default();
     m.set_pad_input(Box::new(Recording {
         pads: ScriptPads::new(script),

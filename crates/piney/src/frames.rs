@@ -35,6 +35,28 @@ pub struct ReplayArgs {
     /// The renderer.
     #[arg(long, value_enum, default_value = "sw")]
     pub renderer: RendererKind,
+    /// What --dump-frames writes: `presented` (what a player sees: moved by the display offset,
+    /// 4:3) or `display` (the display circuits' own pixels, as PCSX2's GS runner writes them).
+    #[arg(long, value_enum, default_value = "presented")]
+    pub dump_format: DumpFormat,
+}
+
+/// What a written frame holds (piney_gs::FrameFormat).
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DumpFormat {
+    /// Moved by the display offset and stretched to 4:3.
+    Presented,
+    /// The display circuits' own pixels (512 x 448 for the engine's mode).
+    Display,
+}
+
+impl From<DumpFormat> for piney_gs::FrameFormat {
+    fn from(f: DumpFormat) -> Self {
+        match f {
+            DumpFormat::Presented => piney_gs::FrameFormat::Presented,
+            DumpFormat::Display => piney_gs::FrameFormat::Display,
+        }
+    }
 }
 
 /// `piney replay`: exit 0 when the dump replays, 1 with one line on stderr when it cannot.
@@ -47,8 +69,7 @@ pub fn replay(args: &ReplayArgs) -> ExitCode {
         pcrtc: piney_gs::Pcrtc {
             deflicker: args.deflicker,
         },
-        presenter: piney_gs::Presenter::default(),
-        aspect_4_3: true,
+        format: args.dump_format.into(),
         dump_frames: args.dump_frames.clone(),
         max_frames: args.frames,
     };

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use piney_gs::{Image, Pcrtc, Presenter};
+use piney_gs::{FrameFormat, Image, Pcrtc, Presenter};
 use piney_machine::{Machine, MachineError, RunEnd, RunLimits};
 
 /// Options shared by `run` and `demo`.
@@ -21,6 +21,10 @@ pub struct RunOptions {
     /// Write each presented frame (one per vertical blank) as DIR/NNNNNN.png.
     #[arg(long, value_name = "DIR")]
     pub dump_frames: Option<PathBuf>,
+    /// What --dump-frames writes: `presented` (what a player sees: moved by the display offset,
+    /// 4:3) or `display` (the display circuits' own pixels, as PCSX2's GS runner writes them).
+    #[arg(long, value_enum, default_value = "presented")]
+    pub dump_format: crate::frames::DumpFormat,
     /// Merge each line with the line below at ALP/255, as the console's frame mode does.
     #[arg(long)]
     pub deflicker: bool,
@@ -155,6 +159,10 @@ pub fn run_image(
         None => None,
     };
     let mut machine = Machine::new(Box::new(std::io::stdout()));
+    // The software reference rasteriser on its own thread.
+    machine.attach_renderer(Box::new(piney_gs::ThreadedRenderer::new(
+        piney_gs::SoftwareRenderer::new(),
+    )));
     let card = |given: &Option<PathBuf>, n: u32| {
         given
             .clone()
@@ -309,15 +317,24 @@ pub enum HeadlessError {
     },
 }
 
-/// The picture presented at this moment: the PCRTC's merge of the read circuits, shown 4:3.
-pub fn presented_frame(machine: &mut Machine, deflicker: bool) -> Option<Image> {
-    let img = machine.frame(Pcrtc { deflicker })?;
+/// The picture at this moment in `format`: the PCRTC's merge of the read circuits, presented
+/// (moved by the display offset, 4:3) or as the display circuits' own pixels.
+pub fn presented_frame(
+    machine: &mut Machine,
+    deflicker: bool,
+    format: FrameFormat,
+) -> Option<Image> {
+    let shown = machine.frame(Pcrtc { deflicker })?;
+    let img = &shown.image;
     if img.width == 0 || img.height == 0 {
         // Nothing displayed yet (no read circuit enabled): a black NTSC picture.
-        let (w, h) = Presenter::aspect_size(448);
+        let (w, h) = match format {
+            FrameFormat::Presented => Presenter::aspect_size(448),
+            FrameFormat::Display => (512, 448),
+        };
         return Some(Image::new(w, h, [0, 0, 0, 255]));
     }
-    Some(Presenter::default().present_4_3(&img))
+    Some(format.apply(img, shown.presenter))
 }
 
 fn run_headless(machine: &mut Machine, opts: &RunOptions) -> Result<RunEnd, HeadlessError> {
@@ -341,7 +358,8 @@ fn run_headless(machine: &mut Machine, opts: &RunOptions) -> Result<RunEnd, Head
             seconds: opts.seconds,
         })? {
             RunEnd::FrameLimit => {
-                if let Some(img) = presented_frame(machine, opts.deflicker) {
+                if let Some(img) = presented_frame(machine, opts.deflicker, opts.dump_format.into())
+                {
                     img.write_png(&dir.join(Image::frame_file_name(machine.vblank_count - 1)))?;
                 }
                 if opts.frames.is_some_and(|f| machine.vblank_count >= f) {

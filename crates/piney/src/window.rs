@@ -43,7 +43,7 @@ struct MachineSession<'a> {
     frames: Option<u64>,
     seconds: Option<f64>,
     ended: bool,
-    last: Option<Vec<u8>>,
+    last: Option<(Vec<u8>, (i32, i32))>,
     /// `--hold`: how long the last picture stays once `--frames` is reached.
     hold: Option<Duration>,
     /// When the hold ends (set when `--frames` is reached).
@@ -82,22 +82,27 @@ impl Emulator for MachineSession<'_> {
                 _ => self.ended = true,
             }
         }
-        let Some(img) = self.machine.frame(piney_gs::Pcrtc {
+        let Some(shown) = self.machine.frame(piney_gs::Pcrtc {
             deflicker: self.deflicker,
         }) else {
             return Ok(None);
         };
+        let img = shown.image;
         if img.width == 0 || img.height == 0 {
             // Nothing displayed yet (no read circuit enabled): the window stays black.
             return Ok(None);
         }
-        // Only a changed picture is presented again.
-        if self.last.as_ref() == Some(&img.rgba) {
+        // Only a changed picture (or a moved one) is presented again.
+        let offset = (shown.presenter.offset_x, shown.presenter.offset_y);
+        if let Some((rgba, off)) = &self.last
+            && *rgba == img.rgba
+            && *off == offset
+        {
             return Ok(None);
         }
-        self.last = Some(img.rgba.clone());
+        self.last = Some((img.rgba.clone(), offset));
         Frame::new(img.width, img.height, img.rgba)
-            .map(Some)
+            .map(|f| Some(f.with_offset(offset.0, offset.1)))
             .map_err(|e| e.to_string())
     }
 

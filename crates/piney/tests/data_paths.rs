@@ -36,8 +36,9 @@ fn run(name: &str, record: Option<RecordingSink>) -> (Machine, String) {
     let mut m = Machine::new(Box::new(Shared(out.clone())));
     let image = std::fs::read(guest(name)).expect("the guest program is built");
     m.load_elf(&image).expect("loads");
-    if let Some(sink) = record {
-        m.bus.gif.set_sink(Box::new(sink));
+    match record {
+        Some(sink) => m.bus.gif.set_sink(Box::new(sink)),
+        None => m.attach_renderer(Box::new(piney_gs::SoftwareRenderer::new())),
     }
     let end = m.run(RunLimits {
         seconds: Some(5.0),
@@ -121,7 +122,10 @@ fn gif_paths_register_writes() {
 #[test]
 fn gif_paths_draws_through_the_gs() {
     let (mut m, _) = run("gif_paths", None);
-    let img = m.frame(Pcrtc::default()).expect("the GIF feeds the GS");
+    let img = m
+        .frame(Pcrtc::default())
+        .expect("the GIF feeds the GS")
+        .image;
     assert!(
         img.width >= 256 && img.height >= 224,
         "{}x{}",

@@ -10,6 +10,11 @@
 //! rows, so the frontend's letterbox fills it and its nearest-neighbour stretch is the headless
 //! presenter's.
 //!
+//! Both runs play tests/input/adjust_screen.txt: Adjust Screen moved to x +48, y +16, so the
+//! window must show the picture moved 9 pixels right and 16 rows down, black where it left,
+//! as the headless frame is (tests/adjust_screen.rs checks that frame against the display
+//! circuits' pixels).
+//!
 //! Its own `main` (harness = false): it starts processes and an X server. Needs Xvfb (package
 //! `xvfb`), xwd (package `x11-apps`) and a wgpu adapter (lavapipe: `mesa-vulkan-drivers
 //! libvulkan1`); a missing one fails the test, naming the package.
@@ -24,8 +29,12 @@ use piney_frontend::Frame;
 use piney_gs::Image;
 
 /// Vertical blanks run before the picture is compared: the scene, the panels and the text are
-/// all up by then.
-const FRAMES: u64 = 90;
+/// all up by then, and Adjust Screen has reached its corner.
+const FRAMES: u64 = 201;
+
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/input/adjust_screen.txt")
+}
 /// The window's inner size: the 4:3 size of 448 rows (`Presenter::aspect_size(448)`).
 const SIZE: (u32, u32) = (597, 448);
 
@@ -91,6 +100,8 @@ fn headless_frame() -> Image {
     let dir = scratch("demo-window-frames");
     let out = piney()
         .args(["demo", "--headless", "--frames", &FRAMES.to_string()])
+        .arg("--input")
+        .arg(script())
         .arg("--dump-frames")
         .arg(&dir)
         .stdin(Stdio::null())
@@ -124,6 +135,12 @@ fn window_shows_the_demo() {
         FRAMES - 1,
         colours.len()
     );
+    // Moved by Adjust Screen: the top 16 rows are black.
+    assert!(
+        (0..16).all(|y| (0..SIZE.0).all(|x| frame.get(x, y) == [0, 0, 0, 255])),
+        "frame {} is not moved down",
+        FRAMES - 1
+    );
     // What the window must show: the frame presented by the frontend's CPU reference of its
     // shader at the window's size.
     let want = piney_frontend::reference::present(
@@ -136,6 +153,8 @@ fn window_shows_the_demo() {
     let mut child = Killed(
         piney()
             .args(["demo", "--frames", &FRAMES.to_string(), "--hold", "30"])
+            .arg("--input")
+            .arg(script())
             .args(["--window-size", &format!("{}x{}", SIZE.0, SIZE.1)])
             .env("DISPLAY", &display)
             .stdin(Stdio::null())

@@ -26,11 +26,19 @@ impl Machine {
             // programs call it before using them, so there is nothing left to reset.
             1 => Ret::V(0),
             2 => {
-                self.kernel.gs_crt = Some(GsCrt {
+                let crt = GsCrt {
                     interlace: a[0],
                     mode: a[1],
                     ffmd: a[2],
-                });
+                };
+                self.kernel.gs_crt = Some(crt);
+                // The BIOS's SetGsCrt programs the video mode: SMODE1 (its CMOD, bits 13-14,
+                // is what the PCRTC's display offset measures against) and SMODE2 (INT bit 0,
+                // FFMD bit 1).
+                use piney_gs::gs::priv_reg::{SMODE1, SMODE2};
+                self.bus.gs_priv[SMODE1 as usize / 16] = crt.smode1();
+                self.bus.gs_priv[SMODE2 as usize / 16] =
+                    (crt.interlace & 1) as u64 | ((crt.ffmd & 1) << 1) as u64;
                 Ret::V(0)
             }
             4 => {

@@ -168,6 +168,29 @@ pub struct GsCrt {
     pub ffmd: u32,
 }
 
+impl GsCrt {
+    /// SMODE1 for this mode. NTSC (2) and PAL (3) take the fields ps2sdk's graph library
+    /// writes for them (RC 4, LC 32, T1248 1, CMOD, PRST 1, SINT 1, SPML 4, CLKSEL 1, NVCK 1,
+    /// SLCK2 1, VCKSEL 1); DTV and VESA modes the same with CMOD 0 (no TV window).
+    pub fn smode1(&self) -> u64 {
+        let cmod: u64 = match self.mode {
+            2 => 2,
+            3 => 3,
+            _ => 0,
+        };
+        4 | 32 << 3
+            | 1 << 10
+            | cmod << 13
+            | 1 << 16
+            | 1 << 17
+            | 4 << 21
+            | 1 << 30
+            | 1 << 32
+            | 1 << 33
+            | 1 << 34
+    }
+}
+
 /// The OSD configuration word as GetOsdConfigParam returns it by default: SPDIF on, 4:3, RGB
 /// output, English (`language` 1, not Japanese), config version 2, timezone offset 0.
 pub const DEFAULT_OSD_CONFIG: u32 = (1 << 4) | (2 << 13) | (1 << 16);

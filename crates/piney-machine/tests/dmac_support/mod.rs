@@ -23,7 +23,9 @@ pub fn chreg(ch: usize, off: u32) -> u32 {
 }
 
 pub fn machine() -> Machine {
-    Machine::new(Box::new(std::io::sink()))
+    let mut m = Machine::new(Box::new(std::io::sink()));
+    m.attach_renderer(Box::new(piney_gs::SoftwareRenderer::new()));
+    m
 }
 
 /// A machine whose GIF output is recorded.

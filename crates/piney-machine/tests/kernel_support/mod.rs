@@ -311,6 +311,7 @@ pub fn elf(words: &[u32]) -> Vec<u8> {
 /// A machine with `asm`'s program loaded and the log empty.
 pub fn machine(asm: &Asm) -> Machine {
     let mut m = Machine::new(Box::new(std::io::sink()));
+    m.attach_renderer(Box::new(piney_gs::SoftwareRenderer::new()));
     m.load_elf(&elf(&asm.finish()))
         .expect("the test program loads");
     m.bus.write_bytes(LOG_PTR, &LOG.to_le_bytes()).expect("RAM");
