@@ -201,3 +201,41 @@ impl<R: Renderer + ?Sized> Renderer for Box<R> {
         (**self).display_image()
     }
 }
+
+/// No renderer: the state machine runs and nothing is drawn. Readback gives zeros (as zeroed
+/// local memory would), a display shows nothing.
+impl<R: Renderer> Renderer for Option<R> {
+    fn draw(&mut self, cmd: &DrawCommand) {
+        if let Some(r) = self {
+            r.draw(cmd)
+        }
+    }
+    fn memory(&mut self, cmd: MemCommand) {
+        if let Some(r) = self {
+            r.memory(cmd)
+        }
+    }
+    fn read_back(&mut self, rect: &TransferRect, start: u64, count: u64) -> Vec<u8> {
+        match self {
+            Some(r) => r.read_back(rect, start, count),
+            None => LocalMemory::new().read_transfer(rect, start, count),
+        }
+    }
+    fn read_memory(&mut self) -> Box<LocalMemory> {
+        match self {
+            Some(r) => r.read_memory(),
+            None => Box::new(LocalMemory::new()),
+        }
+    }
+    fn display(&mut self, cmd: &DisplayCommand) {
+        if let Some(r) = self {
+            r.display(cmd)
+        }
+    }
+    fn display_image(&mut self) -> Image {
+        match self {
+            Some(r) => r.display_image(),
+            None => Image::new(0, 0, [0; 4]),
+        }
+    }
+}

@@ -627,12 +627,13 @@ pub struct ReplayOptions {
     pub max_frames: Option<u64>,
 }
 
-/// Reads a dump file and replays it with the software renderer, presenting a frame at each
-/// VSync and writing it when asked (`piney replay DUMP --dump-frames DIR`). Returns the stats and
-/// the last presented frame.
-pub fn replay_file(
+/// Reads a dump file and replays it with `renderer`, presenting a frame at each VSync and
+/// writing it when asked (`piney replay DUMP --dump-frames DIR`). Returns the stats and the last
+/// presented frame.
+pub fn replay_file<R: Renderer>(
     path: &Path,
     opts: &ReplayOptions,
+    renderer: R,
 ) -> Result<(ReplayStats, Option<Image>), DumpError> {
     let dump = GsDump::read(path)?;
     if let Some(dir) = &opts.dump_frames {
@@ -643,7 +644,7 @@ pub fn replay_file(
     }
     let mut last = None;
     let mut failure = None;
-    let (_, stats) = replay(&dump, crate::SoftwareRenderer::new(), |gs, n| {
+    let (_, stats) = replay(&dump, renderer, |gs, n| {
         if opts.max_frames.is_some_and(|m| n >= m) {
             return false;
         }

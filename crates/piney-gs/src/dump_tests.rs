@@ -287,7 +287,7 @@ fn replay_file_writes_numbered_frames() {
         format: crate::FrameFormat::Display,
         ..Default::default()
     };
-    let (stats, last) = replay_file(&dump_path, &opts).unwrap();
+    let (stats, last) = replay_file(&dump_path, &opts, SoftwareRenderer::new()).unwrap();
     assert_eq!(
         (stats.vsyncs, stats.transfers, stats.register_errors),
         (2, 2, 0)
@@ -302,11 +302,11 @@ fn replay_file_writes_numbered_frames() {
         format: crate::FrameFormat::Presented,
         ..Default::default()
     };
-    let (_, last) = replay_file(&dump_path, &opts).unwrap();
+    let (_, last) = replay_file(&dump_path, &opts, SoftwareRenderer::new()).unwrap();
     let last = last.unwrap();
     assert_eq!((last.width, last.height), (11, 8));
     assert!(matches!(
-        replay_file(&dir.join("missing.gs"), &opts),
+        replay_file(&dir.join("missing.gs"), &opts, SoftwareRenderer::new()),
         Err(DumpError::Io { .. })
     ));
     std::fs::remove_dir_all(&dir).unwrap();

@@ -265,6 +265,29 @@ fn auto_miptbp1(t: Tex0) -> Option<MipTbp> {
     Some(MipTbp(v))
 }
 
+/// The privileged registers a dump's 8 KiB block carries, CSR aside (it is a command when
+/// written).
+const PRIV_BLOCK_REGS: [u32; 18] = [
+    priv_reg::PMODE,
+    priv_reg::SMODE1,
+    priv_reg::SMODE2,
+    priv_reg::SRFSH,
+    priv_reg::SYNCH1,
+    priv_reg::SYNCH2,
+    priv_reg::SYNCV,
+    priv_reg::DISPFB1,
+    priv_reg::DISPLAY1,
+    priv_reg::DISPFB2,
+    priv_reg::DISPLAY2,
+    priv_reg::EXTBUF,
+    priv_reg::EXTDATA,
+    priv_reg::EXTWRITE,
+    priv_reg::BGCOLOR,
+    priv_reg::IMR,
+    priv_reg::BUSDIR,
+    priv_reg::SIGLBLID,
+];
+
 fn psm_of(what: &'static str, code: u32) -> Result<Psm, GsError> {
     Psm::from_code(code as u64).ok_or(GsError::BadPsm { what, code })
 }
@@ -716,6 +739,20 @@ impl<R: Renderer> Gs<R> {
         self.renderer.memory(MemCommand::SetMemory(mem));
     }
 
+    /// The privileged registers as an 8 KiB block laid out as at 0x12000000 (the form GS dumps
+    /// keep them in; [`Gs::load_priv_block`] reads it back). CSR holds its stored bits.
+    pub fn priv_block(&self) -> Vec<u8> {
+        let mut block = vec![0u8; 0x2000];
+        for off in PRIV_BLOCK_REGS {
+            // Every offset in the list is defined; they read back what was written.
+            let v = self.read_priv(off).unwrap_or(0);
+            block[off as usize..off as usize + 8].copy_from_slice(&v.to_le_bytes());
+        }
+        let c = priv_reg::CSR as usize;
+        block[c..c + 8].copy_from_slice(&self.privileged.csr.to_le_bytes());
+        block
+    }
+
     /// Loads every privileged register from an image of the 8 KiB block at 0x12000000 (as GS
     /// dumps store it): 64-bit little-endian values at their offsets. CSR keeps its event and
     /// field bits; IMR, BUSDIR and SIGLBLID are taken as stored. Short blocks load what they hold.
@@ -726,27 +763,7 @@ impl<R: Renderer> Gs<R> {
                 .get(o..o + 8)
                 .map(|b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
         };
-        let regs = [
-            priv_reg::PMODE,
-            priv_reg::SMODE1,
-            priv_reg::SMODE2,
-            priv_reg::SRFSH,
-            priv_reg::SYNCH1,
-            priv_reg::SYNCH2,
-            priv_reg::SYNCV,
-            priv_reg::DISPFB1,
-            priv_reg::DISPLAY1,
-            priv_reg::DISPFB2,
-            priv_reg::DISPLAY2,
-            priv_reg::EXTBUF,
-            priv_reg::EXTDATA,
-            priv_reg::EXTWRITE,
-            priv_reg::BGCOLOR,
-            priv_reg::IMR,
-            priv_reg::BUSDIR,
-            priv_reg::SIGLBLID,
-        ];
-        for r in regs {
+        for r in PRIV_BLOCK_REGS {
             if let Some(v) = rd(r) {
                 // Every offset in the list is defined.
                 let _ = self.write_priv(r, v);

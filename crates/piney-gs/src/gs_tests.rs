@@ -572,3 +572,19 @@ fn a_frame_is_one_display_command_with_the_pcrtcs_registers() {
     // Nothing else reached the renderer.
     assert!(g.renderer().draws.is_empty() && g.renderer().mem_cmds.is_empty());
 }
+
+#[test]
+fn the_privileged_block_round_trips() {
+    let mut g = gs();
+    g.write_priv(priv_reg::PMODE, 0x66).unwrap();
+    g.write_priv(priv_reg::DISPLAY2, 0x1234_5678_9abc).unwrap();
+    g.write_priv(priv_reg::IMR, 0x7f00).unwrap();
+    g.write_priv(priv_reg::SIGLBLID, 5 << 32 | 3).unwrap();
+    g.vsync(true);
+    let block = g.priv_block();
+    assert_eq!(block.len(), 0x2000);
+    assert_eq!(block[0xa0..0xa8], 0x1234_5678_9abcu64.to_le_bytes());
+    let mut h = gs();
+    h.load_priv_block(&block);
+    assert_eq!(h.privileged, g.privileged);
+}

@@ -18,12 +18,14 @@
 //!   them into an [`Image`]; [`DisplayCommand::offset`] is the display offset against the video
 //!   mode's origin and [`pcrtc::Presenter`] applies it and the 4:3 shape; [`Image`] writes PNGs.
 //! - [`gif`] decodes GIF packets (GIFtags, PACKED, REGLIST, IMAGE), the one decoder the
-//!   machine's GIF paths and dump replay share; [`dump`] reads, writes and replays PCSX2 GS dumps;
+//!   machine's GIF paths and dump replay share; [`capture`] records a live run as a GS dump;
+//!   [`dump`] reads, writes and replays PCSX2 GS dumps;
 //!   [`compare`] compares PNG frames.
 //! - No host clock, no wgpu/winit: the same input gives the same pictures, bit for bit. Bad
 //!   input never panics: registers the GS does not define are reported and ignored, files give
 //!   errors naming what and where.
 
+pub mod capture;
 pub mod compare;
 pub mod draw;
 pub mod dump;

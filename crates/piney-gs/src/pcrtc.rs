@@ -371,9 +371,17 @@ pub enum FrameFormat {
 }
 
 impl FrameFormat {
-    /// `img` (a PCRTC picture) in this format, moved by `presenter` when presented. An empty
-    /// picture (no circuit on) stays empty.
+    /// `img` (a PCRTC picture) in this format, moved by `presenter` when presented. With no
+    /// circuit on (an empty picture) the screen is black: an NTSC picture's size (512 x 448,
+    /// presented 597 x 448).
     pub fn apply(self, img: &Image, presenter: Presenter) -> Image {
+        if img.width == 0 || img.height == 0 {
+            let (w, h) = match self {
+                FrameFormat::Presented => Presenter::aspect_size(448),
+                FrameFormat::Display => (512, 448),
+            };
+            return Image::new(w, h, [0, 0, 0, 255]);
+        }
         match self {
             FrameFormat::Presented => presenter.present_4_3(img),
             FrameFormat::Display => img.clone(),

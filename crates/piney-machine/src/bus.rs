@@ -52,8 +52,6 @@ pub struct EeBus {
     /// The EE I/O registers not owned by a device model (0x1000_0000..0x1001_0000), as plain
     /// storage, by word.
     pub io: Vec<u32>,
-    /// The GS privileged registers (0x1200_0000..0x1200_2000), 64-bit each, by 16-byte slot.
-    pub gs_priv: Vec<u64>,
     /// INTC.
     pub intc: Intc,
     /// The four EE timers.
@@ -155,14 +153,13 @@ impl EeBus {
             bios: vec![0; BIOS_SIZE],
             vu_mem: vec![0; 0x1_0000],
             io: vec![0; 0x1_0000 / 4],
-            gs_priv: vec![0; 0x2000 / 16],
             intc: Intc::default(),
             timers: Timers::default(),
             iop: Box::new(piney_iop::Iop::new()),
             sif1_done: false,
             dmac: Dmac::default(),
             vif: [Vif::new(0), Vif::new(1)],
-            gif: Gif::new(Box::new(crate::gif::NullSink)),
+            gif: Gif::default(),
             ipu: piney_ipu::Ipu::new(),
             vu_exec: Box::new(MicroVu::default()),
             sched: Scheduler::default(),
@@ -181,7 +178,6 @@ impl EeBus {
         self.bios.fill(0);
         self.vu_mem.fill(0);
         self.io.fill(0);
-        self.gs_priv.fill(0);
         self.device_writes = DeviceWrites::default();
         self.intc = Intc::default();
         self.timers = Timers::default();
@@ -190,13 +186,10 @@ impl EeBus {
         self.dmac = Dmac::default();
         self.vif = [Vif::new(0), Vif::new(1)];
         self.ipu = piney_ipu::Ipu::new();
-        // A power-on GS (zeroed local memory, reset registers; the same renderer) behind a reset
-        // GIF.
-        let mut sink = std::mem::replace(&mut self.gif.sink, Box::new(crate::gif::NullSink));
-        sink.reset();
-        self.gif = Gif::new(sink);
-        // GS IMR: every GS interrupt masked at power-on (as the BIOS leaves it).
-        self.gs_priv[0x1010 / 16] = 0x7f00;
+        // A power-on GS (zeroed local memory, reset registers, IMR masking every GS interrupt;
+        // the same renderer) behind a reset GIF.
+        self.gif.gs.reset();
+        self.gif.reset();
         // D_CTRL.DMAE: the BIOS leaves the DMAC enabled.
         self.io[0xe000 / 4] = 1;
         self.sched = Scheduler::default();
@@ -219,12 +212,10 @@ impl EeBus {
     /// VBlank start: INTC VBON (line 2) and the next VBlank scheduled.
     pub fn vblank_start(&mut self, _late: u64) {
         self.intc.raise(crate::intc::line::VBON);
-        // GS CSR bit 3: VSINT (the GS's own VSync event), and the field bit 13 toggles.
-        let csr = &mut self.gs_priv[0x1000 / 16];
-        *csr |= 1 << 3;
-        *csr ^= 1 << 13;
+        // GS CSR bit 3: VSINT (the GS's own VSync event), and FIELD (bit 13) toggles.
+        self.gif.gs.vsync();
         // IMR.VSMSK (bit 11) clear: the VSync event raises the GS interrupt (INTC line 0).
-        if self.gs_priv[0x1010 / 16] & (1 << 11) == 0 {
+        if self.gif.gs.raises(3) {
             self.intc.raise(crate::intc::line::GS);
         }
         self.field += 1;
@@ -314,14 +305,7 @@ impl EeBus {
             _ if (0x1000_0000..=0x1000_ffff).contains(&p) => {
                 Ok(self.io[((p & 0xffff) / 4) as usize])
             }
-            0x1200_0000..=0x1200_1fff => {
-                let v = self.gs_priv[((p & 0x1fff) / 16) as usize];
-                Ok(if p & 4 != 0 {
-                    (v >> 32) as u32
-                } else {
-                    v as u32
-                })
-            }
+            0x1200_0000..=0x1200_1fff => Ok(self.gif.gs.priv_read32(p & 0x1fff)),
             _ => Err(BusFault { addr: p }),
         }
     }
@@ -364,15 +348,18 @@ impl EeBus {
                 self.io[((p & 0xffff) / 4) as usize] = v
             }
             0x1200_0000..=0x1200_1fff => {
-                let slot = ((p & 0x1fff) / 16) as usize;
-                let r = &mut self.gs_priv[slot];
-                if p & 0x1fff == 0x1000 {
-                    // CSR: writing 1 to SIGNAL/FINISH/HSINT/VSINT/EDWINT clears them.
-                    *r &= !(v as u64 & 0x1f);
-                } else if p & 4 != 0 {
-                    *r = (*r & 0xffff_ffff) | (v as u64) << 32;
-                } else {
-                    *r = (*r & !0xffff_ffff) | v as u64;
+                let stalled = self.gif.gs.signal_stalled();
+                self.gif.gs.priv_write32(p & 0x1fff, v);
+                if stalled && !self.gif.gs.signal_stalled() {
+                    // Clearing CSR.SIGNAL let the waiting SIGNAL through: it raises the GS
+                    // interrupt (IMR.SIGMSK, bit 8, clear) and the GIF moves again.
+                    if self.gif.gs.raises(0) {
+                        self.intc.raise(crate::intc::line::GS);
+                    }
+                    self.irq_changed = true;
+                    self.gif.pump();
+                    self.dmac_kick(crate::dmac::ch::GIF);
+                    self.dev_sync();
                 }
             }
             _ => return Err(BusFault { addr: p }),

@@ -651,7 +651,7 @@ impl EeBus {
                         break;
                     }
                     let mut q = [0u128];
-                    if self.gif.sink.read_image(&mut q) == 0 {
+                    if self.gif.gs.read_image(&mut q) == 0 {
                         break;
                     }
                     if self.dma_write_qw(madr, q[0]).is_none() {
@@ -810,8 +810,8 @@ impl EeBus {
         self.dev_sync();
     }
 
-    /// Apply the devices' side effects: VIF interrupts to INTC, channel kicks, and the GIF's
-    /// privileged-register events (SIGNAL, FINISH, LABEL) to CSR/SIGLBLID and INTC.
+    /// Apply the devices' side effects: VIF interrupts to INTC, channel kicks, and the GS
+    /// interrupts of the SIGNALs and FINISHes the GIF delivered.
     pub fn dev_sync(&mut self) {
         for u in 0..2 {
             if std::mem::take(&mut self.vif[u].raise_intc) {
@@ -833,37 +833,16 @@ impl EeBus {
         self.path1_schedule();
     }
 
-    /// A GIF write to SIGNAL/FINISH/LABEL. CSR is slot 0x1000, IMR 0x1010, SIGLBLID 0x1080.
-    fn gs_priv_event(&mut self, reg: u8, v: u64) {
-        const CSR: usize = 0x1000 / 16;
-        const IMR: usize = 0x1010 / 16;
-        const SIGLBLID: usize = 0x1080 / 16;
-        let (id, mask) = (v & 0xffff_ffff, v >> 32);
-        let imr = self.gs_priv[IMR];
-        match reg {
-            // SIGNAL: SIGID = (SIGID & ~IDMSK) | (ID & IDMSK); CSR.SIGNAL (bit 0); IMR.SIGMSK bit 8.
-            0x60 => {
-                let s = self.gs_priv[SIGLBLID];
-                let sig = (s & !mask & 0xffff_ffff) | (id & mask);
-                self.gs_priv[SIGLBLID] = (s & !0xffff_ffff) | sig;
-                self.gs_priv[CSR] |= 1;
-                if imr & (1 << 8) == 0 {
-                    self.intc.raise(crate::intc::line::GS);
-                }
-            }
-            // FINISH: CSR.FINISH (bit 1); IMR.FINISHMSK bit 9.
-            0x61 => {
-                self.gs_priv[CSR] |= 2;
-                if imr & (1 << 9) == 0 {
-                    self.intc.raise(crate::intc::line::GS);
-                }
-            }
-            // LABEL: LBLID (the upper word) = (LBLID & ~IDMSK) | (ID & IDMSK); no interrupt.
-            _ => {
-                let s = self.gs_priv[SIGLBLID];
-                let lbl = ((s >> 32) & !mask) | (id & mask);
-                self.gs_priv[SIGLBLID] = (s & 0xffff_ffff) | lbl << 32;
-            }
+    /// A SIGNAL or FINISH the GS took (its CSR bit is set): the GS interrupt (INTC line 0)
+    /// unless IMR masks it (SIGMSK bit 8, FINISHMSK bit 9).
+    fn gs_priv_event(&mut self, reg: u8, _v: u64) {
+        let bit = if reg == crate::gif::gsreg::SIGNAL {
+            0
+        } else {
+            1
+        };
+        if self.gif.gs.raises(bit) {
+            self.intc.raise(crate::intc::line::GS);
         }
         self.irq_changed();
     }
@@ -929,7 +908,7 @@ impl EeBus {
                 // With the FIFO turned round (FDR), FQC counts the GS's local->host qwords
                 // waiting (at most 16).
                 if p & 0x3f0 == 0 && self.vif[1].fdr() {
-                    let n = self.gif.sink.readback_qwords().min(16) as u32;
+                    let n = self.gif.gs.readback_qwords().min(16) as u32;
                     v = (v & !(0x1f << 24)) | n << 24;
                 }
                 Some(v)
@@ -948,7 +927,7 @@ impl EeBus {
         let word = (p >> 2) & 3;
         if word == 0 {
             let mut q = [0u128];
-            if !self.vif[1].fdr() || self.gif.sink.read_image(&mut q) == 0 {
+            if !self.vif[1].fdr() || self.gif.gs.read_image(&mut q) == 0 {
                 q[0] = 0;
             }
             self.vif[1].read_latch = q[0];

@@ -5,7 +5,8 @@
 //! Contract:
 //! - Data enters by path: PATH1 (VU1 XGKICK), PATH2 (VIF1 DIRECT/DIRECTHL), PATH3 (DMA channel 2 or
 //!   the GIF FIFO at 0x1000_6000), one queue per path ([`Gif::push`]). [`Gif::pump`] moves queued
-//!   qwords to the [`GsSink`] as a stream of `(register, value)` writes and IMAGE qwords.
+//!   qwords to the GS ([`Gif::gs`], the [`GsUnit`]) as a stream of `(register, value)` writes
+//!   and IMAGE qwords.
 //! - Arbitration (EE User's Manual, "GIF"): a path that starts a packet keeps the GIF until the
 //!   GIFtag with EOP has had all its data. Between packets the highest-priority path with data wins:
 //!   PATH1, then PATH2, then PATH3. PATH3 is masked (MSKPATH3 from VIF1, or GIF_MODE.M3R) only at a
@@ -21,17 +22,21 @@
 //!   ([`crate::bus::EeBus::path1_step`]). PATH1 asks for the GIF when its packet is queued; once
 //!   granted it holds the GIF (GIF_STAT.APATH = 1, OPH) until its EOP tag's data has crossed, so
 //!   PATH2 and PATH3 wait, as on the console.
-//! - The GS's local->host data (TRXDIR = 1) comes back through the sink ([`GsSink::read_image`]),
+//! - The GS's local->host data (TRXDIR = 1) comes back from the GS ([`GsUnit::read_image`]),
 //!   for VIF1's FIFO when STAT.FDR turns it round; GIF_STAT.DIR (bit 12) reads 1 while some waits.
-//! - Writes to SIGNAL (0x60), FINISH (0x61) and LABEL (0x62) are the GS privileged-register events:
-//!   they are collected in [`Gif::priv_events`] for the bus to apply to CSR/SIGLBLID and INTC, and
-//!   also passed to the sink.
+//! - Writes to SIGNAL (0x60), FINISH (0x61) and LABEL (0x62) set the GS's CSR and SIGLBLID (in
+//!   the GS, the one model of its registers); SIGNAL and FINISH are also collected in
+//!   [`Gif::priv_events`] for the bus to raise the GS interrupt. A SIGNAL while CSR.SIGNAL is
+//!   still set stalls the GIF until the CPU clears it (GS User's Manual, SIGNAL; ps2autotests
+//!   gs/signal).
 //! - Bad data never panics: any bit pattern is a valid GIF stream.
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
 
 use piney_gs::gif::{GifPath, GifSink};
+use piney_gs::gs::csr;
+
+use crate::gsunit::GsUnit;
 
 /// GIF_CTRL (write): RST bit 0, PSE bit 3.
 pub const GIF_CTRL: u32 = 0x1000_3000;
@@ -52,92 +57,26 @@ pub const GIF_P3TAG: u32 = 0x1000_30a0;
 /// FINISH and LABEL are privileged-register events.
 pub use piney_gs::gs::reg as gsreg;
 
-/// Where the GIF's output goes: the GS.
-pub trait GsSink: Send {
-    /// A write of `value` to GS register `reg`.
-    fn write_reg(&mut self, reg: u8, value: u64);
-    /// One qword of IMAGE-mode data (to HWREG, the host -> local transfer).
-    fn write_image(&mut self, qword: u128);
-    /// The GS itself, when this sink is it (for frames).
-    fn gs_unit(&mut self) -> Option<&mut crate::gsunit::GsUnit> {
-        None
-    }
-    /// Local->host data (a TRXDIR = 1 transfer): fill `out` from the GS's output FIFO; returns
-    /// the qwords filled. A sink with no GS has none.
-    fn read_image(&mut self, out: &mut [u128]) -> usize {
-        let _ = out;
-        0
-    }
-    /// Qwords of local->host data waiting in the GS's output FIFO.
-    fn readback_qwords(&self) -> usize {
-        0
-    }
-    /// A machine reset: the GS as at power-on (local memory zeroed). Nothing for other sinks.
-    fn reset(&mut self) {}
-}
+pub use crate::gsunit::GsWrite;
 
-/// One item of GIF output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GsWrite {
-    /// A register write.
-    Reg(u8, u64),
-    /// An IMAGE qword.
-    Image(u128),
-}
-
-/// A [`GsSink`] that records everything into a shared log (for tests and tools).
-#[derive(Debug, Clone, Default)]
-pub struct RecordingSink {
-    /// The writes so far, in order.
-    pub log: Arc<Mutex<Vec<GsWrite>>>,
-}
-
-impl RecordingSink {
-    /// A sink and a handle on its log.
-    pub fn new() -> (Self, Arc<Mutex<Vec<GsWrite>>>) {
-        let s = Self::default();
-        let h = s.log.clone();
-        (s, h)
-    }
-}
-
-impl GsSink for RecordingSink {
-    fn write_reg(&mut self, reg: u8, value: u64) {
-        if let Ok(mut l) = self.log.lock() {
-            l.push(GsWrite::Reg(reg, value));
-        }
-    }
-    fn write_image(&mut self, qword: u128) {
-        if let Ok(mut l) = self.log.lock() {
-            l.push(GsWrite::Image(qword));
-        }
-    }
-}
-
-/// A [`GsSink`] that drops everything (the default until a GS is attached).
-#[derive(Debug, Default)]
-pub struct NullSink;
-
-impl GsSink for NullSink {
-    fn write_reg(&mut self, _: u8, _: u64) {}
-    fn write_image(&mut self, _: u128) {}
-}
-
-/// The GIF's output for one qword: the sink, and the privileged-register events.
+/// The GIF's output for one qword: the GS, and the interrupt events of SIGNAL and FINISH.
 struct Emit<'a> {
-    sink: &'a mut dyn GsSink,
+    gs: &'a mut GsUnit,
     priv_events: &'a mut Vec<(u8, u64)>,
 }
 
 impl GifSink for Emit<'_> {
     fn write_reg(&mut self, reg: u8, value: u64) {
-        if matches!(reg, gsreg::SIGNAL | gsreg::FINISH | gsreg::LABEL) {
+        // A SIGNAL while CSR.SIGNAL is still set waits (the GIF stalls) and raises nothing
+        // until the CPU clears it.
+        let waits = reg == gsreg::SIGNAL && self.gs.gs.privileged.csr & csr::SIGNAL != 0;
+        self.gs.write_reg(reg, value);
+        if matches!(reg, gsreg::SIGNAL | gsreg::FINISH) && !waits {
             self.priv_events.push((reg, value));
         }
-        self.sink.write_reg(reg, value);
     }
     fn write_image(&mut self, qword: u128) {
-        self.sink.write_image(qword);
+        self.gs.write_image(qword);
     }
 }
 
@@ -181,10 +120,10 @@ pub struct Gif {
     /// The last GIFtag read on any path (GIF_TAG0..3).
     last_tag: u128,
     last_path: usize,
-    /// SIGNAL/FINISH/LABEL writes not yet applied to the privileged registers.
+    /// SIGNAL and FINISH events whose interrupt the bus has not raised yet.
     pub priv_events: Vec<(u8, u64)>,
-    /// Where the output goes.
-    pub sink: Box<dyn GsSink>,
+    /// The GS the GIF feeds.
+    pub gs: GsUnit,
     /// Words of a GIF FIFO quadword written 32 bits at a time.
     fifo_acc: [u32; 4],
     fifo_fill: usize,
@@ -201,7 +140,7 @@ pub struct Gif {
 
 impl Default for Gif {
     fn default() -> Self {
-        Self::new(Box::new(NullSink))
+        Self::new(GsUnit::new())
     }
 }
 
@@ -215,8 +154,8 @@ impl std::fmt::Debug for Gif {
 }
 
 impl Gif {
-    /// A reset GIF writing to `sink`.
-    pub fn new(sink: Box<dyn GsSink>) -> Self {
+    /// A reset GIF feeding `gs`.
+    pub fn new(gs: GsUnit) -> Self {
         Self {
             mode: 0,
             paused: false,
@@ -230,7 +169,7 @@ impl Gif {
             last_tag: 0,
             last_path: 0,
             priv_events: Vec::new(),
-            sink,
+            gs,
             fifo_acc: [0; 4],
             fifo_fill: 0,
             p1_ready: 0,
@@ -240,15 +179,10 @@ impl Gif {
         }
     }
 
-    /// GIF_CTRL.RST: every path and queue cleared; the sink is kept.
+    /// GIF_CTRL.RST: every path and queue cleared; the GS is kept.
     pub fn reset(&mut self) {
-        let sink = std::mem::replace(&mut self.sink, Box::new(NullSink));
-        *self = Self::new(sink);
-    }
-
-    /// Replace the sink.
-    pub fn set_sink(&mut self, sink: Box<dyn GsSink>) {
-        self.sink = sink;
+        let gs = std::mem::take(&mut self.gs);
+        *self = Self::new(gs);
     }
 
     /// Queue qwords on a path (`path::P1..P3`). Nothing moves until [`Gif::pump`].
@@ -376,12 +310,16 @@ impl Gif {
         (0..3).find(|&p| !(self.queues[p].is_empty() || p == path::P3 && self.path3_masked()))
     }
 
-    /// Move queued data to the sink, by the arbitration rules, as far as it goes.
+    /// Move queued data to the GS, by the arbitration rules, as far as it goes.
     pub fn pump(&mut self) {
         if self.paused {
             return;
         }
         loop {
+            // A SIGNAL waiting for CSR.SIGNAL to clear holds everything behind it.
+            if self.gs.signal_stalled() {
+                return;
+            }
             let p = match self.owner {
                 Some(p) => p,
                 None => match self.pick() {
@@ -444,6 +382,10 @@ impl Gif {
         while let Some(q) = self.queues[p].pop_front() {
             self.owner = Some(p);
             self.process(p, q);
+            if self.gs.signal_stalled() {
+                // The path keeps the GIF until the CPU clears CSR.SIGNAL.
+                return;
+            }
             if !self.paths[p].in_packet() {
                 break;
             }
@@ -459,8 +401,9 @@ impl Gif {
             self.last_tag = qw;
             self.last_path = p;
         }
+        self.gs.capture_qword(p, qw);
         let mut out = Emit {
-            sink: &mut *self.sink,
+            gs: &mut self.gs,
             priv_events: &mut self.priv_events,
         };
         self.paths[p].step(qw, &mut out);
@@ -498,7 +441,7 @@ impl Gif {
         s |= (!self.queues[path::P3].is_empty() as u32) << 6;
         s |= (!self.queues[path::P2].is_empty() as u32) << 7;
         s |= (!self.queues[path::P1].is_empty() as u32) << 8;
-        let download = self.sink.readback_qwords() > 0;
+        let download = self.gs.readback_qwords() > 0;
         if let Some(p) = self.owner {
             s |= 1 << 9;
             s |= (p as u32 + 1) << 10;
@@ -608,8 +551,8 @@ mod tests {
 
     #[test]
     fn path1_crosses_as_released_and_holds_the_gif() {
-        let (sink, log) = RecordingSink::new();
-        let mut g = Gif::new(Box::new(sink));
+        let mut g = Gif::default();
+        let log = g.gs.record();
         g.push(path::P1, &[ad_tag(2, true), ad(0x4c, 1), ad(0x4c, 2)]);
         g.pump();
         assert!(log.lock().unwrap().is_empty(), "nothing crossed yet");
@@ -634,8 +577,8 @@ mod tests {
 
     #[test]
     fn path1_waits_for_a_path3_packet_then_goes_before_path2_and_path3() {
-        let (sink, log) = RecordingSink::new();
-        let mut g = Gif::new(Box::new(sink));
+        let mut g = Gif::default();
+        let log = g.gs.record();
         // PATH3 inside a two-qword packet, its second qword not there yet.
         g.push(path::P3, &[ad_tag(2, true), ad(0x4d, 1)]);
         g.pump();
@@ -666,10 +609,45 @@ mod tests {
     }
 
     #[test]
+    fn a_second_signal_stalls_the_gif_until_the_cpu_clears_csr_signal() {
+        use piney_ee::Bus;
+        let mut m = Machine::new(Box::new(std::io::sink()));
+        let log = m.bus.gif.gs.record();
+        // SIGNAL id 1, SIGNAL id 2 (CSR.SIGNAL still set: it waits), then FRAME_1.
+        let pk = [
+            ad_tag(3, true),
+            ad(gsreg::SIGNAL, 0xffff_ffff << 32 | 1),
+            ad(gsreg::SIGNAL, 0xffff_ffff << 32 | 2),
+            ad(0x4c, 7),
+        ];
+        m.bus.gif.push(path::P3, &pk);
+        m.bus.gif.pump();
+        m.bus.dev_sync();
+        let csr = m.bus.read32(0x1200_1000).unwrap();
+        assert_eq!(csr & 1, 1, "CSR.SIGNAL");
+        assert_eq!(
+            m.bus.read32(0x1200_1080).unwrap(),
+            1,
+            "SIGLBLID.SIGID of the first"
+        );
+        assert_eq!(
+            log.lock().unwrap().len(),
+            2,
+            "FRAME_1 waits behind the second SIGNAL"
+        );
+        // The CPU clears CSR.SIGNAL: the second SIGNAL applies (CSR.SIGNAL set again) and the
+        // GIF moves on.
+        m.bus.write32(0x1200_1000, 1).unwrap();
+        assert_eq!(m.bus.read32(0x1200_1080).unwrap(), 2);
+        assert_eq!(m.bus.read32(0x1200_1000).unwrap() & 1, 1);
+        assert_eq!(log.lock().unwrap().len(), 3);
+        assert_eq!(m.bus.gif.gs.gs.context(0).frame.0, 7);
+    }
+
+    #[test]
     fn path1_takes_two_cycles_a_qword_on_the_machine() {
         let mut m = Machine::new(Box::new(std::io::sink()));
-        let (sink, log) = RecordingSink::new();
-        m.bus.gif.set_sink(Box::new(sink));
+        let log = m.bus.gif.gs.record();
         // A 20-qword transfer (a tag and 19 A+D qwords) queued at cycle 1000.
         m.run_events_until(1000).unwrap();
         let mut pk = vec![ad_tag(19, true)];
@@ -693,8 +671,8 @@ mod tests {
 
     #[test]
     fn timed_packets_wait_for_their_cycle_and_a_vu1_reset_drops_the_later_ones() {
-        let (sink, log) = RecordingSink::new();
-        let mut g = Gif::new(Box::new(sink));
+        let mut g = Gif::default();
+        let log = g.gs.record();
         // Three XGKICKs of one run, at VU cycles 0, 50 and 90; the run started at EE cycle 200.
         g.push_path1_after(50, &[ad_tag(1, true), ad(0x4c, 2)]);
         g.push_path1_after(0, &[ad_tag(1, true), ad(0x4c, 1)]);

@@ -1,42 +1,54 @@
-//! The GS behind the GIF: piney-gs's state machine drawing with the renderer the binary chose
-//! ([`crate::Machine::attach_renderer`]; the machine never builds one), and the frames its
-//! PCRTC shows.
+//! The GS behind the GIF: piney-gs's state machine, the one model of the GS's registers (the
+//! general registers the GIF writes and the privileged ones at 0x1200_0000 the EE, the kernel
+//! and the GIF's SIGNAL/FINISH/LABEL reach), drawing with the renderer the binary chose
+//! ([`crate::Machine::attach_renderer`]; the machine never builds one).
 //!
 //! The renderer owns local memory. A renderer on its own thread (piney-gs's
 //! `ThreadedRenderer`) lets the EE, the DMAC and the GIF run ahead while it draws; a frame (or a
 //! GS->host transfer) waits for every earlier command, so the pictures are the same bit for bit
 //! as drawing in line. A frame is a display command with the PCRTC's registers, answered by the
-//! renderer with its picture; the display offset comes with it.
+//! renderer with its picture; the display offset comes with it. With no renderer attached the
+//! registers work and nothing is drawn.
 //!
 //! A GS->host download (TRXDIR = 1) is read when TRXDIR is written and waits in the GS's output
-//! FIFO until VIF1 takes it ([`GsSink::read_image`]).
+//! FIFO until VIF1 takes it ([`GsUnit::read_image`]).
 //!
-//! The privileged registers stay on the bus (`EeBus::gs_priv`, where the EE, the kernel and the
-//! GIF's SIGNAL/FINISH/LABEL events read and write them); the display circuits' registers are
-//! copied into the GS when a frame is taken.
+//! A capture ([`GsUnit::start_capture`], `piney run --dump-gs`) records what the GS takes from
+//! each GIF path and the privileged registers at each vertical blank, as a PCSX2 GS dump.
 
+use std::sync::{Arc, Mutex};
+
+use piney_gs::capture::Capture;
+use piney_gs::gs::{csr, priv_reg};
 use piney_gs::{Gs, Image, MemCommand, Pcrtc, Presenter, Renderer};
-
-use crate::gif::GsSink;
 
 /// A renderer the machine can hand to its GS (it may live on another thread).
 pub type BoxedRenderer = Box<dyn Renderer + Send>;
 
-/// The GS as the GIF's sink.
-pub struct GsUnit {
-    /// The state machine and its renderer.
-    pub gs: Gs<BoxedRenderer>,
-    /// Register writes the GS refused (addresses it does not have), which the hardware ignores.
-    pub refused_writes: u64,
+/// One item of the GS's input, as a test's recording sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GsWrite {
+    /// A register write.
+    Reg(u8, u64),
+    /// An IMAGE qword.
+    Image(u128),
 }
 
-impl GsUnit {
-    /// A power-on GS drawing with `renderer`.
-    pub fn new(renderer: BoxedRenderer) -> Self {
-        Self {
-            gs: Gs::new(renderer),
-            refused_writes: 0,
-        }
+/// The GS.
+pub struct GsUnit {
+    /// The state machine and its renderer (`None`: none attached, nothing drawn).
+    pub gs: Gs<Option<BoxedRenderer>>,
+    /// Register writes the GS refused (addresses it does not have), which the hardware ignores.
+    pub refused_writes: u64,
+    /// Every write the GS takes, when a test records them ([`GsUnit::record`]).
+    record: Option<Arc<Mutex<Vec<GsWrite>>>>,
+    /// The GS dump being recorded.
+    capture: Option<Box<Capture>>,
+}
+
+impl Default for GsUnit {
+    fn default() -> Self {
+        Self::new()
     }
 }
 
@@ -49,69 +61,172 @@ pub struct Displayed {
     pub presenter: Presenter,
 }
 
-impl GsSink for GsUnit {
-    fn write_reg(&mut self, reg: u8, value: u64) {
+impl GsUnit {
+    /// A power-on GS with no renderer.
+    pub fn new() -> Self {
+        Self {
+            gs: Gs::new(None),
+            refused_writes: 0,
+            record: None,
+            capture: None,
+        }
+    }
+
+    /// Draw with `renderer` from now on (its local memory starts zeroed).
+    pub fn attach(&mut self, renderer: BoxedRenderer) {
+        *self.gs.renderer_mut() = Some(renderer);
+    }
+
+    /// True when a renderer is attached.
+    pub fn has_renderer(&self) -> bool {
+        self.gs.renderer().is_some()
+    }
+
+    /// Records every write the GS takes from now on into the returned log (for tests).
+    pub fn record(&mut self) -> Arc<Mutex<Vec<GsWrite>>> {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        self.record = Some(log.clone());
+        log
+    }
+
+    fn note(&self, w: GsWrite) {
+        if let Some(log) = &self.record
+            && let Ok(mut l) = log.lock()
+        {
+            l.push(w);
+        }
+    }
+
+    /// A write of `value` to general register `reg` (from the GIF).
+    pub fn write_reg(&mut self, reg: u8, value: u64) {
+        self.note(GsWrite::Reg(reg, value));
         if self.gs.write_reg(reg, value).is_err() {
             self.refused_writes += 1;
         }
     }
-    fn write_image(&mut self, qword: u128) {
+
+    /// One qword of IMAGE data (HWREG).
+    pub fn write_image(&mut self, qword: u128) {
+        self.note(GsWrite::Image(qword));
         self.gs.write_image(&[qword]);
     }
-    fn gs_unit(&mut self) -> Option<&mut GsUnit> {
-        Some(self)
-    }
+
     /// The GS's output FIFO, filled when TRXDIR = 1 starts a local->host transfer (the GS reads
-    /// the BITBLTBUF/TRXPOS/TRXREG source rectangle then, after every earlier draw).
-    fn read_image(&mut self, out: &mut [u128]) -> usize {
+    /// the BITBLTBUF/TRXPOS/TRXREG source rectangle then, after every earlier draw): fills `out`,
+    /// returns the qwords filled.
+    pub fn read_image(&mut self, out: &mut [u128]) -> usize {
         self.gs.read_image(out)
     }
-    fn readback_qwords(&self) -> usize {
+
+    /// Qwords of local->host data waiting in the output FIFO.
+    pub fn readback_qwords(&self) -> usize {
         self.gs.readback_pending().div_ceil(16)
     }
+
+    /// True while a SIGNAL waits for the CPU to clear CSR.SIGNAL: the GIF stalls.
+    pub fn signal_stalled(&self) -> bool {
+        self.gs.signal_stalled()
+    }
+
     /// A machine reset: the GS's registers, queues and FIFO as at power-on, and local memory
-    /// and the CLUT zeroed, so that a reset machine draws as a fresh one.
-    fn reset(&mut self) {
+    /// and the CLUT zeroed, so that a reset machine draws as a fresh one. The renderer, a
+    /// recording and a capture stay.
+    pub fn reset(&mut self) {
         self.gs.reset();
-        self.gs.privileged = Gs::<BoxedRenderer>::new_privileged();
+        self.gs.privileged = Gs::<Option<BoxedRenderer>>::new_privileged();
         self.gs.renderer_mut().memory(MemCommand::PowerOn);
         self.refused_writes = 0;
     }
-}
 
-/// The privileged registers the PCRTC reads: PMODE, SMODE1, SMODE2, SRFSH, SYNCH1, SYNCH2,
-/// SYNCV, DISPFB1, DISPLAY1, DISPFB2, DISPLAY2, EXTBUF, EXTDATA, EXTWRITE, BGCOLOR (0x00-0xe0).
-const DISPLAY_REGS: std::ops::RangeInclusive<u32> = 0x00..=0xe0;
+    /// A 32-bit EE read of the privileged register at `offset` (from 0x1200_0000): the low or
+    /// high half of the 64-bit register. Undefined offsets read 0.
+    pub fn priv_read32(&self, offset: u32) -> u32 {
+        let v = self.gs.read_priv(offset & !0xf).unwrap_or(0);
+        if offset & 4 != 0 {
+            (v >> 32) as u32
+        } else {
+            v as u32
+        }
+    }
 
-impl GsUnit {
-    /// The frame the display circuits show now, from `gs_priv` (the bus's privileged
-    /// registers, by 16-byte slot).
-    pub fn frame(&mut self, gs_priv: &[u64], pcrtc: Pcrtc) -> Displayed {
-        for off in DISPLAY_REGS.step_by(16) {
-            let _ = self.gs.write_priv(off, gs_priv[(off / 16) as usize]);
+    /// A 32-bit EE write of the privileged register at `offset`. CSR takes its low half as a
+    /// command (1s clear the event bits, RESET resets the GS, clearing SIGNAL releases a
+    /// waiting one); the other registers take the half written. Undefined offsets ignore it.
+    pub fn priv_write32(&mut self, offset: u32, v: u32) {
+        let off = offset & !0xf;
+        if off == priv_reg::CSR {
+            if offset & 4 == 0 {
+                let _ = self.gs.write_priv(off, v as u64);
+            }
+            return;
+        }
+        let Ok(old) = self.gs.read_priv(off) else {
+            return;
+        };
+        let new = if offset & 4 != 0 {
+            (old & 0xffff_ffff) | (v as u64) << 32
+        } else {
+            (old & !0xffff_ffff) | v as u64
+        };
+        let _ = self.gs.write_priv(off, new);
+    }
+
+    /// A vertical blank starts: CSR.VSINT, FIELD toggled; a capture notes it.
+    pub fn vsync(&mut self) {
+        let odd = self.gs.privileged.csr & csr::FIELD == 0;
+        self.gs.vsync(odd);
+        if let Some(c) = &mut self.capture {
+            c.vsync(self.gs.priv_block(), odd as u8);
+        }
+    }
+
+    /// True when the GS's interrupt line is up for `bit` of CSR (0 SIGNAL, 1 FINISH, 3 VSINT):
+    /// the event is set and IMR does not mask it.
+    pub fn raises(&self, bit: u32) -> bool {
+        let p = &self.gs.privileged;
+        p.csr & (1 << bit) != 0 && p.imr & (1 << (8 + bit)) == 0
+    }
+
+    /// Starts recording a GS dump (for the game `serial`, boot ELF `crc`).
+    pub fn start_capture(&mut self, serial: &str, crc: u32) {
+        self.capture = Some(Box::new(Capture::new(self.gs.priv_block(), serial, crc)));
+    }
+
+    /// The capture so far, if one runs.
+    pub fn capture(&self) -> Option<&Capture> {
+        self.capture.as_deref()
+    }
+
+    /// Notes a qword the GS takes from GIF path `path` in a running capture.
+    pub fn capture_qword(&mut self, path: usize, qword: u128) {
+        if let Some(c) = &mut self.capture {
+            c.transfer(path, qword);
+        }
+    }
+
+    /// The frame the display circuits show now, or `None` with no renderer attached.
+    pub fn frame(&mut self, pcrtc: Pcrtc) -> Option<Displayed> {
+        if !self.has_renderer() {
+            return None;
         }
         let presenter = self.gs.display(pcrtc).presenter();
-        Displayed {
+        Some(Displayed {
             image: self.gs.renderer_mut().display_image(),
             presenter,
-        }
+        })
     }
 }
 
 impl crate::Machine {
     /// Hands the GS the renderer to draw with (the binary's choice). Until one is attached the
-    /// GIF's output goes nowhere and [`crate::Machine::frame`] is `None`. Local memory starts
-    /// zeroed.
+    /// GS's registers work, nothing is drawn and [`crate::Machine::frame`] is `None`.
     pub fn attach_renderer(&mut self, renderer: BoxedRenderer) {
-        self.bus.gif.set_sink(Box::new(GsUnit::new(renderer)));
+        self.bus.gif.gs.attach(renderer);
     }
 
     /// The frame the GS's display circuits show now (the PCRTC's merge of both read circuits,
-    /// made by the renderer) with its display offset, or `None` when no renderer is attached
-    /// (or the GIF feeds a test's recording sink).
+    /// made by the renderer) with its display offset, or `None` when no renderer is attached.
     pub fn frame(&mut self, pcrtc: Pcrtc) -> Option<Displayed> {
-        let bus = &mut self.bus;
-        let unit = bus.gif.sink.gs_unit()?;
-        Some(unit.frame(&bus.gs_priv, pcrtc))
+        self.bus.gif.gs.frame(pcrtc)
     }
 }

@@ -15,6 +15,19 @@ pub enum RendererKind {
     Wgpu,
 }
 
+/// The renderer `kind` names, built by the binary and handed to the machine: the software
+/// reference rasteriser on its own thread. An error line when the kind is not built yet.
+pub fn make_renderer(kind: RendererKind) -> Result<piney_machine::BoxedRenderer, String> {
+    match kind {
+        RendererKind::Sw => Ok(Box::new(piney_gs::ThreadedRenderer::new(
+            piney_gs::SoftwareRenderer::new(),
+        ))),
+        RendererKind::Wgpu => {
+            Err("--renderer wgpu: the GPU renderer is not built yet; use --renderer sw".into())
+        }
+    }
+}
+
 /// Options of `piney replay`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct ReplayArgs {
@@ -61,10 +74,13 @@ impl From<DumpFormat> for piney_gs::FrameFormat {
 
 /// `piney replay`: exit 0 when the dump replays, 1 with one line on stderr when it cannot.
 pub fn replay(args: &ReplayArgs) -> ExitCode {
-    if args.renderer == RendererKind::Wgpu {
-        eprintln!("piney: --renderer wgpu: the GPU renderer is not built yet; use --renderer sw");
-        return ExitCode::from(2);
-    }
+    let renderer = match make_renderer(args.renderer) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("piney: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let opts = ReplayOptions {
         pcrtc: piney_gs::Pcrtc {
             deflicker: args.deflicker,
@@ -73,7 +89,7 @@ pub fn replay(args: &ReplayArgs) -> ExitCode {
         dump_frames: args.dump_frames.clone(),
         max_frames: args.frames,
     };
-    match replay_file(&args.dump, &opts) {
+    match replay_file(&args.dump, &opts, renderer) {
         Ok((stats, _)) => {
             eprintln!(
                 "piney: replayed {}: {} frames, {} transfers, {} refused register writes",

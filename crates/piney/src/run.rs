@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use piney_gs::{FrameFormat, Image, Pcrtc, Presenter};
+use piney_gs::{FrameFormat, Image, Pcrtc};
 use piney_machine::{Machine, MachineError, RunEnd, RunLimits};
 
 /// Options shared by `run` and `demo`.
@@ -28,6 +28,13 @@ pub struct RunOptions {
     /// Merge each line with the line below at ALP/255, as the console's frame mode does.
     #[arg(long)]
     pub deflicker: bool,
+    /// The GS renderer: `sw`, the exact software reference (the only one built so far).
+    #[arg(long, value_enum, default_value = "sw")]
+    pub renderer: crate::frames::RendererKind,
+    /// Record what the GS receives as a PCSX2 GS dump (FILE.gs, .gs.zst or .gs.xz), written
+    /// when the run ends; `piney replay FILE` gives the run's frames again.
+    #[arg(long, value_name = "FILE")]
+    pub dump_gs: Option<PathBuf>,
     /// Print run statistics on stderr at the end (guest instructions, emulated time, frames).
     #[arg(long)]
     pub stats: bool,
@@ -158,11 +165,15 @@ pub fn run_image(
         },
         None => None,
     };
+    let renderer = match crate::frames::make_renderer(opts.renderer) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("piney: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let mut machine = Machine::new(Box::new(std::io::stdout()));
-    // The software reference rasteriser on its own thread.
-    machine.attach_renderer(Box::new(piney_gs::ThreadedRenderer::new(
-        piney_gs::SoftwareRenderer::new(),
-    )));
+    machine.attach_renderer(renderer);
     let card = |given: &Option<PathBuf>, n: u32| {
         given
             .clone()
@@ -230,6 +241,10 @@ pub fn run_image(
             }
         }
     }
+    if opts.dump_gs.is_some() {
+        // From the loaded program's first instruction: the GS as at power-on.
+        machine.bus.gif.gs.start_capture("", 0);
+    }
     let iop_time = std::rc::Rc::new(std::cell::Cell::new(0.0f64));
     if opts.stats {
         machine.set_iop_watch(Box::new(IopClock {
@@ -281,6 +296,13 @@ pub fn run_image(
             );
         }
     }
+    if let (Some(path), Some(c)) = (&opts.dump_gs, machine.bus.gif.gs.capture()) {
+        if let Err(e) = c.write(path) {
+            eprintln!("piney: --dump-gs {}: {e}", path.display());
+            return ExitCode::from(1);
+        }
+        eprintln!("piney: --dump-gs {}: {} frames", path.display(), c.frames());
+    }
     match result {
         Ok(RunEnd::Exited(status)) => {
             // DESIGN.md section 7: a guest that exits ends the run with status 0; its own status
@@ -325,16 +347,8 @@ pub fn presented_frame(
     format: FrameFormat,
 ) -> Option<Image> {
     let shown = machine.frame(Pcrtc { deflicker })?;
-    let img = &shown.image;
-    if img.width == 0 || img.height == 0 {
-        // Nothing displayed yet (no read circuit enabled): a black NTSC picture.
-        let (w, h) = match format {
-            FrameFormat::Presented => Presenter::aspect_size(448),
-            FrameFormat::Display => (512, 448),
-        };
-        return Some(Image::new(w, h, [0, 0, 0, 255]));
-    }
-    Some(format.apply(img, shown.presenter))
+    // Nothing displayed yet (no read circuit enabled) gives a black NTSC picture.
+    Some(format.apply(&shown.image, shown.presenter))
 }
 
 fn run_headless(machine: &mut Machine, opts: &RunOptions) -> Result<RunEnd, HeadlessError> {

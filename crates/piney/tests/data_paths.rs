@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use piney_gs::Pcrtc;
-use piney_machine::gif::{GsWrite, RecordingSink};
+use std::sync::{Arc, Mutex};
+
+use piney_machine::gif::GsWrite;
 use piney_machine::{Machine, RunEnd, RunLimits};
 
 fn guest(name: &str) -> PathBuf {
@@ -20,8 +22,9 @@ fn guest(name: &str) -> PathBuf {
         .join(format!("{name}.elf"))
 }
 
-/// Runs `name` to its exit (at most 5 emulated seconds) and returns the machine and its stdout.
-fn run(name: &str, record: Option<RecordingSink>) -> (Machine, String) {
+/// Runs `name` to its exit (at most 5 emulated seconds) and returns the machine, its stdout and,
+/// with `record`, every write the GS took.
+fn run(name: &str, record: bool) -> (Machine, String, Option<Arc<Mutex<Vec<GsWrite>>>>) {
     let out = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
     impl std::io::Write for Shared {
@@ -36,10 +39,8 @@ fn run(name: &str, record: Option<RecordingSink>) -> (Machine, String) {
     let mut m = Machine::new(Box::new(Shared(out.clone())));
     let image = std::fs::read(guest(name)).expect("the guest program is built");
     m.load_elf(&image).expect("loads");
-    match record {
-        Some(sink) => m.bus.gif.set_sink(Box::new(sink)),
-        None => m.attach_renderer(Box::new(piney_gs::SoftwareRenderer::new())),
-    }
+    m.attach_renderer(Box::new(piney_gs::SoftwareRenderer::new()));
+    let log = record.then(|| m.bus.gif.gs.record());
     let end = m.run(RunLimits {
         seconds: Some(5.0),
         ..Default::default()
@@ -49,7 +50,7 @@ fn run(name: &str, record: Option<RecordingSink>) -> (Machine, String) {
         Ok(RunEnd::Exited(0)) => {}
         other => panic!("{name}: {other:?}\n{stdout}"),
     }
-    (m, stdout)
+    (m, stdout, log)
 }
 
 /// RGBAQ from PACKED colour words: R, G, B, A bytes and Q (1.0 after each GIFtag).
@@ -105,8 +106,8 @@ fn expected_writes() -> Vec<GsWrite> {
 
 #[test]
 fn gif_paths_register_writes() {
-    let (sink, log) = RecordingSink::new();
-    let (_, stdout) = run("gif_paths", Some(sink));
+    let (_, stdout, log) = run("gif_paths", true);
+    let log = log.unwrap();
     assert_eq!(
         stdout,
         "path3: done\npath1: done\npath2: done\ngif_paths: end\n"
@@ -121,7 +122,7 @@ fn gif_paths_register_writes() {
 
 #[test]
 fn gif_paths_draws_through_the_gs() {
-    let (mut m, _) = run("gif_paths", None);
+    let (mut m, _, _) = run("gif_paths", false);
     let img = m
         .frame(Pcrtc::default())
         .expect("the GIF feeds the GS")

@@ -292,7 +292,13 @@ impl Machine {
     pub(crate) fn kernel_vblank_start(&mut self) {
         if let Some((flag, csr_ptr)) = self.kernel.vsync_flag.take() {
             use piney_ee::Bus;
-            let csr = self.bus.gs_priv[0x1000 / 16];
+            let csr = self
+                .bus
+                .gif
+                .gs
+                .gs
+                .read_priv(piney_gs::gs::priv_reg::CSR)
+                .unwrap_or(0);
             if flag != 0 {
                 let _ = self.bus.write32(flag, 1);
             }

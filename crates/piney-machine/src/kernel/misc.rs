@@ -6,9 +6,6 @@ use piney_ee::cpu::cop0reg;
 use super::{GsCrt, Ret, SYSCALL_TABLE, stubs};
 use crate::{Machine, MachineError};
 
-/// GS IMR (0x12001010) as a slot of the bus's GS privileged registers.
-const GS_IMR_SLOT: usize = 0x1010 / 16;
-
 impl Machine {
     /// Syscalls outside the thread, semaphore, interrupt, alarm and SIF groups. `None`: unknown.
     pub(super) fn misc_syscall(
@@ -36,9 +33,12 @@ impl Machine {
                 // is what the PCRTC's display offset measures against) and SMODE2 (INT bit 0,
                 // FFMD bit 1).
                 use piney_gs::gs::priv_reg::{SMODE1, SMODE2};
-                self.bus.gs_priv[SMODE1 as usize / 16] = crt.smode1();
-                self.bus.gs_priv[SMODE2 as usize / 16] =
-                    (crt.interlace & 1) as u64 | ((crt.ffmd & 1) << 1) as u64;
+                let gs = &mut self.bus.gif.gs.gs;
+                let _ = gs.write_priv(SMODE1, crt.smode1());
+                let _ = gs.write_priv(
+                    SMODE2,
+                    (crt.interlace & 1) as u64 | ((crt.ffmd & 1) << 1) as u64,
+                );
                 Ret::V(0)
             }
             4 => {
@@ -131,9 +131,17 @@ impl Machine {
                 Ret::V(0)
             }
             0x66 | -0x6a => Ret::V(self.cpu.cop0.regs[cop0reg::CONFIG] as i32),
-            0x70 | -0x70 => Ret::V(self.bus.gs_priv[GS_IMR_SLOT] as u32 as i32),
+            // GsGetIMR returns the kernel's copy (IMR cannot be read); GsPutIMR keeps one and
+            // writes the register.
+            0x70 | -0x70 => Ret::V(self.kernel.gs_imr as i32),
             0x71 | -0x71 => {
-                self.bus.gs_priv[GS_IMR_SLOT] = a[0] as u64;
+                self.kernel.gs_imr = a[0];
+                let _ = self
+                    .bus
+                    .gif
+                    .gs
+                    .gs
+                    .write_priv(piney_gs::gs::priv_reg::IMR, a[0] as u64);
                 Ret::V(0)
             }
             0x73 => {

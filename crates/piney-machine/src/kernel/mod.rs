@@ -227,6 +227,8 @@ pub struct Kernel {
     pub osd_config2: Vec<u8>,
     /// The last SetGsCrt.
     pub gs_crt: Option<GsCrt>,
+    /// The IMR value GsPutIMR last set (0x7f00, all masked, at boot), which GsGetIMR returns.
+    pub gs_imr: u32,
     /// SetVSyncFlag's two pointers, written at the next VBlank start.
     pub vsync_flag: Option<(u32, u32)>,
     /// The arguments SetupThread gives the program (argv).
@@ -255,6 +257,7 @@ impl Default for Kernel {
             osd_config: DEFAULT_OSD_CONFIG,
             osd_config2: Vec::new(),
             gs_crt: None,
+            gs_imr: 0x7f00,
             vsync_flag: None,
             args: Vec::new(),
             heap_end: 0,

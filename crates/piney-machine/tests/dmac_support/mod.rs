@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use piney_ee::Bus;
 use piney_machine::Machine;
-use piney_machine::gif::{GsWrite, RecordingSink};
+use piney_machine::gif::GsWrite;
 use piney_machine::vif::{VuExec, VuIo};
 
 pub const D_CTRL: u32 = 0x1000_e000;
@@ -31,8 +31,7 @@ pub fn machine() -> Machine {
 /// A machine whose GIF output is recorded.
 pub fn machine_rec() -> (Machine, Arc<Mutex<Vec<GsWrite>>>) {
     let mut m = machine();
-    let (s, h) = RecordingSink::new();
-    m.bus.gif.set_sink(Box::new(s));
+    let h = m.bus.gif.gs.record();
     (m, h)
 }
 
@@ -170,7 +169,6 @@ impl VuExec for FakeVu {
 
 /// Attach a recording GIF sink to an existing machine.
 pub fn machine_rec_from(mut m: Machine) -> (Machine, Arc<Mutex<Vec<GsWrite>>>) {
-    let (s, h) = RecordingSink::new();
-    m.bus.gif.set_sink(Box::new(s));
+    let h = m.bus.gif.gs.record();
     (m, h)
 }
