@@ -11,6 +11,8 @@
 //!   PCRTC's registers). The renderer owns local memory; readback (the GS FIFO download, a copy
 //!   of memory, the displayed picture) happens only on request. Renderers know nothing of GIF
 //!   packets or registers beyond what a command carries.
+//! - [`texel`] holds what every renderer reads textures by: formats, the CLUT buffer and its
+//!   loads, TEXA, CLAMP; [`mem`] the swizzles of uploads and readback.
 //! - [`sw::SoftwareRenderer`] is the reference rasteriser: deterministic integer arithmetic by
 //!   the GS's rules, drawing into its local memory; [`threaded::ThreadedRenderer`] runs any
 //!   renderer on a worker thread behind a channel.
@@ -37,6 +39,7 @@ pub mod pcrtc;
 pub mod psm;
 pub mod regs;
 pub mod sw;
+pub mod texel;
 pub mod threaded;
 
 pub use draw::{Context, DrawCommand, Env, MemCommand, PrimKind, Renderer, Vertex};

@@ -28,9 +28,8 @@ use crate::regs::*;
 #[derive(Clone, Debug)]
 pub struct SoftwareRenderer {
     mem: LocalMemory,
-    /// The 1 KiB CLUT buffer as 512 halfwords. A 32-bit entry `i` keeps its low half at `i` and
-    /// its high half at `i + 256` (the buffer's two banks).
-    clut: Box<[u16; 512]>,
+    /// The 1 KiB CLUT buffer (crate::texel::Clut).
+    clut: Clut,
     /// The picture of the last display command.
     displayed: Image,
 }
@@ -96,27 +95,14 @@ struct Setup {
     need_z: bool,
 }
 
-fn tex_psm(code: u32) -> Psm {
-    // An undefined texture PSM reads as PSMCT32 (the GS draws garbage; we draw something defined).
-    Psm::from_code(code as u64).unwrap_or(Psm::Ct32)
-}
-
-/// The CLUT's format from TEX0.CPSM, for loading and lookup alike. CPSM 0 is PSMCT32; other
-/// codes than 0x2 and 0xa are undefined and read as 32-bit.
-fn clut_psm(cpsm: u32) -> Psm {
-    match cpsm {
-        0x2 => Psm::Ct16,
-        0xa => Psm::Ct16s,
-        _ => Psm::Ct32,
-    }
-}
+use crate::texel::{Clut, clut_psm, texture_psm as tex_psm, wrap};
 
 impl SoftwareRenderer {
     /// Zeroed memory and CLUT.
     pub fn new() -> Self {
         SoftwareRenderer {
             mem: LocalMemory::new(),
-            clut: Box::new([0; 512]),
+            clut: Clut::default(),
             displayed: Image::new(0, 0, [0; 4]),
         }
     }
@@ -133,43 +119,7 @@ impl SoftwareRenderer {
 
     /// The CLUT buffer (see the field's layout).
     pub fn clut(&self) -> &[u16; 512] {
-        &self.clut
-    }
-
-    fn load_clut(&mut self, tex0: Tex0, texclut: TexClut) {
-        let psm = tex_psm(tex0.psm());
-        let entries: u32 = if matches!(psm, Psm::T8 | Psm::T8h) {
-            256
-        } else {
-            16
-        };
-        let cpsm = clut_psm(tex0.cpsm());
-        let cbp = tex0.cbp();
-        for i in 0..entries {
-            let (x, y, bw) = if tex0.csm() == 0 {
-                // CSM1: the CLUT is a 16x16 (8-bit) or 8x2 (4-bit) rectangle; in the 16x16 one
-                // bits 3 and 4 of the index are swapped (entries 8-15 sit at x 0-7 of row 1).
-                if entries == 256 {
-                    let p = (i & 0xe7) | ((i & 8) << 1) | ((i & 0x10) >> 1);
-                    (p & 15, p >> 4, 1)
-                } else {
-                    (i & 7, i >> 3, 1)
-                }
-            } else {
-                // CSM2: a row of pixels at (COU * 16, COV) in a buffer of width CBW.
-                (texclut.cou() * 16 + i, texclut.cov(), texclut.cbw())
-            };
-            let v = self.mem.read_pixel(cpsm, x, y, cbp, bw);
-            if cpsm == Psm::Ct32 {
-                // CSA counts 16 entries; for 32-bit CLUTs only CSA bits 0-3 count.
-                let e = (((tex0.csa() & 15) * 16 + i) & 255) as usize;
-                self.clut[e] = v as u16;
-                self.clut[e + 256] = (v >> 16) as u16;
-            } else {
-                let e = ((tex0.csa() * 16 + i) & 511) as usize;
-                self.clut[e] = v as u16;
-            }
-        }
+        self.clut.halfwords()
     }
 
     fn setup(&self, cmd: &DrawCommand) -> Setup {
@@ -277,49 +227,10 @@ impl SoftwareRenderer {
     // ---- texture ----
 
     fn texel(&self, t: &TexState, level: usize, x: i32, y: i32) -> [i32; 4] {
-        let (x, y) = (x as u32, y as u32);
-        let raw = self.mem.read_pixel(t.psm, x, y, t.bp[level], t.bw[level]);
-        let texa = t.texa;
-        let aem = texa.aem() != 0;
-        match t.psm {
-            Psm::Ct32 | Psm::Z32 => [
-                raw as i32 & 0xff,
-                (raw >> 8) as i32 & 0xff,
-                (raw >> 16) as i32 & 0xff,
-                (raw >> 24) as i32,
-            ],
-            Psm::Ct24 | Psm::Z24 => {
-                // TEXA: A = TA0, or 0 for black with AEM.
-                let a = if aem && raw & 0xff_ffff == 0 {
-                    0
-                } else {
-                    texa.ta0() as i32
-                };
-                [
-                    raw as i32 & 0xff,
-                    (raw >> 8) as i32 & 0xff,
-                    (raw >> 16) as i32 & 0xff,
-                    a,
-                ]
-            }
-            Psm::Ct16 | Psm::Ct16s | Psm::Z16 | Psm::Z16s => expand16(raw, texa),
-            _ => {
-                let idx = raw;
-                if t.cpsm == Psm::Ct32 {
-                    let e = (((t.csa & 15) * 16 + idx) & 255) as usize;
-                    let v = self.clut[e] as u32 | ((self.clut[e + 256] as u32) << 16);
-                    [
-                        v as i32 & 0xff,
-                        (v >> 8) as i32 & 0xff,
-                        (v >> 16) as i32 & 0xff,
-                        (v >> 24) as i32,
-                    ]
-                } else {
-                    let e = ((t.csa * 16 + idx) & 511) as usize;
-                    expand16(self.clut[e] as u32, texa)
-                }
-            }
-        }
+        let raw = self
+            .mem
+            .read_pixel(t.psm, x as u32, y as u32, t.bp[level], t.bw[level]);
+        crate::texel::decode(raw, t.psm, t.texa, &self.clut, t.cpsm, t.csa)
     }
 
     fn wrapped_texel(&self, t: &TexState, level: usize, x: i32, y: i32) -> [i32; 4] {
@@ -984,24 +895,6 @@ impl Setup {
     }
 }
 
-fn expand16(raw: u32, texa: Texa) -> [i32; 4] {
-    // 5-bit channels are shifted up by 3 (no low-bit replication); A comes from TEXA: TA1 when
-    // the A bit is set, else TA0, or 0 for an all-zero texel with AEM.
-    let a = if raw & 0x8000 != 0 {
-        texa.ta1() as i32
-    } else if texa.aem() != 0 && raw & 0x7fff == 0 {
-        0
-    } else {
-        texa.ta0() as i32
-    };
-    [
-        ((raw & 0x1f) << 3) as i32,
-        (((raw >> 5) & 0x1f) << 3) as i32,
-        (((raw >> 10) & 0x1f) << 3) as i32,
-        a,
-    ]
-}
-
 /// Texture function (TEX0.TFX) of texel `t` and vertex colour `f`.
 fn tfx(mode: u32, tcc: bool, t: [i32; 4], f: [i32; 4]) -> [i32; 4] {
     let modulate = |i: usize| ((t[i] * f[i]) >> 7).min(255);
@@ -1030,17 +923,6 @@ fn tfx(mode: u32, tcc: bool, t: [i32; 4], f: [i32; 4]) -> [i32; 4] {
             let h = |i: usize| (((t[i] * f[i]) >> 7) + f[3]).min(255);
             [h(0), h(1), h(2), if tcc { t[3] } else { f[3] }]
         }
-    }
-}
-
-/// CLAMP modes: 0 REPEAT, 1 CLAMP, 2 REGION_CLAMP (MIN..MAX), 3 REGION_REPEAT
-/// ((c & MIN) | MAX, MIN being the mask and MAX the fixed bits).
-fn wrap(c: i32, size: i32, mode: u32, min: i32, max: i32) -> i32 {
-    match mode {
-        0 => c & (size - 1),
-        1 => c.clamp(0, size - 1),
-        2 => c.clamp(min, max.max(min)),
-        _ => (c & min) | max,
     }
 }
 
@@ -1162,11 +1044,11 @@ impl Renderer for SoftwareRenderer {
                 self.mem.write_transfer(&rect, start, &data);
             }
             MemCommand::LocalToLocal { src, dst, dir } => self.mem.copy_local(&src, &dst, dir),
-            MemCommand::LoadClut { tex0, texclut } => self.load_clut(tex0, texclut),
+            MemCommand::LoadClut { tex0, texclut } => self.clut.load(&self.mem, tex0, texclut),
             MemCommand::SetMemory(m) => self.mem = *m,
             MemCommand::PowerOn => {
                 self.mem = LocalMemory::new();
-                self.clut.fill(0);
+                self.clut.clear();
             }
         }
     }
