@@ -8,10 +8,11 @@ cd "$(dirname "$0")/.."
 # Build: udev (gilrs) and ALSA headers. Guest programs: the MIPS cross compiler (to check the
 # committed ELFs against their sources) and qemu-user (to check portable guest programs against
 # a MIPS CPU). GPU and window tests: Mesa's lavapipe (Vulkan) and llvmpipe (GL), Xvfb for a real
-# X display, xwd (x11-apps) for its screenshots, and the X client libraries winit loads.
+# X display, xwd (x11-apps) for its screenshots, xdotool to press keys in a window, and the X
+# client libraries winit loads.
 packages=(pkg-config libudev-dev libasound2-dev gcc-mipsel-linux-gnu binutils-mipsel-linux-gnu
   qemu-user mesa-vulkan-drivers libvulkan1 libegl1 libegl-mesa0 libgl1-mesa-dri xvfb xauth
-  x11-apps libx11-xcb1 libxcursor1 libxi6 libxrandr2 libxkbcommon-x11-0)
+  x11-apps xdotool libx11-xcb1 libxcursor1 libxi6 libxrandr2 libxkbcommon-x11-0)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

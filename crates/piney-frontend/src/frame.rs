@@ -145,6 +145,13 @@ pub trait Emulator {
     /// What the pad on `port` reports for the next read; `None` with no pad plugged in.
     fn set_pad(&mut self, port: Port, report: Option<PadReport>);
 
+    /// A screenshot of `frame` (the picture on screen) was asked for (F12): saves it and
+    /// returns where, or why not.
+    fn screenshot(&mut self, frame: &Frame) -> Result<String, String> {
+        let _ = frame;
+        Err("screenshots are not available here".into())
+    }
+
     /// What `ccPad::Ctrl` sent to the motors since the last call, in order, per port.
     fn take_rumble(&mut self) -> Vec<(Port, Motors)> {
         Vec::new()

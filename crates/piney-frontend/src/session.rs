@@ -53,6 +53,11 @@ impl<'e, E: Emulator + ?Sized> Session<'e, E> {
         }
     }
 
+    /// Asks the emulator for a screenshot of `frame`.
+    pub fn screenshot(&mut self, frame: &Frame) -> Result<String, String> {
+        self.emu.screenshot(frame)
+    }
+
     /// Starts the vblank schedule afresh with the next vblank due at `now_ns` (once the
     /// window is up, so its creation time is not caught up).
     pub fn restart_clock(&mut self, now_ns: u64) {

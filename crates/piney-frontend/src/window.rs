@@ -1,8 +1,9 @@
 //! The window: winit 0.30's `ApplicationHandler` around a [`Session`], presenting through
 //! the wgpu [`Presenter`].
 //!
-//! Keys: Escape quits, F11 or Alt+Enter toggles borderless fullscreen, every other key goes
-//! to the keyboard pad (by winit `KeyCode` name). The event loop sleeps until the next vblank
+//! Keys: Escape quits, F11 or Alt+Enter toggles borderless fullscreen, F12 saves a screenshot
+//! of the picture on screen (through [`Emulator::screenshot`]), every other key goes to the
+//! keyboard pad (by winit `KeyCode` name). The event loop sleeps until the next vblank
 //! is due (`ControlFlow::WaitUntil`), runs what is due, and presents once per new picture.
 
 use std::sync::Arc;
@@ -18,7 +19,7 @@ use winit::keyboard::{KeyCode, ModifiersState, PhysicalKey};
 use winit::window::{Fullscreen, Window, WindowId};
 
 use crate::error::FrontendError;
-use crate::frame::Emulator;
+use crate::frame::{Emulator, Frame};
 use crate::gpu::{Gpu, Presenter};
 use crate::pacing::DEFAULT_MAX_CATCH_UP;
 use crate::session::Session;
@@ -138,6 +139,7 @@ pub fn run_window<E: Emulator + ?Sized>(
         error: None,
         presented: 0,
         pending: false,
+        shown: None,
     };
     event_loop
         .run_app(&mut app)
@@ -312,6 +314,8 @@ struct App<'e, E: Emulator + ?Sized> {
     presented: u64,
     /// A new picture waits to be presented.
     pending: bool,
+    /// The picture on screen (for F12).
+    shown: Option<Frame>,
 }
 
 impl<E: Emulator + ?Sized> App<'_, E> {
@@ -377,6 +381,16 @@ impl<E: Emulator + ?Sized> ApplicationHandler for App<'_, E> {
                         && self.modifiers.alt_key());
                 if code == KeyCode::Escape && pressed {
                     event_loop.exit();
+                } else if code == KeyCode::F12 {
+                    if pressed
+                        && !event.repeat
+                        && let Some(frame) = &self.shown
+                    {
+                        match self.session.screenshot(frame) {
+                            Ok(path) => eprintln!("piney: screenshot {path}"),
+                            Err(e) => eprintln!("piney: screenshot: {e}"),
+                        }
+                    }
                 } else if fullscreen_key {
                     if pressed && !event.repeat {
                         state.toggle_fullscreen();
@@ -417,6 +431,7 @@ impl<E: Emulator + ?Sized> ApplicationHandler for App<'_, E> {
             if let Err(e) = state.presenter.upload(&state.gpu, &frame) {
                 return self.fail(event_loop, e);
             }
+            self.shown = Some(frame);
             self.pending = true;
             state.window.request_redraw();
         }

@@ -28,6 +28,10 @@ pub struct RunOptions {
     /// Merge each line with the line below at ALP/255, as the console's frame mode does.
     #[arg(long)]
     pub deflicker: bool,
+    /// Where F12 in the window saves screenshots (in the --dump-format; default: the folder
+    /// `screenshots` in piney's data folder).
+    #[arg(long, value_name = "DIR")]
+    pub screenshot_dir: Option<PathBuf>,
     /// The GS renderer: `sw`, the exact software reference (the only one built so far).
     #[arg(long, value_enum, default_value = "sw")]
     pub renderer: crate::frames::RendererKind,
@@ -102,7 +106,7 @@ impl piney_machine::sif::IopWatch for IopClock {
 /// piney's folder for the player's data (memory cards): `$XDG_DATA_HOME/piney`, else
 /// `~/.local/share/piney`, else `%APPDATA%\piney`; `None` when the environment names none
 /// (the cards are then empty unless given).
-fn data_folder() -> Option<PathBuf> {
+pub fn data_folder() -> Option<PathBuf> {
     let var = |k: &str| {
         std::env::var_os(k)
             .filter(|v| !v.is_empty())

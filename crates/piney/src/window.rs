@@ -2,10 +2,12 @@
 //! blank of emulated time per call, the presented picture when it changed, the host's pads fed to
 //! the emulated padman, and padman's motor sends back to the host's pads.
 
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use piney_frontend::{Emulator, Frame, WindowOptions, run_window};
+use piney_gs::{FrameFormat, Image, Presenter};
 use piney_input::{Motors, PadReport, Port};
 use piney_machine::sif::padman::PadInput;
 use piney_machine::{Machine, RunEnd, RunLimits};
@@ -48,6 +50,9 @@ struct MachineSession<'a> {
     hold: Option<Duration>,
     /// When the hold ends (set when `--frames` is reached).
     hold_until: Option<Instant>,
+    /// Where F12's screenshots go, and in what format.
+    screenshot_dir: Option<PathBuf>,
+    screenshot_format: FrameFormat,
 }
 
 impl Emulator for MachineSession<'_> {
@@ -106,6 +111,36 @@ impl Emulator for MachineSession<'_> {
             .map_err(|e| e.to_string())
     }
 
+    /// The picture on screen as `--dump-frames` writes it (presented: moved by the display
+    /// offset, 4:3; or the display circuits' pixels), as DIR/screenshot-NNNNNN.png (the vertical
+    /// blank; -2, -3 ... when taken again at the same one).
+    fn screenshot(&mut self, frame: &Frame) -> Result<String, String> {
+        let dir = self
+            .screenshot_dir
+            .clone()
+            .ok_or("no folder for screenshots (set --screenshot-dir or HOME)")?;
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let img = Image {
+            width: frame.width(),
+            height: frame.height(),
+            rgba: frame.pixels().to_vec(),
+        };
+        let presenter = Presenter {
+            offset_x: frame.offset_x,
+            offset_y: frame.offset_y,
+        };
+        let out = self.screenshot_format.apply(&img, presenter);
+        let n = self.machine.vblank_count.saturating_sub(1);
+        let mut path = dir.join(format!("screenshot-{n:06}.png"));
+        let mut k = 2;
+        while path.exists() {
+            path = dir.join(format!("screenshot-{n:06}-{k}.png"));
+            k += 1;
+        }
+        out.write_png(&path).map_err(|e| e.to_string())?;
+        Ok(path.display().to_string())
+    }
+
     fn set_pad(&mut self, port: Port, report: Option<PadReport>) {
         let mut state = self.pads.lock().unwrap_or_else(|e| e.into_inner());
         state.reports[port as usize] = report;
@@ -154,6 +189,11 @@ pub fn run(
         last: None,
         hold: hold.map(Duration::from_secs_f64),
         hold_until: None,
+        screenshot_dir: opts
+            .screenshot_dir
+            .clone()
+            .or_else(|| crate::run::data_folder().map(|d| d.join("screenshots"))),
+        screenshot_format: opts.dump_format.into(),
     };
     let mut options = WindowOptions {
         title: format!("piney: {title}"),

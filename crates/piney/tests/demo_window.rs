@@ -13,7 +13,8 @@
 //! Both runs play tests/input/adjust_screen.txt: Adjust Screen moved to x +48, y +16, so the
 //! window must show the picture moved 9 pixels right and 16 rows down, black where it left,
 //! as the headless frame is (tests/adjust_screen.rs checks that frame against the display
-//! circuits' pixels).
+//! circuits' pixels). Then F12, pressed with xdotool (package `xdotool`), saves a screenshot
+//! that must equal that headless frame.
 //!
 //! Its own `main` (harness = false): it starts processes and an X server. Needs Xvfb (package
 //! `xvfb`), xwd (package `x11-apps`) and a wgpu adapter (lavapipe: `mesa-vulkan-drivers
@@ -149,12 +150,15 @@ fn window_shows_the_demo() {
         SIZE.1,
     );
 
+    let shots = scratch("demo-window-shots");
     let (_xvfb, display) = start_xvfb();
     let mut child = Killed(
         piney()
             .args(["demo", "--frames", &FRAMES.to_string(), "--hold", "30"])
             .arg("--input")
             .arg(script())
+            .arg("--screenshot-dir")
+            .arg(&shots)
             .args(["--window-size", &format!("{}x{}", SIZE.0, SIZE.1)])
             .env("DISPLAY", &display)
             .stdin(Stdio::null())
@@ -232,6 +236,54 @@ fn window_shows_the_demo() {
         FRAMES - 1,
         log.join("; ")
     );
+    // F12, as a player presses it: the screenshot is the picture on screen, as the headless run
+    // presents it (moved by Adjust Screen, 4:3).
+    let search = Command::new("xdotool")
+        .args(["search", "--name", "piney: "])
+        .env("DISPLAY", &display)
+        .output();
+    let search = match search {
+        Ok(o) => o,
+        Err(e) => panic!("xdotool: {e}: install the `xdotool` package"),
+    };
+    let id = String::from_utf8_lossy(&search.stdout)
+        .lines()
+        .next()
+        .unwrap_or_else(|| panic!("no piney window on {display}"))
+        .trim()
+        .to_string();
+    for args in [
+        vec!["windowfocus", "--sync", id.as_str()],
+        vec!["key", "--window", id.as_str(), "F12"],
+    ] {
+        let st = Command::new("xdotool")
+            .args(&args)
+            .env("DISPLAY", &display)
+            .status()
+            .expect("xdotool");
+        assert!(st.success(), "xdotool {args:?}");
+    }
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let line = loop {
+        match rx.recv_timeout(Duration::from_millis(200)) {
+            Ok(l) if l.contains("piney: screenshot") => break l,
+            Ok(l) => log.push(l),
+            Err(_) => {}
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no screenshot line: {}",
+            log.join("\n")
+        );
+    };
+    let path = line.trim_start_matches("piney: screenshot ").trim();
+    let shot_img = Image::read_png(Path::new(path)).unwrap_or_else(|e| panic!("{path}: {e}"));
+    assert!(
+        shot_img == frame,
+        "the F12 screenshot {path} is not the headless frame {}",
+        FRAMES - 1
+    );
+    assert!(path.starts_with(&*shots.to_string_lossy()), "{path}");
     // The rest of the hold is not needed: the child is killed on drop.
 }
 
