@@ -6,7 +6,10 @@
 //! internal resolution) are brought to the smaller size by taking the top-left pixel of each
 //! block; a picture of the same height (after such a factor) but another width (a 4:3-stretched
 //! picture against a native one) is resampled across to the narrower width, nearest pixel.
-//! [`FrameResult::note`] says which was done. Other size differences are errors.
+//! [`FrameResult::note`] says which was done and which documented frame size each side is
+//! ([`frame_kind`]: the display circuits' pixels, 512 x 448 for the engine's mode as PCSX2's GS
+//! runner and internal-resolution screenshots hold them, or piney's presented 4:3 picture,
+//! 597 x 448, each at a render scale). Other size differences are errors.
 //!
 //! By default any differing pixel fails a frame; [`CompareOptions::max_diff_pixels`] and
 //! [`CompareOptions::min_psnr`] loosen that (each one given must hold).
@@ -177,6 +180,31 @@ fn downscale(img: &Image, fx: u32, fy: u32) -> Image {
     out
 }
 
+/// Which documented frame size `w` x `h` is: the display circuits' pixels of the engine's mode
+/// (512 x 448, or 640 x 448 for a 640-wide mode) or the presented 4:3 picture (597 x 448), at
+/// render scale 1 to 8; `None` for any other size.
+pub fn frame_kind(w: u32, h: u32) -> Option<String> {
+    (1..=8u32).find_map(|s| {
+        // Scaled frames are N times the native ones: 597 x 448 becomes 1194 x 896 at 2.
+        let (pw, ph) = crate::Presenter::aspect_size(448);
+        let (pw, ph) = (pw * s, ph * s);
+        if (w, h) == (512 * s, 448 * s) || (w, h) == (640 * s, 448 * s) {
+            Some(format!("display pixels at scale {s}"))
+        } else if (w, h) == (pw, ph) {
+            Some(format!("presented 4:3 at scale {s}"))
+        } else {
+            None
+        }
+    })
+}
+
+fn describe(w: u32, h: u32) -> String {
+    match frame_kind(w, h) {
+        Some(k) => format!("{w}x{h}, {k}"),
+        None => format!("{w}x{h}, not a documented frame size"),
+    }
+}
+
 /// Brings two pictures to a common size: the larger is reduced by integer factors in both
 /// directions (an upscaled capture), or, with the same height after that, resampled across
 /// (nearest) to the narrower width (a 4:3-stretched picture against a native one). Returns a
@@ -224,12 +252,14 @@ fn common_size(
         out
     };
     let note = format!(
-        "{} scaled from {}x{} to {}x{}",
+        "{} scaled from {}x{} to {}x{} (A {}; B {})",
         if a_big { "A" } else { "B" },
         big.width,
         big.height,
         small.width,
-        small.height
+        small.height,
+        describe(a.width, a.height),
+        describe(b.width, b.height)
     );
     if a_big {
         Ok((reduced, b, Some(note)))
@@ -367,8 +397,12 @@ impl FrameResult {
         } else {
             format!("{:.2}", self.psnr)
         };
+        let note = self
+            .note
+            .as_ref()
+            .map_or_else(String::new, |n| format!("; {n}"));
         format!(
-            "{}: {}x{} PSNR {} dB, {} differing pixels ({:.4}%) {}",
+            "{}: {}x{} PSNR {} dB, {} differing pixels ({:.4}%) {}{note}",
             self.name,
             self.width,
             self.height,
@@ -490,8 +524,24 @@ mod tests {
         assert!(r.passed(), "{:?}", r.frames[0]);
         assert_eq!(
             r.frames[0].note.as_deref(),
-            Some("B scaled from 6x4 to 4x4")
+            Some(
+                "B scaled from 6x4 to 4x4 (A 4x4, not a documented frame size; B 6x4, not a \
+                 documented frame size)"
+            )
         );
+        assert_eq!(
+            frame_kind(597, 448).as_deref(),
+            Some("presented 4:3 at scale 1")
+        );
+        assert_eq!(
+            frame_kind(2048, 1792).as_deref(),
+            Some("display pixels at scale 4")
+        );
+        assert_eq!(
+            frame_kind(1194, 896).as_deref(),
+            Some("presented 4:3 at scale 2")
+        );
+        assert_eq!(frame_kind(500, 448), None);
         // Errors: 3 rows against 4 cannot be brought together.
         Image::new(3, 3, [0; 4])
             .write_png(&dd.join("odd.png"))
