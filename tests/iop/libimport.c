@@ -1,9 +1,9 @@
 /* libimport.c: imports the library "pinytest" of tests/iop/libexport.c and calls it.
  *
- * It needs libexport loaded (and started) first, e.g.
- *     piney run --headless tests/iop/libexport.irx tests/iop/libimport.irx
- * whose output is libexport.stdout followed by libimport.stdout. Alone it cannot load: on the
- * console modload refuses a module whose imports loadcore cannot link (KE_LINKERR).
+ * It needs libexport loaded (and started) first, as crates/piney-iop/tests/iop_modules.rs
+ * queues them; the output is libexport.stdout followed by libimport.stdout. Alone it cannot
+ * load: on the console modload refuses a module whose imports loadcore cannot link
+ * (KE_LINKERR).
  *
  * The import table, written by hand (build-iop.sh generates only the system libraries' ones):
  * version 1.1 (loadcore matches the name and the major version), functions 4..7. */

@@ -25,7 +25,11 @@ fn run(names: &[&str]) -> String {
     let done = iop
         .run_bare(10 * piney_iop::IOP_CLOCK_HZ)
         .unwrap_or_else(|e| panic!("{names:?}: {e}"));
-    assert!(done, "{names:?} did not finish within 10 emulated seconds");
+    assert!(
+        done,
+        "{names:?} did not finish within 10 emulated seconds; output: {}",
+        String::from_utf8_lossy(&iop.take_output())
+    );
     for o in &iop.kernel.loadcore.outcomes {
         assert!(o.id >= 0, "{} failed to load: {}", o.path, o.id);
     }
@@ -63,6 +67,7 @@ module_test!(variable_pools, "vpl");
 module_test!(fixed_pools, "fpl");
 module_test!(rpc_server_module, "rpcserver");
 module_test!(a_library_between_two_modules, "libexport", "libimport");
+module_test!(stop_and_unload, "stopee", "stopper");
 module_test!(plain_computation, "compute");
 module_test!(files_through_ioman, "ioman");
 module_test!(a_guest_device_driver, "iodriver");
@@ -97,6 +102,8 @@ fn every_module_has_a_test() {
         "rpcserver",
         "libexport",
         "libimport",
+        "stopee",
+        "stopper",
         "compute",
         "ioman",
         "iodriver",

@@ -508,6 +508,9 @@ pub fn module_flags(state: ModState) -> u16 {
         ModState::Starting => 2,
         ModState::Resident => 3,
         ModState::Removable => 0x13,
+        // modload's newflags: 6 stopped (0x10 removable kept).
+        ModState::Stopping => 0x14,
+        ModState::Stopped => 0x16,
     }
 }
 

@@ -79,6 +79,10 @@ pub enum ModState {
     Resident,
     /// Started, resident, and may be unloaded.
     Removable,
+    /// Its entry is running to stop it (StopModule).
+    Stopping,
+    /// Stopped (its entry answered NO_RESIDENT_END to the stop): may be unloaded.
+    Stopped,
 }
 
 /// A loaded module.
@@ -144,6 +148,8 @@ pub struct StartRequest {
     pub token: Option<u32>,
     /// The image to load first, when the request loads as well as starts.
     pub image: Option<Vec<u8>>,
+    /// A stop (StopModule), not a start: the entry runs with a negative argc.
+    pub stop: bool,
 }
 
 /// What became of a module queued with [`Iop::queue_module`].
@@ -287,32 +293,57 @@ impl Iop {
         self.load_module_image(&name, &image)
     }
 
-    /// StopModule: only a removable module stops (its stop entry is not called).
-    pub fn stop_module(&mut self, id: i32) -> i32 {
+    /// Whether module `id` can be stopped now: 0 when it can, else the error StopModule
+    /// answers (modload: not started, already stopping or stopped, not removable).
+    pub fn stop_check(&self, id: i32) -> i32 {
         match self.kernel.loadcore.modules.iter().find(|m| m.id == id) {
             None => kerr::UNKNOWN_MODULE,
-            Some(m) if m.state != ModState::Removable => kerr::NOT_REMOVABLE,
-            Some(_) => {
-                self.log_once(
-                    "stopmodule",
-                    "StopModule: the module's stop entry is not called",
-                );
-                id
-            }
+            Some(m) => match m.state {
+                ModState::Loaded | ModState::Starting => kerr::NOT_STARTED,
+                ModState::Stopping => kerr::ALREADY_STOPPING,
+                ModState::Stopped => kerr::ALREADY_STOPPED,
+                ModState::Resident => kerr::NOT_REMOVABLE,
+                ModState::Removable => 0,
+            },
         }
     }
 
-    /// UnloadModule.
+    /// Queue StopModule of `id` with `args` on the loader thread: the module's entry runs with
+    /// argc = -(1 + the arguments) and argv[0] = "other" (modload's stop_module), and its answer
+    /// decides: NO_RESIDENT_END (1) stops it (StopModule returns the id), RESIDENT_END (0) or
+    /// REMOVABLE_END (2) keep it running and removable (KE_CAN_NOT_STOP). The result goes to `waiter`
+    /// (thread, result pointer) or the native call `token`.
+    pub fn request_stop(
+        &mut self,
+        id: i32,
+        args: &[u8],
+        waiter: Option<(u32, u32)>,
+        token: Option<u32>,
+    ) {
+        self.queue_start(StartRequest {
+            module: id,
+            path: "other".into(),
+            args: args.to_vec(),
+            waiter,
+            token,
+            image: None,
+            stop: true,
+        });
+    }
+
+    /// UnloadModule: a module loaded and not started, or stopped, is unloaded; a removable one
+    /// still running answers KE_NOT_STOPPED, any other KE_NOT_REMOVABLE (modload's rules).
     pub fn unload_module(&mut self, id: i32) -> i32 {
         match self.kernel.loadcore.modules.iter().find(|m| m.id == id) {
             None => kerr::UNKNOWN_MODULE,
-            Some(m) if matches!(m.state, ModState::Resident | ModState::Starting) => {
-                kerr::NOT_REMOVABLE
-            }
-            Some(_) => {
-                self.unload(id);
-                id
-            }
+            Some(m) => match m.state {
+                ModState::Loaded | ModState::Stopped => {
+                    self.unload(id);
+                    id
+                }
+                ModState::Removable | ModState::Stopping => kerr::NOT_STOPPED,
+                ModState::Resident | ModState::Starting => kerr::NOT_REMOVABLE,
+            },
         }
     }
 
@@ -542,6 +573,7 @@ impl Iop {
             waiter,
             token: None,
             image: None,
+            stop: false,
         });
     }
 
@@ -556,6 +588,7 @@ impl Iop {
             waiter: None,
             token: None,
             image: Some(image),
+            stop: false,
         });
     }
 
@@ -569,6 +602,7 @@ impl Iop {
             waiter: None,
             token: Some(token),
             image: None,
+            stop: false,
         });
     }
 
@@ -747,7 +781,20 @@ pub fn loader_loop(iop: &mut Iop) -> Result<(), IopError> {
         iop.cpu.set_pc(ret::LOADER_LOOP);
         return Ok(());
     };
-    if m.text == 0 {
+    if req.stop {
+        let e = iop.stop_check(m.id);
+        if e < 0 || m.text == 0 {
+            // A native module has no entry to ask: it stops.
+            if e == 0 {
+                iop.module_mut(m.id).expect("module").state = ModState::Stopped;
+            }
+            let v0 = if e < 0 { e } else { m.id };
+            finish_request(iop, &req, v0, if e < 0 { e } else { 1 });
+            iop.cpu.set_pc(ret::LOADER_LOOP);
+            return Ok(());
+        }
+        iop.module_mut(m.id).expect("module").state = ModState::Stopping;
+    } else if m.text == 0 {
         // A native module: nothing to run. Loaded again, a console's second copy of a rom
         // driver cannot register its library and ends NO_RESIDENT_END (1); piney answers with
         // the first copy's id.
@@ -757,12 +804,14 @@ pub fn loader_loop(iop: &mut Iop) -> Result<(), IopError> {
         iop.cpu.set_pc(ret::LOADER_LOOP);
         return Ok(());
     }
-    if m.state != ModState::Loaded {
-        finish_request(iop, &req, kerr::ALREADY_STARTED, kerr::ALREADY_STARTED);
-        iop.cpu.set_pc(ret::LOADER_LOOP);
-        return Ok(());
+    if !req.stop {
+        if m.state != ModState::Loaded {
+            finish_request(iop, &req, kerr::ALREADY_STARTED, kerr::ALREADY_STARTED);
+            iop.cpu.set_pc(ret::LOADER_LOOP);
+            return Ok(());
+        }
+        iop.module_mut(m.id).expect("module").state = ModState::Starting;
     }
-    iop.module_mut(m.id).expect("module").state = ModState::Starting;
     super::image::sync(iop);
     // argv on the loader's stack: the strings, then the pointer array.
     let mut strings = req.path.as_bytes().to_vec();
@@ -789,8 +838,11 @@ pub fn loader_loop(iop: &mut Iop) -> Result<(), IopError> {
     iop.bus.set_ram_u32(argv_at + 4 * offsets.len() as u32, 0);
     iop.cpu.gpr[29] = argv_at - 16;
     iop.cpu.gpr[28] = m.gp;
+    let stop = req.stop;
     iop.kernel.loadcore.running = Some(req);
-    let argc = offsets.len() as u32;
+    let argc = offsets.len() as i32;
+    // A stop passes the count negated.
+    let argc = if stop { -argc } else { argc } as u32;
     iop.call_guest(m.entry, &[argc, argv_at, 0, m.block], ret::MODULE_START);
     Ok(())
 }
@@ -842,6 +894,21 @@ pub fn module_start_returned(iop: &mut Iop) -> Result<(), IopError> {
         t.priority = LOADER_PRIORITY;
     }
     let id = req.module;
+    if req.stop {
+        // modload's stop_module: NO_RESIDENT_END stops the module; RESIDENT_END and
+        // REMOVABLE_END leave it running (and removable: the flag stays) and StopModule fails.
+        let (state, v0) = match result & 3 {
+            1 => (ModState::Stopped, id),
+            _ => (ModState::Removable, kerr::CAN_NOT_STOP),
+        };
+        if let Some(m) = iop.module_mut(id) {
+            m.state = state;
+        }
+        finish_request(iop, &req, v0, result);
+        iop.cpu.set_pc(ret::LOADER_LOOP);
+        iop.preempt_check();
+        return Ok(());
+    }
     match result & 3 {
         1 => iop.unload(id),
         2 => {
@@ -992,9 +1059,10 @@ fn start_and_wait(
         iop.request_start(id, path, args, None);
         return v(id);
     }
-    iop.request_start(id, path, args, Some((cur, res)));
+    // The caller waits first: waking the loader (a higher priority) switches to it at once.
     iop.return_to_caller();
     iop.wait_current(Wait::Native(WAIT_LOADER));
+    iop.request_start(id, path, args, Some((cur, res)));
     Ok(Ret::Done)
 }
 
@@ -1046,9 +1114,29 @@ fn load_module_buffer(iop: &mut Iop) -> Result<Ret, IopError> {
     v(iop.load_buffer(a))
 }
 
+/// StopModule(id, arglen, args, result): runs the module's entry to stop it, on the loader
+/// thread, and waits for its answer.
 fn stop_module(iop: &mut Iop) -> Result<Ret, IopError> {
-    let id = iop.arg(0) as i32;
-    v(iop.stop_module(id))
+    let (id, len, argp, res) = (iop.arg(0) as i32, iop.arg(1), iop.arg(2), iop.arg(3));
+    if iop.in_interrupt() {
+        return v(kerr::ILLEGAL_CONTEXT);
+    }
+    let e = iop.stop_check(id);
+    if e < 0 {
+        return v(e);
+    }
+    let args = args_of(iop, len, argp);
+    let cur = iop.current_thread();
+    if cur == iop.kernel.loadcore.loader {
+        // From a module's entry: queued behind the running request, as nested starts are.
+        iop.request_stop(id, &args, None, None);
+        return v(id);
+    }
+    // The caller waits first: waking the loader (a higher priority) switches to it at once.
+    iop.return_to_caller();
+    iop.wait_current(Wait::Native(WAIT_LOADER));
+    iop.request_stop(id, &args, Some((cur, res)), None);
+    Ok(Ret::Done)
 }
 
 fn unload_module(iop: &mut Iop) -> Result<Ret, IopError> {

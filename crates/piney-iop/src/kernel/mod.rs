@@ -154,6 +154,7 @@ pub mod kerr {
     pub const ALREADY_STARTED: i32 = -206;
     pub const NOT_STARTED: i32 = -207;
     pub const ALREADY_STOPPED: i32 = -208;
+    pub const ALREADY_STOPPING: i32 = -216;
     pub const CAN_NOT_STOP: i32 = -209;
     pub const NOT_STOPPED: i32 = -210;
     pub const NOT_REMOVABLE: i32 = -211;

@@ -81,8 +81,15 @@ impl NativeServer for LoadFile {
                 Reply::Later(token)
             }
             7 => {
+                // SifStopModule(id, arglen, args): answered once the entry ran.
                 let id = word(args, 0) as i32;
-                reply(&[iop.stop_module(id) as u32, 0])
+                let e = iop.stop_check(id);
+                if e < 0 {
+                    return Ok(reply(&[e as u32, 0]));
+                }
+                let a = args_of(args, word(args, 4));
+                iop.request_stop(id, &a, None, Some(token));
+                Reply::Later(token)
             }
             8 => {
                 let id = word(args, 0) as i32;
