@@ -89,6 +89,7 @@ impl Clut {
     }
 
     /// The colour of index `idx` in a CLUT of format `cpsm` at offset `csa`.
+    #[inline]
     pub fn lookup(&self, cpsm: Psm, csa: u32, idx: u32, texa: Texa) -> [i32; 4] {
         if cpsm == Psm::Ct32 {
             let e = (((csa & 15) * 16 + idx) & 255) as usize;
@@ -101,6 +102,7 @@ impl Clut {
 }
 
 /// A 32-bit colour's channels.
+#[inline]
 pub fn rgba32(v: u32) -> [i32; 4] {
     [
         v as i32 & 0xff,
@@ -111,6 +113,7 @@ pub fn rgba32(v: u32) -> [i32; 4] {
 }
 
 /// A 16-bit colour with TEXA's alpha.
+#[inline]
 pub fn expand16(raw: u32, texa: Texa) -> [i32; 4] {
     let a = if raw & 0x8000 != 0 {
         texa.ta1() as i32
@@ -129,6 +132,7 @@ pub fn expand16(raw: u32, texa: Texa) -> [i32; 4] {
 
 /// The colour of the stored texel value `raw` of format `psm` (indexed formats through
 /// `clut`, with `cpsm` and `csa`).
+#[inline]
 pub fn decode(raw: u32, psm: Psm, texa: Texa, clut: &Clut, cpsm: Psm, csa: u32) -> [i32; 4] {
     match psm {
         Psm::Ct32 | Psm::Z32 => rgba32(raw),
@@ -148,6 +152,7 @@ pub fn decode(raw: u32, psm: Psm, texa: Texa, clut: &Clut, cpsm: Psm, csa: u32) 
 
 /// CLAMP's rule for one coordinate: 0 REPEAT, 1 CLAMP, 2 REGION_CLAMP (MIN..MAX), 3
 /// REGION_REPEAT ((c & MIN) | MAX, MIN being the mask and MAX the fixed bits).
+#[inline]
 pub fn wrap(c: i32, size: i32, mode: u32, min: i32, max: i32) -> i32 {
     match mode {
         0 => c & (size - 1),
