@@ -12,7 +12,7 @@
 //!   [`FrontendError::NoDisplay`], whose message is "no display available; run with
 //!   --headless".
 //! - The picture is shown 4:3, letterboxed ([`layout::letterbox`]), nearest neighbour, moved
-//!   by the display offset (x / 5 native pixels, y rows, black where it left) and optionally
+//!   by the display offset (native pixels and rows, black where it left) and optionally
 //!   deflickered, by `shaders/present.wgsl`. [`Headless`] renders the same presentation
 //!   offscreen and reads it back; [`reference::present`] is the same arithmetic on the CPU.
 //!   All three agree bit for bit.
