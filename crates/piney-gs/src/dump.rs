@@ -338,6 +338,16 @@ impl GsDump {
     /// Serialises the dump (new-format header when [`GsDump::header`] is set, else the old
     /// CRC form), uncompressed.
     pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = self.head_bytes();
+        for p in &self.packets {
+            write_packet(&mut out, p);
+        }
+        out
+    }
+
+    /// Everything before the packets: the header (or the old CRC form), the state and the
+    /// initial privileged registers.
+    pub fn head_bytes(&self) -> Vec<u8> {
         let mut out = Vec::new();
         match &self.header {
             Some(h) => {
@@ -375,28 +385,30 @@ impl GsDump {
         let mut regs = self.regs.clone();
         regs.resize(PRIV_BLOCK, 0);
         out.extend_from_slice(&regs);
-        for p in &self.packets {
-            match p {
-                Packet::Transfer { path, data } => {
-                    out.push(0);
-                    out.push(*path);
-                    out.extend_from_slice(&(data.len() as u32).to_le_bytes());
-                    out.extend_from_slice(data);
-                }
-                Packet::VSync(f) => out.extend_from_slice(&[1, *f]),
-                Packet::ReadFifo2(n) => {
-                    out.push(2);
-                    out.extend_from_slice(&n.to_le_bytes());
-                }
-                Packet::Registers(r) => {
-                    out.push(3);
-                    let mut r = r.clone();
-                    r.resize(PRIV_BLOCK, 0);
-                    out.extend_from_slice(&r);
-                }
-            }
-        }
         out
+    }
+}
+
+/// Appends one packet as a dump file stores it.
+pub fn write_packet(out: &mut Vec<u8>, p: &Packet) {
+    match p {
+        Packet::Transfer { path, data } => {
+            out.push(0);
+            out.push(*path);
+            out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+            out.extend_from_slice(data);
+        }
+        Packet::VSync(f) => out.extend_from_slice(&[1, *f]),
+        Packet::ReadFifo2(n) => {
+            out.push(2);
+            out.extend_from_slice(&n.to_le_bytes());
+        }
+        Packet::Registers(r) => {
+            out.push(3);
+            let start = out.len();
+            out.extend_from_slice(r);
+            out.resize(start + PRIV_BLOCK, 0);
+        }
     }
 }
 

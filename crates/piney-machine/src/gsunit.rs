@@ -187,14 +187,27 @@ impl GsUnit {
         p.csr & (1 << bit) != 0 && p.imr & (1 << (8 + bit)) == 0
     }
 
-    /// Starts recording a GS dump (for the game `serial`, boot ELF `crc`).
-    pub fn start_capture(&mut self, serial: &str, crc: u32) {
-        self.capture = Some(Box::new(Capture::new(self.gs.priv_block(), serial, crc)));
+    /// Starts recording a GS dump into `path` (for the game `serial`, boot ELF `crc`); it is
+    /// written as the run goes.
+    pub fn start_capture(
+        &mut self,
+        path: &std::path::Path,
+        serial: &str,
+        crc: u32,
+    ) -> std::io::Result<()> {
+        self.capture = Some(Box::new(Capture::create(
+            path,
+            self.gs.priv_block(),
+            serial,
+            crc,
+        )?));
+        Ok(())
     }
 
-    /// The capture so far, if one runs.
-    pub fn capture(&self) -> Option<&Capture> {
-        self.capture.as_deref()
+    /// Ends a running capture (its file completed and compressed): the frames it holds, or
+    /// why it could not be written. `None` when no capture runs.
+    pub fn finish_capture(&mut self) -> Option<std::io::Result<u64>> {
+        self.capture.take().map(|c| c.finish())
     }
 
     /// Notes a qword the GS takes from GIF path `path` in a running capture.

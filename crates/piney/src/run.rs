@@ -245,9 +245,12 @@ pub fn run_image(
             }
         }
     }
-    if opts.dump_gs.is_some() {
+    if let Some(path) = &opts.dump_gs {
         // From the loaded program's first instruction: the GS as at power-on.
-        machine.bus.gif.gs.start_capture("", 0);
+        if let Err(e) = machine.bus.gif.gs.start_capture(path, "", 0) {
+            eprintln!("piney: --dump-gs {}: {e}", path.display());
+            return ExitCode::from(1);
+        }
     }
     let iop_time = std::rc::Rc::new(std::cell::Cell::new(0.0f64));
     if opts.stats {
@@ -300,12 +303,14 @@ pub fn run_image(
             );
         }
     }
-    if let (Some(path), Some(c)) = (&opts.dump_gs, machine.bus.gif.gs.capture()) {
-        if let Err(e) = c.write(path) {
-            eprintln!("piney: --dump-gs {}: {e}", path.display());
-            return ExitCode::from(1);
+    if let (Some(path), Some(done)) = (&opts.dump_gs, machine.bus.gif.gs.finish_capture()) {
+        match done {
+            Ok(frames) => eprintln!("piney: --dump-gs {}: {frames} frames", path.display()),
+            Err(e) => {
+                eprintln!("piney: --dump-gs {}: {e}", path.display());
+                return ExitCode::from(1);
+            }
         }
-        eprintln!("piney: --dump-gs {}: {} frames", path.display(), c.frames());
     }
     match result {
         Ok(RunEnd::Exited(status)) => {
