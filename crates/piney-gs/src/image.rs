@@ -42,6 +42,12 @@ pub struct Image {
     pub rgba: Vec<u8>,
 }
 
+/// The largest PNG side [`Image::read_png`] reads: 8 times the console's 2048-pixel frame
+/// buffer width (a PCSX2 screenshot at a high internal resolution fits).
+pub const MAX_PNG_SIDE: u32 = 16384;
+/// The most pixels [`Image::read_png`] reads (256 MiB of RGBA).
+pub const MAX_PNG_PIXELS: u64 = 64 << 20;
+
 impl Image {
     /// A picture filled with one colour.
     pub fn new(width: u32, height: u32, fill: [u8; 4]) -> Self {
@@ -114,6 +120,14 @@ impl Image {
         // Expand palettes and low bit depths, strip 16-bit to 8.
         dec.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
         let mut reader = dec.read_info().map_err(|e| derr(e.to_string()))?;
+        // The header's size is checked before anything is allocated for it.
+        let (hw, hh) = (reader.info().width, reader.info().height);
+        if hw > MAX_PNG_SIDE || hh > MAX_PNG_SIDE || hw as u64 * hh as u64 > MAX_PNG_PIXELS {
+            return Err(derr(format!(
+                "{hw}x{hh} is larger than piney reads ({MAX_PNG_SIDE} a side, {} M pixels)",
+                MAX_PNG_PIXELS >> 20
+            )));
+        }
         let size = reader
             .output_buffer_size()
             .ok_or_else(|| derr("image too large".into()))?;
@@ -177,5 +191,65 @@ mod tests {
             Err(ImageError::Io { .. })
         ));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// CRC-32 (PNG's, ISO-HDLC) of `data`.
+    fn crc32(data: &[u8]) -> u32 {
+        let mut c = !0u32;
+        for &b in data {
+            c ^= b as u32;
+            for _ in 0..8 {
+                c = if c & 1 != 0 {
+                    (c >> 1) ^ 0xedb8_8320
+                } else {
+                    c >> 1
+                };
+            }
+        }
+        !c
+    }
+
+    /// A PNG whose IHDR claims `w` x `h` (CRC right), with a tiny IDAT.
+    fn claimed_png(w: u32, h: u32) -> Vec<u8> {
+        let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+        let mut chunk = |kind: &[u8], body: &[u8]| {
+            out.extend_from_slice(&(body.len() as u32).to_be_bytes());
+            let mut c = kind.to_vec();
+            c.extend_from_slice(body);
+            out.extend_from_slice(&c);
+            out.extend_from_slice(&crc32(&c).to_be_bytes());
+        };
+        let mut ihdr = w.to_be_bytes().to_vec();
+        ihdr.extend_from_slice(&h.to_be_bytes());
+        ihdr.extend_from_slice(&[8, 6, 0, 0, 0]);
+        chunk(b"IHDR", &ihdr);
+        chunk(b"IDAT", &[0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]);
+        chunk(b"IEND", &[]);
+        out
+    }
+
+    #[test]
+    fn a_huge_claimed_size_is_refused_before_allocating() {
+        let dir = std::env::temp_dir().join(format!("piney-png-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // The sizes that aborted `piney compare` (issue 17), and one just past each limit.
+        for (w, h) in [
+            (1, 0x8000_0000u32),
+            (65535, 65535),
+            (1, 0x7fff_ffff),
+            (16385, 1),
+            (16384, 16384),
+        ] {
+            let p = dir.join(format!("{w}x{h}.png"));
+            std::fs::write(&p, claimed_png(w, h)).unwrap();
+            let e = Image::read_png(&p).unwrap_err().to_string();
+            assert!(e.contains("larger than piney reads"), "{w}x{h}: {e}");
+            assert!(!e.contains('\n'), "one line: {e}");
+        }
+        // Within the limits the header passes and the tiny data is what fails (no abort).
+        let p = dir.join("ok.png");
+        std::fs::write(&p, claimed_png(4, 4)).unwrap();
+        assert!(Image::read_png(&p).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
