@@ -27,7 +27,7 @@ pub enum TraceError {
     Line {
         /// 1-based line number.
         line: usize,
-        /// The line as written.
+        /// The line as written, its first 60 characters when longer (with "...").
         text: String,
         /// What is wrong with it.
         reason: String,
@@ -35,6 +35,31 @@ pub enum TraceError {
     /// Reading the script or writing the output failed.
     #[error("pad trace: {0}")]
     Io(#[from] std::io::Error),
+}
+
+/// The longest script line read.
+pub const MAX_LINE: usize = 4096;
+
+/// A line for an error message: its first 60 characters (lossy UTF-8, newline dropped,
+/// control characters escaped).
+fn quote(raw: &[u8]) -> String {
+    let s = String::from_utf8_lossy(raw);
+    let s = s.trim_end_matches(['\n', '\r']);
+    let escape = |t: &str| -> String {
+        t.chars()
+            .map(|c| {
+                if c.is_control() {
+                    c.escape_debug().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect()
+    };
+    match s.char_indices().nth(60) {
+        Some((i, _)) => format!("{}...", escape(&s[..i])),
+        None => escape(s),
+    }
 }
 
 /// A hex byte of a report: one or two hex digits, optionally after `0x`.
@@ -135,16 +160,37 @@ enum Cmd {
 pub fn run_trace(input: impl BufRead, out: &mut impl Write) -> Result<(), TraceError> {
     let mut pad = PadReader::new();
     let mut motors = ActuatorQueue::new();
-    for (i, line) in input.lines().enumerate() {
-        let text = line?;
-        let code = text.split('#').next().unwrap_or("");
+    let mut input = input;
+    let mut raw = Vec::new();
+    let mut line = 0;
+    loop {
+        raw.clear();
+        // A line is read up to MAX_LINE bytes: an endless one (stdin from /dev/zero) is an
+        // error, not an allocation without bound.
+        let mut limited = std::io::Read::take(&mut input, MAX_LINE as u64 + 1);
+        if limited.read_until(b'\n', &mut raw)? == 0 {
+            break;
+        }
+        line += 1;
+        let bad = |reason: String, raw: &[u8]| TraceError::Line {
+            line,
+            text: quote(raw),
+            reason,
+        };
+        if raw.len() > MAX_LINE && !raw.ends_with(b"\n") {
+            return Err(bad(format!("longer than {MAX_LINE} bytes"), &raw));
+        }
+        let Ok(text) = std::str::from_utf8(&raw) else {
+            return Err(bad("not UTF-8 text".into(), &raw));
+        };
+        let code = text
+            .trim_end_matches(['\n', '\r'])
+            .split('#')
+            .next()
+            .unwrap_or("");
         let words: Vec<&str> = code.split_whitespace().collect();
         if let Err(reason) = command(&words, &mut pad, &mut motors, out)? {
-            return Err(TraceError::Line {
-                line: i + 1,
-                text,
-                reason,
-            });
+            return Err(bad(reason, &raw));
         }
     }
     out.flush()?;
@@ -251,6 +297,21 @@ mod tests {
     fn invalid_utf8_is_an_error_not_a_panic() {
         let mut out = Vec::new();
         let e = run_trace(&b"ctrl\n\xff\xfe\n"[..], &mut out).unwrap_err();
-        assert!(matches!(e, TraceError::Io(_)));
+        assert!(matches!(e, TraceError::Line { line: 2, .. }), "{e}");
+        assert!(e.to_string().starts_with("line 2: not UTF-8 text"), "{e}");
+    }
+
+    #[test]
+    fn an_endless_line_is_an_error_quoting_a_short_prefix() {
+        // stdin from /dev/zero: one line that never ends (issue 17: an 8 GiB allocation).
+        let zeros = std::io::BufReader::new(std::io::repeat(0));
+        let mut out = Vec::new();
+        let e = run_trace(zeros, &mut out).unwrap_err().to_string();
+        assert!(e.starts_with("line 1: longer than 4096 bytes: "), "{e}");
+        assert!(e.len() < 300 && e.contains("\\0"), "{e}");
+        // A long bad line is quoted short; a non-UTF-8 line is named.
+        let long = format!("pad {}\n", "z".repeat(3000));
+        let e = run(&long).unwrap_err();
+        assert!(e.len() < 200 && e.ends_with("..."), "{e}");
     }
 }
