@@ -15,8 +15,8 @@ pub struct RunOptions {
     /// Stop after N frames (vertical blanks).
     #[arg(long, value_name = "N")]
     pub frames: Option<u64>,
-    /// Stop after S seconds of emulated time.
-    #[arg(long, value_name = "S")]
+    /// Stop after S seconds of emulated time (a positive number).
+    #[arg(long, value_name = "S", allow_hyphen_values = true, value_parser = parse_seconds)]
     pub seconds: Option<f64>,
     /// Write each presented frame (one per vertical blank) as DIR/NNNNNN.png.
     #[arg(long, value_name = "DIR")]
@@ -75,6 +75,16 @@ pub struct RunOptions {
     /// tests that screenshot the window).
     #[arg(long, value_name = "S", hide = true)]
     pub hold: Option<f64>,
+}
+
+/// `--seconds`: a positive, finite number of seconds (`-1` is read as a value and refused,
+/// not taken for an unknown flag).
+pub fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        Ok(_) => Err(format!("{s} is not a positive number of seconds")),
+        Err(_) => Err(format!("{s} is not a number of seconds")),
+    }
 }
 
 /// The EE engines.
@@ -390,6 +400,17 @@ fn run_headless(machine: &mut Machine, opts: &RunOptions) -> Result<RunEnd, Head
                 }
             }
             end => return Ok(end),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn seconds_are_positive_numbers() {
+        assert_eq!(super::parse_seconds("2.5"), Ok(2.5));
+        for bad in ["-1", "0", "inf", "NaN", "x"] {
+            assert!(super::parse_seconds(bad).is_err(), "{bad}");
         }
     }
 }
