@@ -161,6 +161,11 @@ fn parse_line(body: &str, line: usize) -> Result<ScriptLine, String> {
     } else {
         (0, lower.as_str())
     };
+    if frames.matches('-').count() > 1 {
+        return Err(format!(
+            "\"{frames}\" is not a vertical blank or a range (expected F or F-G, decimal)"
+        ));
+    }
     let (first, last) = match frames.split_once('-') {
         Some((a, b)) => (vblank_number(a)?, vblank_number(b)?),
         None => {
@@ -219,8 +224,11 @@ fn vblank_number(s: &str) -> Result<u64, String> {
             "\"{s}\" is not a vertical blank number (expected F or F-G, decimal)"
         ));
     }
-    s.parse::<u64>()
-        .map_err(|_| format!("vertical blank number {s} is too large"))
+    match s.parse::<u64>() {
+        Ok(0) => Err("vertical blank 0 never comes: they count from 1".into()),
+        Ok(v) => Ok(v),
+        Err(_) => Err(format!("vertical blank number {s} is too large")),
+    }
 }
 
 fn stick_value(axis: &str, v: &str) -> Result<u8, String> {
@@ -313,6 +321,12 @@ mod tests {
             ("p3:5 cross", "not a vertical blank number"),
             ("99999999999999999999999 cross", "too large"),
             ("5 lx=0x", "a stick value"),
+            (
+                "1-2-3 cross",
+                "\"1-2-3\" is not a vertical blank or a range",
+            ),
+            ("0 cross", "vertical blank 0 never comes"),
+            ("0-4 cross", "vertical blank 0 never comes"),
         ];
         for (text, what) in cases {
             let e = parse(&format!("# ok\n1 cross\n{text}\n")).unwrap_err();
