@@ -197,9 +197,9 @@ impl Profile {
     /// Read and parse the profile at `path`.
     pub fn load(path: &Path) -> Result<Profile, ProfileError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| ProfileError::Io {
+        let text = piney_input::text::read_text(path).map_err(|message| ProfileError::Io {
             file: file.clone(),
-            message: e.to_string(),
+            message,
         })?;
         Profile::parse(&text, &file)
     }

@@ -21,6 +21,7 @@ pub mod keyboard;
 pub mod mapping;
 pub mod reader;
 pub mod script;
+pub mod text;
 pub mod trace;
 
 pub use actuator::{ActuatorEntry, ActuatorQueue, CtrlState, LayoutError, Motors};

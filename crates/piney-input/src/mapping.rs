@@ -191,9 +191,9 @@ impl Mapping {
     /// Reads a mapping file.
     pub fn load(path: &Path) -> Result<Mapping, MappingError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| MappingError::Io {
+        let text = crate::text::read_text(path).map_err(|msg| MappingError::Io {
             file: file.clone(),
-            source,
+            source: std::io::Error::new(std::io::ErrorKind::InvalidData, msg),
         })?;
         Mapping::parse(&text, &file)
     }

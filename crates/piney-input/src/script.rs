@@ -103,13 +103,9 @@ impl InputScript {
     /// Read and parse the script at `path`.
     pub fn load(path: &Path) -> Result<InputScript, ScriptError> {
         let name = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|e| ScriptError::Io {
+        let text = crate::text::read_text(path).map_err(|msg| ScriptError::Io {
             file: name.clone(),
-            msg: e.to_string(),
-        })?;
-        let text = String::from_utf8(bytes).map_err(|e| ScriptError::Io {
-            file: name.clone(),
-            msg: format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()),
+            msg,
         })?;
         InputScript::parse(&name, &text)
     }
