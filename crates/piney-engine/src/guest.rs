@@ -160,7 +160,7 @@ pub fn set(m: &mut Machine, r: usize, v: u32) {
 /// The error for a guest address a native function cannot use.
 pub fn fault(m: &Machine, what: &str, addr: u32) -> MachineError {
     MachineError::Kernel {
-        what: format!("native {what}: guest address {addr:#010x} cannot be accessed"),
+        what: format!("native engine code cannot access guest address {addr:#010x} ({what})"),
         pc: m.cpu.pc,
     }
 }
