@@ -9,6 +9,7 @@
 //! `common/include/fileio-common.h`, `iop/fs/fileio`), ioman's rules (`iop/system/ioman`) and
 //! what the driver does (tests/iop/iodriver.c).
 
+mod sif_support;
 use std::path::PathBuf;
 
 use piney_iop::kernel::sifcmd::PendingCall;
@@ -53,8 +54,8 @@ fn pattern(i: usize) -> u8 {
 
 struct Rig {
     iop: Iop,
-    tag: Vec<u32>,
-    cur: Option<(usize, u32)>,
+    /// The EE DMA stand-in for SIF0.
+    sif0: sif_support::Sif0Sink,
 }
 
 impl Rig {
@@ -72,8 +73,7 @@ impl Rig {
         );
         Rig {
             iop,
-            tag: Vec::new(),
-            cur: None,
+            sif0: sif_support::Sif0Sink::default(),
         }
     }
 
@@ -106,7 +106,7 @@ impl Rig {
             let idle = s.running.is_none() && s.waiting.is_empty();
             let r = w(&self.iop.ee_ram, recv as usize);
             if idle && self.iop.bus.hw.sif.fifo0.is_empty() && r != 0xeeee_eeee {
-                assert!(self.cur.is_none() && self.tag.is_empty());
+                assert!(self.sif0.idle());
                 return r as i32;
             }
         }
@@ -118,32 +118,9 @@ impl Rig {
         self.wait(RECV)
     }
 
-    /// SIF0's words into EE RAM (each transfer: a 4-word tag, then its quadwords).
+    /// SIF0's words into EE RAM.
     fn pump(&mut self) {
-        while let Some(word) = self.iop.bus.hw.sif.fifo0.pop_front() {
-            match &mut self.cur {
-                None => {
-                    self.tag.push(word);
-                    if self.tag.len() == 4 {
-                        let qwc = self.tag[0] & 0xffff;
-                        let dest = (self.tag[1] & 0x1fff_ffff) as usize;
-                        self.tag.clear();
-                        if qwc > 0 {
-                            self.cur = Some((dest, qwc * 4));
-                        }
-                    }
-                }
-                Some((dest, left)) => {
-                    self.iop.ee_ram[*dest..*dest + 4].copy_from_slice(&word.to_le_bytes());
-                    *dest += 4;
-                    *left -= 1;
-                    if *left == 0 {
-                        self.cur = None;
-                    }
-                }
-            }
-        }
-        self.iop.bus.hw.sif.iop_wake = true;
+        self.sif0.pump(&mut self.iop);
     }
 
     fn ee(&self, addr: u32, len: usize) -> Vec<u8> {

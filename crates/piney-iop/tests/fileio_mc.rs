@@ -8,6 +8,7 @@
 //! `mcman_ioerrcode`; `ps2mc_fio.c`: the stat and dirent fields) and FILEIO's argument blocks,
 //! worked out by hand.
 
+mod sif_support;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -93,8 +94,8 @@ fn d_block(fd: i32, port: i32) -> Vec<u8> {
 /// An IOP with FILEIO (its boot set), the card server added, and the EE's RAM.
 struct Rig {
     iop: Iop,
-    tag: Vec<u32>,
-    cur: Option<(usize, u32)>,
+    /// The EE DMA stand-in for SIF0.
+    sif0: sif_support::Sif0Sink,
 }
 
 impl Rig {
@@ -104,8 +105,7 @@ impl Rig {
         iop.add_server(Box::new(mc));
         Rig {
             iop,
-            tag: Vec::new(),
-            cur: None,
+            sif0: sif_support::Sif0Sink::default(),
         }
     }
 
@@ -239,43 +239,7 @@ impl Rig {
 
     /// Run the IOP until everything queued on SIF0 crossed into EE RAM.
     fn deliver(&mut self) {
-        for _ in 0..100_000 {
-            let t = self.iop.cycles() + 2000;
-            self.iop.run_until(t).unwrap();
-            while let Some(word) = self.iop.bus.hw.sif.fifo0.pop_front() {
-                match &mut self.cur {
-                    None => {
-                        self.tag.push(word);
-                        if self.tag.len() == 4 {
-                            let qwc = self.tag[0] & 0xffff;
-                            let dest = (self.tag[1] & 0x1fff_ffff) as usize;
-                            self.tag.clear();
-                            if qwc > 0 {
-                                self.cur = Some((dest, qwc * 4));
-                            }
-                        }
-                    }
-                    Some((dest, left)) => {
-                        self.iop.ee_ram[*dest..*dest + 4].copy_from_slice(&word.to_le_bytes());
-                        *dest += 4;
-                        *left -= 1;
-                        if *left == 0 {
-                            self.cur = None;
-                        }
-                    }
-                }
-            }
-            self.iop.bus.hw.sif.iop_wake = true;
-            let s = &self.iop.kernel.sifman;
-            if s.running.is_none() && s.waiting.is_empty() && self.iop.bus.hw.sif.fifo0.is_empty() {
-                assert!(
-                    self.cur.is_none() && self.tag.is_empty(),
-                    "a partial transfer"
-                );
-                return;
-            }
-        }
-        panic!("SIF0 did not finish");
+        self.sif0.deliver(&mut self.iop);
     }
 }
 

@@ -3,6 +3,7 @@
 //! SIF0 delivered into that RAM by a small stand-in for the EE's DMA channel 5 (it takes the
 //! FIFO's words: each IOP tag's EE tag quadword, then the data).
 
+mod sif_support;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -99,9 +100,8 @@ struct Rig {
     iop: Iop,
     mc: McServ,
     iface: Interface,
-    /// The EE DMA stand-in's state: the tag words so far, the transfer under way.
-    tag: Vec<u32>,
-    cur: Option<(usize, u32)>,
+    /// The EE DMA stand-in for SIF0.
+    sif0: sif_support::Sif0Sink,
 }
 
 impl Rig {
@@ -122,8 +122,7 @@ impl Rig {
             iop,
             mc,
             iface,
-            tag: Vec::new(),
-            cur: None,
+            sif0: sif_support::Sif0Sink::default(),
         }
     }
 
@@ -159,43 +158,7 @@ impl Rig {
 
     /// Run the IOP until everything queued on SIF0 crossed into EE RAM.
     fn deliver(&mut self) {
-        for _ in 0..100_000 {
-            let t = self.iop.cycles() + 2000;
-            self.iop.run_until(t).unwrap();
-            while let Some(word) = self.iop.bus.hw.sif.fifo0.pop_front() {
-                match &mut self.cur {
-                    None => {
-                        self.tag.push(word);
-                        if self.tag.len() == 4 {
-                            let qwc = self.tag[0] & 0xffff;
-                            let dest = (self.tag[1] & 0x1fff_ffff) as usize;
-                            self.tag.clear();
-                            if qwc > 0 {
-                                self.cur = Some((dest, qwc * 4));
-                            }
-                        }
-                    }
-                    Some((dest, left)) => {
-                        self.iop.ee_ram[*dest..*dest + 4].copy_from_slice(&word.to_le_bytes());
-                        *dest += 4;
-                        *left -= 1;
-                        if *left == 0 {
-                            self.cur = None;
-                        }
-                    }
-                }
-            }
-            self.iop.bus.hw.sif.iop_wake = true;
-            let s = &self.iop.kernel.sifman;
-            if s.running.is_none() && s.waiting.is_empty() && self.iop.bus.hw.sif.fifo0.is_empty() {
-                assert!(
-                    self.cur.is_none() && self.tag.is_empty(),
-                    "a partial transfer"
-                );
-                return;
-            }
-        }
-        panic!("SIF0 did not finish");
+        self.sif0.deliver(&mut self.iop);
     }
 
     fn ee(&self, at: u32, len: usize) -> &[u8] {
