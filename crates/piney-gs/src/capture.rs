@@ -147,11 +147,6 @@ impl Capture {
         self.frames
     }
 
-    /// The file asked for.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// Ends the capture: the last packet written, the file compressed by its name. Returns the
     /// frames recorded, or the first error (the part file is then left for inspection).
     pub fn finish(mut self) -> std::io::Result<u64> {

@@ -615,7 +615,9 @@ impl Iop {
             .get(&l)
             .is_some_and(|t| t.wait == Wait::Native(WAIT_LOADER_IDLE))
         {
-            self.wake(l, 0);
+            // Readied, not switched to: the caller is inside a native call (its context is not
+            // ready to be saved). The loader runs once the caller waits or yields.
+            self.wake_later(l, 0);
         }
     }
 
@@ -1059,10 +1061,9 @@ fn start_and_wait(
         iop.request_start(id, path, args, None);
         return v(id);
     }
-    // The caller waits first: waking the loader (a higher priority) switches to it at once.
+    iop.request_start(id, path, args, Some((cur, res)));
     iop.return_to_caller();
     iop.wait_current(Wait::Native(WAIT_LOADER));
-    iop.request_start(id, path, args, Some((cur, res)));
     Ok(Ret::Done)
 }
 
@@ -1132,10 +1133,9 @@ fn stop_module(iop: &mut Iop) -> Result<Ret, IopError> {
         iop.request_stop(id, &args, None, None);
         return v(id);
     }
-    // The caller waits first: waking the loader (a higher priority) switches to it at once.
+    iop.request_stop(id, &args, Some((cur, res)), None);
     iop.return_to_caller();
     iop.wait_current(Wait::Native(WAIT_LOADER));
-    iop.request_stop(id, &args, Some((cur, res)), None);
     Ok(Ret::Done)
 }
 
