@@ -37,6 +37,7 @@ pub mod image;
 pub mod mem;
 pub mod pcrtc;
 pub mod psm;
+pub mod raster;
 pub mod regs;
 pub mod sw;
 pub mod texel;

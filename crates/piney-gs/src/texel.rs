@@ -50,6 +50,11 @@ impl Clut {
         &self.0
     }
 
+    /// Replaces every entry (a renderer that keeps the buffer elsewhere syncing its copy).
+    pub fn set(&mut self, halfwords: &[u16; 512]) {
+        self.0.copy_from_slice(halfwords);
+    }
+
     /// Power-on: every entry 0.
     pub fn clear(&mut self) {
         self.0.fill(0);

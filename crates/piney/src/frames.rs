@@ -11,20 +11,38 @@ use piney_gs::dump::{ReplayOptions, replay_file};
 pub enum RendererKind {
     /// The exact software reference rasteriser.
     Sw,
-    /// The GPU renderer (not built yet).
+    /// The GS on wgpu compute shaders (equal to `sw` at scale 1).
     Wgpu,
 }
 
-/// The renderer `kind` names, built by the binary and handed to the machine: the software
-/// reference rasteriser on its own thread. An error line when the kind is not built yet.
-pub fn make_renderer(kind: RendererKind) -> Result<piney_machine::BoxedRenderer, String> {
-    match kind {
-        RendererKind::Sw => Ok(Box::new(piney_gs::ThreadedRenderer::new(
+/// The renderer `kind` names (or the default when none is given), built by the binary and
+/// handed to the machine, on its own thread. The default is `wgpu` in a window where a hardware
+/// adapter exists and `sw` otherwise (a software adapter such as lavapipe draws the same
+/// pixels, slower than the native software renderer). `wgpu` with no adapter falls back to `sw`
+/// with one line saying so.
+pub fn make_renderer(
+    kind: Option<RendererKind>,
+    windowed: bool,
+) -> Result<piney_machine::BoxedRenderer, String> {
+    let sw = || -> piney_machine::BoxedRenderer {
+        Box::new(piney_gs::ThreadedRenderer::new(
             piney_gs::SoftwareRenderer::new(),
-        ))),
-        RendererKind::Wgpu => {
-            Err("--renderer wgpu: the GPU renderer is not built yet; use --renderer sw".into())
-        }
+        ))
+    };
+    match kind {
+        Some(RendererKind::Sw) => Ok(sw()),
+        None if !windowed => Ok(sw()),
+        Some(RendererKind::Wgpu) => match piney_gs_wgpu::WgpuRenderer::new() {
+            Ok(r) => Ok(Box::new(piney_gs::ThreadedRenderer::new(r))),
+            Err(e) => {
+                eprintln!("piney: --renderer wgpu: {e}; drawing with the software renderer");
+                Ok(sw())
+            }
+        },
+        None => match piney_gs_wgpu::WgpuRenderer::new() {
+            Ok(r) if !r.is_software() => Ok(Box::new(piney_gs::ThreadedRenderer::new(r))),
+            _ => Ok(sw()),
+        },
     }
 }
 
@@ -45,9 +63,9 @@ pub struct ReplayArgs {
     /// Merge each line with the line below at ALP/255, as the console's frame mode does.
     #[arg(long)]
     pub deflicker: bool,
-    /// The renderer.
-    #[arg(long, value_enum, default_value = "sw")]
-    pub renderer: RendererKind,
+    /// The GS renderer: `sw` (the exact software reference, the default here) or `wgpu`.
+    #[arg(long, value_enum)]
+    pub renderer: Option<RendererKind>,
     /// What --dump-frames writes: `presented` (what a player sees: moved by the display offset,
     /// 4:3) or `display` (the display circuits' own pixels, as PCSX2's GS runner writes them).
     #[arg(long, value_enum, default_value = "presented")]
@@ -74,7 +92,7 @@ impl From<DumpFormat> for piney_gs::FrameFormat {
 
 /// `piney replay`: exit 0 when the dump replays, 1 with one line on stderr when it cannot.
 pub fn replay(args: &ReplayArgs) -> ExitCode {
-    let renderer = match make_renderer(args.renderer) {
+    let renderer = match make_renderer(args.renderer, false) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("piney: {e}");

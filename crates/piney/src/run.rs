@@ -32,9 +32,10 @@ pub struct RunOptions {
     /// `screenshots` in piney's data folder).
     #[arg(long, value_name = "DIR")]
     pub screenshot_dir: Option<PathBuf>,
-    /// The GS renderer: `sw`, the exact software reference (the only one built so far).
-    #[arg(long, value_enum, default_value = "sw")]
-    pub renderer: crate::frames::RendererKind,
+    /// The GS renderer: `sw`, the exact software reference, or `wgpu`, the same pixels on
+    /// compute shaders. Default: `wgpu` in a window with a hardware GPU, else `sw`.
+    #[arg(long, value_enum)]
+    pub renderer: Option<crate::frames::RendererKind>,
     /// Record what the GS receives as a PCSX2 GS dump (FILE.gs, .gs.zst or .gs.xz), written
     /// when the run ends; `piney replay FILE` gives the run's frames again.
     #[arg(long, value_name = "FILE")]
@@ -179,7 +180,7 @@ pub fn run_image(
         },
         None => None,
     };
-    let renderer = match crate::frames::make_renderer(opts.renderer) {
+    let renderer = match crate::frames::make_renderer(opts.renderer, !opts.headless) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("piney: {e}");

@@ -1,0 +1,48 @@
+//! Frame time of a GS dump replayed through the software and the wgpu renderer, in one run:
+//! `cargo run --release -p piney-gs-wgpu --example replay_bench -- DUMP.gs [FRAMES]`.
+
+use std::time::Instant;
+
+use piney_gs::dump::GsDump;
+use piney_gs::{Pcrtc, Renderer};
+
+fn run<R: Renderer>(dump: &GsDump, r: R, frames: u64) -> (f64, u64, R) {
+    let t = Instant::now();
+    let mut n = 0;
+    let (gs, _) = piney_gs::dump::replay(dump, r, |gs, _| {
+        let _ = gs.display_image(Pcrtc::default());
+        n += 1;
+        n < frames
+    })
+    .expect("replay");
+    (
+        t.elapsed().as_secs_f64() * 1000.0 / n.max(1) as f64,
+        n,
+        gs.into_renderer(),
+    )
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let Some(path) = args.get(1) else {
+        eprintln!("usage: replay_bench DUMP.gs [FRAMES]");
+        std::process::exit(2);
+    };
+    let frames = args.get(2).and_then(|f| f.parse().ok()).unwrap_or(u64::MAX);
+    let dump = GsDump::read(std::path::Path::new(path)).unwrap_or_else(|e| {
+        eprintln!("{path}: {e}");
+        std::process::exit(1);
+    });
+    let (sw, n, _) = run(&dump, piney_gs::SoftwareRenderer::new(), frames);
+    let gpu = piney_gs_wgpu::WgpuRenderer::new().unwrap_or_else(|e| {
+        eprintln!("{e}");
+        std::process::exit(1);
+    });
+    let name = gpu.adapter().to_string();
+    let (wg, _, gpu) = run(&dump, gpu, frames);
+    println!(
+        "{n} frames: sw {sw:.2} ms/frame, wgpu ({name}) {wg:.2} ms/frame, ratio {:.2}",
+        wg / sw
+    );
+    println!("{:?} {:?}", gpu.stats(), gpu.check());
+}

@@ -1,0 +1,586 @@
+//! The GS on wgpu: a [`piney_gs::Renderer`] whose local memory lives on the GPU.
+//!
+//! Contract:
+//! - Local memory is one storage buffer of 1M u32 words in the GS's own swizzled layout, so
+//!   render-to-texture, CLUT tricks, format reinterpretation and readbacks need no per-game
+//!   handling; the CLUT buffer is a second one. Uploads, local->local copies and CLUT loads run as
+//!   compute passes (`shaders/gs_memory.wgsl`), ported rule for rule from piney-gs's `mem` and
+//!   `texel`.
+//! - Draws are rasterised by compute (`shaders/gs_draw.wgsl`): the CPU computes coverage and
+//!   interpolants with piney-gs's `raster` (exactly the numbers the software reference walks),
+//!   packs them ([`pack`]) and bins them into 16 x 16 tiles; one workgroup a tile, one invocation
+//!   a pixel, walks its primitives in order and runs the software renderer's per-pixel pipeline
+//!   in integers. So at scale 1 every pixel equals the software renderer's.
+//! - Draws queue in a batch until one would read pages the batch writes (or write pages it reads
+//!   as a texture, or write the same pages through another layout); then the batch is drawn.
+//!   A draw that samples the pages it writes depends on its own pixel order, which only the
+//!   CPU reproduces: it is drawn by the software renderer's code over a copy of memory (counted
+//!   in [`Stats::cpu_draws`]); so are copies whose rectangles overlap and uploads that wrap onto
+//!   themselves.
+//! - Readback (the GS FIFO, a memory copy, the displayed picture) copies local memory back and
+//!   answers after every earlier command. The PCRTC runs on that copy (not yet on the GPU).
+//! - No adapter: [`WgpuRenderer::new`] says why; the binary then falls back to the software
+//!   renderer.
+
+pub mod pack;
+
+use std::sync::{Arc, Mutex};
+
+use piney_gs::mem::{MEM_WORDS, TransferRect};
+use piney_gs::{DisplayCommand, DrawCommand, Image, LocalMemory, MemCommand, Renderer};
+
+use pack::{Added, Batch};
+
+/// The draw pass's WGSL (the common memory code first).
+pub const DRAW_WGSL: &str = concat!(
+    include_str!("../../../shaders/gs_common.wgsl"),
+    include_str!("../../../shaders/gs_draw.wgsl")
+);
+/// The memory passes' WGSL.
+pub const MEMORY_WGSL: &str = concat!(
+    include_str!("../../../shaders/gs_common.wgsl"),
+    include_str!("../../../shaders/gs_memory.wgsl")
+);
+
+/// Counters of what the renderer did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Draw dispatches (batches).
+    pub batches: u64,
+    /// Primitives drawn on the GPU.
+    pub gpu_prims: u64,
+    /// Primitives drawn on the CPU (feedback draws).
+    pub cpu_draws: u64,
+    /// Memory commands done on the CPU (overlapping copies, self-wrapping uploads).
+    pub cpu_memory: u64,
+    /// Copies of local memory back to the CPU.
+    pub downloads: u64,
+}
+
+/// A growable storage buffer.
+struct Grow {
+    buffer: wgpu::Buffer,
+    label: &'static str,
+    usage: wgpu::BufferUsages,
+}
+
+impl Grow {
+    fn new(device: &wgpu::Device, label: &'static str, usage: wgpu::BufferUsages) -> Grow {
+        Grow {
+            buffer: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: 1 << 16,
+                usage,
+                mapped_at_creation: false,
+            }),
+            label,
+            usage,
+        }
+    }
+
+    /// Writes `words` at the start, growing first when they do not fit.
+    fn write(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, words: &[u32]) {
+        let bytes = (words.len() * 4).max(4) as u64;
+        if bytes > self.buffer.size() {
+            self.buffer = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(self.label),
+                size: bytes.next_power_of_two(),
+                usage: self.usage,
+                mapped_at_creation: false,
+            });
+        }
+        if !words.is_empty() {
+            queue.write_buffer(&self.buffer, 0, &as_bytes(words));
+        }
+    }
+}
+
+fn as_bytes(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// The renderer.
+pub struct WgpuRenderer {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    adapter: String,
+    software: bool,
+    vram: wgpu::Buffer,
+    clut: wgpu::Buffer,
+    staging: wgpu::Buffer,
+    params: wgpu::Buffer,
+    prims: Grow,
+    tiles: Grow,
+    data: Grow,
+    draw: wgpu::ComputePipeline,
+    upload: wgpu::ComputePipeline,
+    copy: wgpu::ComputePipeline,
+    load_clut: wgpu::ComputePipeline,
+    batch: Batch,
+    /// The CPU's copy for readback and CPU-side commands; `cpu_valid` when it equals the GPU's.
+    cpu: piney_gs::SoftwareRenderer,
+    cpu_valid: bool,
+    displayed: Image,
+    stats: Stats,
+    error: Arc<Mutex<Option<String>>>,
+}
+
+impl WgpuRenderer {
+    /// A renderer on the first adapter wgpu finds (backends follow `WGPU_BACKEND`), or why
+    /// there is none.
+    pub fn new() -> Result<WgpuRenderer, String> {
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle().with_env());
+        let adapter =
+            pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
+                .map_err(|e| format!("no GPU adapter: {e}"))?;
+        let info = adapter.get_info();
+        let name = format!("{} ({:?})", info.name, info.backend);
+        let software = info.device_type == wgpu::DeviceType::Cpu;
+        let limits = wgpu::Limits::downlevel_defaults().using_resolution(adapter.limits());
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("piney-gs-wgpu"),
+            required_limits: limits,
+            ..Default::default()
+        }))
+        .map_err(|e| format!("{name}: requesting a device: {e}"))?;
+        let error = Arc::new(Mutex::new(None::<String>));
+        let slot = error.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            let mut s = slot.lock().unwrap_or_else(|p| p.into_inner());
+            s.get_or_insert_with(|| e.to_string());
+        }));
+        let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
+        let buffer = |label, size, usage| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        let vram = buffer(
+            "local memory",
+            (MEM_WORDS * 4) as u64,
+            storage | wgpu::BufferUsages::COPY_SRC,
+        );
+        let clut = buffer("clut", 512 * 4, storage | wgpu::BufferUsages::COPY_SRC);
+        let staging = buffer(
+            "readback",
+            (MEM_WORDS * 4 + 512 * 4) as u64,
+            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        );
+        let params = buffer(
+            "memory params",
+            64,
+            wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        );
+        let module = |label, src: &str| {
+            device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(label),
+                source: wgpu::ShaderSource::Wgsl(src.into()),
+            })
+        };
+        let draw_module = module("gs_draw.wgsl", DRAW_WGSL);
+        let memory_module = module("gs_memory.wgsl", MEMORY_WGSL);
+        let pipeline = |m: &wgpu::ShaderModule, entry| {
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(entry),
+                layout: None,
+                module: m,
+                entry_point: Some(entry),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        };
+        let r = WgpuRenderer {
+            draw: pipeline(&draw_module, "draw"),
+            upload: pipeline(&memory_module, "upload"),
+            copy: pipeline(&memory_module, "copy"),
+            load_clut: pipeline(&memory_module, "load_clut"),
+            prims: Grow::new(&device, "primitives", storage),
+            tiles: Grow::new(&device, "tiles", storage),
+            data: Grow::new(&device, "upload data", storage),
+            device,
+            queue,
+            adapter: name,
+            software,
+            vram,
+            clut,
+            staging,
+            params,
+            batch: Batch::default(),
+            cpu: piney_gs::SoftwareRenderer::new(),
+            cpu_valid: true,
+            displayed: Image::new(0, 0, [0; 4]),
+            stats: Stats::default(),
+            error,
+        };
+        r.check()?;
+        Ok(r)
+    }
+
+    /// True on a software adapter (lavapipe, llvmpipe, WARP).
+    pub fn is_software(&self) -> bool {
+        self.software
+    }
+
+    /// The adapter's name and backend.
+    pub fn adapter(&self) -> &str {
+        &self.adapter
+    }
+
+    /// What the renderer did so far.
+    pub fn stats(&self) -> Stats {
+        self.stats
+    }
+
+    /// The first GPU error since the last check, if any.
+    pub fn check(&self) -> Result<(), String> {
+        let mut s = self.error.lock().unwrap_or_else(|p| p.into_inner());
+        match s.take() {
+            Some(e) => Err(format!("{}: {e}", self.adapter)),
+            None => Ok(()),
+        }
+    }
+
+    fn bind(
+        &self,
+        pipeline: &wgpu::ComputePipeline,
+        entries: &[(u32, &wgpu::Buffer)],
+    ) -> wgpu::BindGroup {
+        let entries: Vec<wgpu::BindGroupEntry> = entries
+            .iter()
+            .map(|(binding, b)| wgpu::BindGroupEntry {
+                binding: *binding,
+                resource: b.as_entire_binding(),
+            })
+            .collect();
+        self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &entries,
+        })
+    }
+
+    fn dispatch(
+        &self,
+        pipeline: &wgpu::ComputePipeline,
+        group: &wgpu::BindGroup,
+        groups: (u32, u32),
+    ) {
+        let mut enc = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+        {
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, group, &[]);
+            pass.dispatch_workgroups(groups.0, groups.1, 1);
+        }
+        self.queue.submit([enc.finish()]);
+    }
+
+    /// Draws the queued batch.
+    fn flush(&mut self) {
+        if self.batch.is_empty() {
+            return;
+        }
+        self.stats.batches += 1;
+        self.stats.gpu_prims += self.batch.prims as u64;
+        self.prims
+            .write(&self.device, &self.queue, &self.batch.words);
+        let (tiles, n) = self.batch.take_tiles();
+        self.tiles.write(&self.device, &self.queue, &tiles);
+        let group = self.bind(
+            &self.draw,
+            &[
+                (0, &self.vram),
+                (1, &self.clut),
+                (2, &self.prims.buffer),
+                (3, &self.tiles.buffer),
+            ],
+        );
+        let t = std::time::Instant::now();
+        let listed = tiles.len();
+        self.dispatch(&self.draw, &group, (n, 1));
+        if std::env::var_os("PINEY_WGPU_TRACE").is_some() {
+            let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
+            eprintln!(
+                "batch: {n} tiles, {listed} list words, {} prim words: {:?}",
+                self.batch.words.len(),
+                t.elapsed()
+            );
+        }
+        self.cpu_valid = false;
+    }
+
+    /// Brings the CPU copy (memory and CLUT) up to date.
+    fn download(&mut self) {
+        self.flush();
+        if self.cpu_valid {
+            return;
+        }
+        self.stats.downloads += 1;
+        let mut enc = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+        let mem_bytes = (MEM_WORDS * 4) as u64;
+        enc.copy_buffer_to_buffer(&self.vram, 0, &self.staging, 0, mem_bytes);
+        enc.copy_buffer_to_buffer(&self.clut, 0, &self.staging, mem_bytes, 512 * 4);
+        self.queue.submit([enc.finish()]);
+        let slice = self.staging.slice(..);
+        slice.map_async(wgpu::MapMode::Read, |_| {});
+        let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
+        match slice.get_mapped_range() {
+            Err(e) => {
+                let mut s = self.error.lock().unwrap_or_else(|p| p.into_inner());
+                s.get_or_insert_with(|| format!("reading local memory back: {e}"));
+            }
+            Ok(view) => {
+                let words = self.cpu.mem_mut().words_mut();
+                for (w, b) in words.iter_mut().zip(view.chunks_exact(4)) {
+                    *w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                }
+                let mut clut = [0u16; 512];
+                for (c, b) in clut
+                    .iter_mut()
+                    .zip(view[mem_bytes as usize..].chunks_exact(4))
+                {
+                    *c = u16::from_le_bytes([b[0], b[1]]);
+                }
+                self.cpu.set_clut(&clut);
+            }
+        }
+        self.staging.unmap();
+        self.cpu_valid = true;
+    }
+
+    /// Sends the CPU copy (after a CPU-side command) back to the GPU.
+    fn upload_all(&mut self) {
+        self.queue
+            .write_buffer(&self.vram, 0, &as_bytes(self.cpu.mem().words()));
+        let clut: Vec<u32> = self.cpu.clut().iter().map(|&c| c as u32).collect();
+        self.queue.write_buffer(&self.clut, 0, &as_bytes(&clut));
+    }
+
+    /// Runs `f` on the CPU copy and sends the result back.
+    fn on_cpu(&mut self, f: impl FnOnce(&mut piney_gs::SoftwareRenderer)) {
+        self.download();
+        f(&mut self.cpu);
+        self.upload_all();
+        // The copies are equal again.
+        self.cpu_valid = true;
+    }
+
+    fn set_params(&self, words: &[u32]) {
+        let mut p = [0u32; 16];
+        p[..words.len()].copy_from_slice(words);
+        self.queue.write_buffer(&self.params, 0, &as_bytes(&p));
+    }
+
+    /// Workgroups of 64 invocations for `n` items, as the memory shaders index them.
+    fn groups(n: u64) -> (u32, u32) {
+        let g = n.div_ceil(64).max(1);
+        let x = g.min(65535);
+        (x as u32, g.div_ceil(x) as u32)
+    }
+
+    fn host_to_local(&mut self, rect: TransferRect, start: u64, data: Vec<u8>) {
+        let bits = rect.psm.transfer_bits() as u64;
+        let count = (data.len() as u64 * 8 / bits).min(rect.pixels().saturating_sub(start));
+        if count == 0 {
+            return;
+        }
+        if may_alias(&rect, start + count) {
+            self.stats.cpu_memory += 1;
+            self.on_cpu(|r| r.memory(MemCommand::HostToLocal { rect, start, data }));
+            return;
+        }
+        self.flush();
+        let mut words: Vec<u32> = data
+            .chunks(4)
+            .map(|c| {
+                let mut b = [0u8; 4];
+                b[..c.len()].copy_from_slice(c);
+                u32::from_le_bytes(b)
+            })
+            .collect();
+        // 24-bit pixels may read one word past the last.
+        words.push(0);
+        self.data.write(&self.device, &self.queue, &words);
+        self.set_params(&[
+            rect.bp,
+            rect.bw,
+            rect.psm.code() as u32,
+            rect.x,
+            rect.y,
+            rect.w,
+            rect.h,
+            start as u32,
+            count as u32,
+        ]);
+        let group = self.bind(
+            &self.upload,
+            &[(0, &self.vram), (1, &self.params), (2, &self.data.buffer)],
+        );
+        self.dispatch(&self.upload, &group, Self::groups(count));
+        self.cpu_valid = false;
+    }
+
+    fn local_to_local(&mut self, src: TransferRect, dst: TransferRect, dir: u32) {
+        let n = dst.pixels();
+        if n == 0 {
+            return;
+        }
+        let src_rect = TransferRect {
+            w: dst.w,
+            h: dst.h,
+            ..src
+        };
+        let overlap = may_alias(&src_rect, n)
+            || may_alias(&dst, n)
+            || rect_pages(&src_rect).overlaps(&rect_pages(&dst));
+        if overlap {
+            self.stats.cpu_memory += 1;
+            self.on_cpu(|r| r.memory(MemCommand::LocalToLocal { src, dst, dir }));
+            return;
+        }
+        self.flush();
+        self.set_params(&[
+            dst.bp,
+            dst.bw,
+            dst.psm.code() as u32,
+            dst.x,
+            dst.y,
+            dst.w,
+            dst.h,
+            0,
+            n as u32,
+            src.bp,
+            src.bw,
+            src.psm.code() as u32,
+            src.x,
+            src.y,
+        ]);
+        let group = self.bind(&self.copy, &[(0, &self.vram), (1, &self.params)]);
+        self.dispatch(&self.copy, &group, Self::groups(n));
+        self.cpu_valid = false;
+    }
+
+    fn clut_load(&mut self, tex0: piney_gs::regs::Tex0, texclut: piney_gs::regs::TexClut) {
+        self.flush();
+        self.set_params(&[
+            piney_gs::texel::texture_psm(tex0.psm()).code() as u32,
+            piney_gs::texel::clut_psm(tex0.cpsm()).code() as u32,
+            tex0.cbp(),
+            tex0.csm(),
+            tex0.csa(),
+            texclut.cou(),
+            texclut.cov(),
+            texclut.cbw(),
+        ]);
+        let group = self.bind(
+            &self.load_clut,
+            &[(0, &self.vram), (1, &self.params), (3, &self.clut)],
+        );
+        self.dispatch(&self.load_clut, &group, (4, 1));
+        self.cpu_valid = false;
+    }
+}
+
+/// The pages of a transfer rectangle.
+fn rect_pages(r: &TransferRect) -> pack::Pages {
+    if r.x + r.w > 2048 || r.y + r.h > 2048 {
+        return pack::Pages::all();
+    }
+    pack::Pages::of_rect(r.psm, r.bp, r.bw, (r.x, r.x + r.w), (r.y, r.y + r.h))
+}
+
+/// True when pixels `..end` of `r` may land on the same address twice (coordinates wrapping
+/// at 2048, or a buffer running past the end of memory), so their order matters.
+fn may_alias(r: &TransferRect, end: u64) -> bool {
+    let rows = end.div_ceil(r.w.max(1) as u64);
+    if r.w > 2048 || r.y as u64 + rows > 2048 || r.x + r.w > 2048 {
+        return true;
+    }
+    let (pw, ph) = r.psm.page_size();
+    let row = if pw == 128 { r.bw >> 1 } else { r.bw };
+    let last_page =
+        ((r.y as u64 + rows - 1) / ph as u64) * row as u64 + ((r.x + r.w - 1) / pw) as u64;
+    // Past the last page the block number wraps to the start of memory.
+    r.bp as u64 + last_page * 32 + 32 > 16384 || (row == 0 && rows > ph as u64)
+}
+
+impl Renderer for WgpuRenderer {
+    fn draw(&mut self, cmd: &DrawCommand) {
+        loop {
+            match self.batch.add(cmd) {
+                Added::Yes => return,
+                Added::Flush => self.flush(),
+                Added::Feedback => {
+                    self.stats.cpu_draws += 1;
+                    self.on_cpu(|r| r.draw(cmd));
+                    return;
+                }
+            }
+        }
+    }
+
+    fn memory(&mut self, cmd: MemCommand) {
+        match cmd {
+            MemCommand::HostToLocal { rect, start, data } => self.host_to_local(rect, start, data),
+            MemCommand::LocalToLocal { src, dst, dir } => self.local_to_local(src, dst, dir),
+            MemCommand::LoadClut { tex0, texclut } => self.clut_load(tex0, texclut),
+            MemCommand::SetMemory(m) => {
+                // The CPU copy's CLUT must be current before the copies are called equal.
+                self.download();
+                self.queue.write_buffer(&self.vram, 0, &as_bytes(m.words()));
+                *self.cpu.mem_mut() = *m;
+            }
+            MemCommand::PowerOn => {
+                self.batch = Batch::default();
+                self.cpu.memory(MemCommand::PowerOn);
+                self.upload_all();
+                self.cpu_valid = true;
+            }
+        }
+    }
+
+    fn read_back(&mut self, rect: &TransferRect, start: u64, count: u64) -> Vec<u8> {
+        self.download();
+        self.cpu.mem().read_transfer(rect, start, count)
+    }
+
+    fn read_memory(&mut self) -> Box<LocalMemory> {
+        self.download();
+        Box::new(self.cpu.mem().clone())
+    }
+
+    fn display(&mut self, cmd: &DisplayCommand) {
+        self.download();
+        self.displayed = piney_gs::pcrtc::picture(self.cpu.mem(), cmd);
+    }
+
+    fn display_image(&mut self) -> Image {
+        self.displayed.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every WGSL file parses and validates with naga (no device needed).
+    #[test]
+    fn shaders_validate() {
+        for (name, src) in [("draw", super::DRAW_WGSL), ("memory", super::MEMORY_WGSL)] {
+            let module = naga::front::wgsl::parse_str(src)
+                .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(src)));
+            naga::valid::Validator::new(
+                naga::valid::ValidationFlags::all(),
+                naga::valid::Capabilities::empty(),
+            )
+            .validate(&module)
+            .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(src)));
+        }
+    }
+}
