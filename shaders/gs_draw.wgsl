@@ -260,30 +260,45 @@ fn wrap(c: i32, size: i32, mode: u32, mn: i32, mx: i32) -> i32 {
     }
 }
 
-fn wrapped_texel(so: u32, level: u32, x: i32, y: i32) -> vec4<i32> {
+// A draw's texture state, read once a sample (state words 15, 30-32).
+struct Tex {
+    psm: u32,
+    cpsm: u32,
+    csa: u32,
+    tw: u32,
+    th: u32,
+    wms: u32,
+    wmt: u32,
+    minu: i32,
+    maxu: i32,
+    minv: i32,
+    maxv: i32,
+    texa: u32,
+}
+
+fn tex_state(so: u32) -> Tex {
     let fmt = P(so + 15u);
-    let tw = (fmt >> 16u) & 15u;
-    let th = (fmt >> 20u) & 15u;
     let c0 = P(so + 30u);
     let c1 = P(so + 31u);
-    let wms = c0 & 3u;
-    let wmt = (c0 >> 2u) & 3u;
-    let minu = i32((c0 >> 4u) & 0x3ffu);
-    let maxu = i32((c0 >> 14u) & 0x3ffu);
-    let minv = i32((c0 >> 24u) | ((c1 & 3u) << 8u));
-    let maxv = i32((c1 >> 2u) & 0x3ffu);
-    let w = max((1 << tw) >> level, 1);
-    let h = max((1 << th) >> level, 1);
-    let xx = wrap(x, w, wms, minu >> level, maxu >> level);
-    let yy = wrap(y, h, wmt, minv >> level, maxv >> level);
-    let psm = fmt & 0xffu;
-    let raw = read_pixel(psm, u32(xx), u32(yy), P(so + 16u + level), P(so + 23u + level));
-    return decode(raw, psm, P(so + 32u), (fmt >> 8u) & 0xffu, (fmt >> 27u) & 31u);
+    return Tex(fmt & 0xffu, (fmt >> 8u) & 0xffu, (fmt >> 27u) & 31u, (fmt >> 16u) & 15u, (fmt >> 20u) & 15u,
+        c0 & 3u, (c0 >> 2u) & 3u, i32((c0 >> 4u) & 0x3ffu), i32((c0 >> 14u) & 0x3ffu),
+        i32((c0 >> 24u) | ((c1 & 3u) << 8u)), i32((c1 >> 2u) & 0x3ffu), P(so + 32u));
+}
+
+fn wrapped_texel(t: Tex, bp: u32, bw: u32, level: u32, x: i32, y: i32) -> vec4<i32> {
+    let w = max((1 << t.tw) >> level, 1);
+    let h = max((1 << t.th) >> level, 1);
+    let xx = wrap(x, w, t.wms, t.minu >> level, t.maxu >> level);
+    let yy = wrap(y, h, t.wmt, t.minv >> level, t.maxv >> level);
+    let raw = read_pixel(t.psm, u32(xx), u32(yy), bp, bw);
+    return decode(raw, t.psm, t.texa, t.cpsm, t.csa);
 }
 
 // One mip level: nearest (one texel) or bilinear (four, texel centres at +0.5, weights in
 // sixteenths), as a loop so that one copy of the texel fetch serves both.
-fn sample_level(so: u32, level: u32, u0: i32, v0: i32, linear: bool) -> vec4<i32> {
+fn sample_level(so: u32, t: Tex, level: u32, u0: i32, v0: i32, linear: bool) -> vec4<i32> {
+    let bp = P(so + 16u + level);
+    let bw = P(so + 23u + level);
     let u = (u0 >> level) - select(0, 8, linear);
     let v = (v0 >> level) - select(0, 8, linear);
     let x0 = u >> 4u;
@@ -296,7 +311,7 @@ fn sample_level(so: u32, level: u32, u0: i32, v0: i32, linear: bool) -> vec4<i32
         let dx = i32(i & 1u);
         let dy = i32(i >> 1u);
         let w = select(256, select(16 - fx, fx, dx == 1) * select(16 - fy, fy, dy == 1), linear);
-        sum += wrapped_texel(so, level, x0 + dx, y0 + dy) * w;
+        sum += wrapped_texel(t, bp, bw, level, x0 + dx, y0 + dy) * w;
     }
     return sum >> vec4<u32>(8u);
 }
@@ -339,9 +354,10 @@ fn sample(so: u32, u: i32, v: i32, log2q: i32) -> vec4<i32> {
             linear = mmin == 1u;
         }
     }
+    let t = tex_state(so);
     var out = vec4<i32>(0);
     for (var i = 0u; i < levels; i++) {
-        let c = sample_level(so, u32(select(l0, l1, i == 1u)), u, v, linear);
+        let c = sample_level(so, t, u32(select(l0, l1, i == 1u)), u, v, linear);
         out = select(c, (out * (16 - f) + c * f) >> vec4<u32>(4u), vec4<bool>(i == 1u));
     }
     return out;

@@ -1,0 +1,59 @@
+//! The demo under a scripted input (Adjust Screen moved to x +48, y +16, so the display offset,
+//! the pad and the 2D and 3D layers all change) drawn by `--renderer sw` and `--renderer wgpu`
+//! through the binary: every frame of `--dump-frames` must be identical, pixel for pixel. The
+//! wgpu renderer runs on the adapter wgpu finds (Mesa's lavapipe in CI; `mesa-vulkan-drivers`);
+//! a fallback to the software renderer would make the check vacuous, so it fails the test.
+//!
+//! CI takes the first 201 frames (a software adapter draws about two a second here); the
+//! 600-frame comparison the issue asks for is the same command with `PINEY_AGREE_FRAMES=600`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use piney_gs::Image;
+
+fn frames() -> u64 {
+    std::env::var("PINEY_AGREE_FRAMES")
+        .ok()
+        .and_then(|f| f.parse().ok())
+        .unwrap_or(201)
+}
+
+fn render(renderer: &str, n: u64) -> PathBuf {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("agree-{renderer}"));
+    let _ = std::fs::remove_dir_all(&out);
+    let input = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/input/adjust_screen.txt");
+    let o = Command::new(env!("CARGO_BIN_EXE_piney"))
+        .args(["demo", "--headless", "--renderer", renderer, "--frames"])
+        .arg(n.to_string())
+        .arg("--input")
+        .arg(&input)
+        .arg("--dump-frames")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{renderer}: {err}");
+    assert!(
+        !err.contains("drawing with the software renderer"),
+        "no GPU adapter, so nothing was compared: {err}"
+    );
+    out
+}
+
+#[test]
+fn demo_frames_are_identical_under_sw_and_wgpu() {
+    let n = frames();
+    let (sw, gpu) = (render("sw", n), render("wgpu", n));
+    let mut differing = Vec::new();
+    for f in 0..n {
+        let name = Image::frame_file_name(f);
+        let a = Image::read_png(&sw.join(&name)).unwrap();
+        let b = Image::read_png(&gpu.join(&name)).unwrap();
+        if (a.width, a.height) != (b.width, b.height) || a.rgba != b.rgba {
+            differing.push(f);
+        }
+    }
+    eprintln!("{} of {n} frames identical", n - differing.len() as u64);
+    assert!(differing.is_empty(), "frames differ: {differing:?}");
+}
