@@ -2,6 +2,8 @@
 // (crates/piney-gs-wgpu). A port of piney-gs's mem.rs: the published page/block/column tables
 // computed from their bit patterns. Local memory is 1M 32-bit words; every access is atomic so
 // that pixels sharing a word (16-, 8- and 4-bit formats) can be written by different invocations.
+// At a render scale the buffer holds one such memory a sample plane; `base` is the plane's first
+// word (plane * 1M) and addresses wrap inside it.
 
 const PSM_CT32: u32 = 0x00u;
 const PSM_CT24: u32 = 0x01u;
@@ -21,20 +23,32 @@ const WORD_MASK: u32 = 0xfffffu;
 const BLOCK_MASK: u32 = 0x3fffu;
 
 @group(0) @binding(0) var<storage, read_write> vram: array<atomic<u32>>;
+// Planes 32 and up (scales 6 to 8) when one binding cannot hold them all (adapters allow 128
+// MiB a binding, 32 planes); a 4-byte stand-in otherwise. SPLIT is set when the pipeline is made,
+// so the unused branch is compiled out.
+@group(0) @binding(5) var<storage, read_write> vram_hi: array<atomic<u32>>;
+override SPLIT: bool = false;
+const HI_WORDS: u32 = 32u << 20u;
 
-fn rd_word(a: u32) -> u32 {
-    return atomicLoad(&vram[a & WORD_MASK]);
-}
-
-fn wr_word(a: u32, v: u32) {
-    atomicStore(&vram[a & WORD_MASK], v);
+fn rd_word(base: u32, a: u32) -> u32 {
+    let i = base + (a & WORD_MASK);
+    if (SPLIT && i >= HI_WORDS) {
+        return atomicLoad(&vram_hi[i - HI_WORDS]);
+    }
+    return atomicLoad(&vram[i]);
 }
 
 // Only the bits set in `mask` change (two atomics rather than a branch: a software adapter
 // would run both sides of it).
-fn wr_masked(a: u32, v: u32, mask: u32) {
-    atomicAnd(&vram[a & WORD_MASK], ~mask);
-    atomicOr(&vram[a & WORD_MASK], v & mask);
+fn wr_masked(base: u32, a: u32, v: u32, mask: u32) {
+    let i = base + (a & WORD_MASK);
+    if (SPLIT && i >= HI_WORDS) {
+        atomicAnd(&vram_hi[i - HI_WORDS], ~mask);
+        atomicOr(&vram_hi[i - HI_WORDS], v & mask);
+        return;
+    }
+    atomicAnd(&vram[i], ~mask);
+    atomicOr(&vram[i], v & mask);
 }
 
 fn block32(bx: u32, by: u32) -> u32 {
@@ -181,21 +195,21 @@ fn field(psm: u32, a: u32) -> Field {
 }
 
 // A pixel's stored value at its address `a` (8H/4HL/4HH shifted down to bit 0).
-fn read_at(psm: u32, a: u32) -> u32 {
+fn read_at(base: u32, psm: u32, a: u32) -> u32 {
     let f = field(psm, a);
-    return (rd_word(f.word) >> f.shift) & f.mask;
+    return (rd_word(base, f.word) >> f.shift) & f.mask;
 }
 
-fn read_pixel(psm: u32, x: u32, y: u32, bp: u32, bw: u32) -> u32 {
-    return read_at(psm, pixel_address(psm, x, y, bp, bw));
+fn read_pixel(base: u32, psm: u32, x: u32, y: u32, bp: u32, bw: u32) -> u32 {
+    return read_at(base, psm, pixel_address(psm, x, y, bp, bw));
 }
 
 // Writes a pixel's value at its address; only the format's bits change.
-fn write_at(psm: u32, a: u32, v: u32) {
+fn write_at(base: u32, psm: u32, a: u32, v: u32) {
     let f = field(psm, a);
-    wr_masked(f.word, (v & f.mask) << f.shift, f.mask << f.shift);
+    wr_masked(base, f.word, (v & f.mask) << f.shift, f.mask << f.shift);
 }
 
-fn write_pixel(psm: u32, x: u32, y: u32, bp: u32, bw: u32, v: u32) {
-    write_at(psm, pixel_address(psm, x, y, bp, bw), v);
+fn write_pixel(base: u32, psm: u32, x: u32, y: u32, bp: u32, bw: u32, v: u32) {
+    write_at(base, psm, pixel_address(psm, x, y, bp, bw), v);
 }

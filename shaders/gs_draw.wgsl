@@ -1,3 +1,4 @@
+// requires: gs_common.wgsl
 // The wgpu renderer's draw pass (appended to gs_common.wgsl): one workgroup per 16x16 tile, one
 // invocation per pixel, walking the tile's primitives in submission order, so each pixel sees
 // its draws in order. Coverage and interpolants are piney-gs's raster.rs numbers packed by
@@ -181,7 +182,7 @@ fn persp_coord(ns: vec2<u32>, nq: vec2<u32>, sh: i32) -> i32 {
 }
 
 // raster::persp_log2q.
-fn persp_log2q(nq: vec2<u32>, area: vec2<u32>, eq: i32) -> i32 {
+fn persp_log2q(nq: vec2<u32>, area: vec2<u32>, unit: i32) -> i32 {
     if (is_zero64(nq)) {
         return -127 * 16;
     }
@@ -190,7 +191,7 @@ fn persp_log2q(nq: vec2<u32>, area: vec2<u32>, eq: i32) -> i32 {
     let t = div_scaled(a, area, s).q;
     let et = 31 - i32(countLeadingZeros(t));
     let m = i32((t >> u32(et - 4)) & 15u);
-    return (et - s + eq - 23) * 16 + m;
+    return (et - s + unit) * 16 + m;
 }
 
 // ---- fragments ----
@@ -285,18 +286,18 @@ fn tex_state(so: u32) -> Tex {
         i32((c0 >> 24u) | ((c1 & 3u) << 8u)), i32((c1 >> 2u) & 0x3ffu), P(so + 32u));
 }
 
-fn wrapped_texel(t: Tex, bp: u32, bw: u32, level: u32, x: i32, y: i32) -> vec4<i32> {
+fn wrapped_texel(t: Tex, base: u32, bp: u32, bw: u32, level: u32, x: i32, y: i32) -> vec4<i32> {
     let w = max((1 << t.tw) >> level, 1);
     let h = max((1 << t.th) >> level, 1);
     let xx = wrap(x, w, t.wms, t.minu >> level, t.maxu >> level);
     let yy = wrap(y, h, t.wmt, t.minv >> level, t.maxv >> level);
-    let raw = read_pixel(t.psm, u32(xx), u32(yy), bp, bw);
+    let raw = read_pixel(base, t.psm, u32(xx), u32(yy), bp, bw);
     return decode(raw, t.psm, t.texa, t.cpsm, t.csa);
 }
 
 // One mip level: nearest (one texel) or bilinear (four, texel centres at +0.5, weights in
 // sixteenths), as a loop so that one copy of the texel fetch serves both.
-fn sample_level(so: u32, t: Tex, level: u32, u0: i32, v0: i32, linear: bool) -> vec4<i32> {
+fn sample_level(so: u32, t: Tex, base: u32, level: u32, u0: i32, v0: i32, linear: bool) -> vec4<i32> {
     let bp = P(so + 16u + level);
     let bw = P(so + 23u + level);
     let u = (u0 >> level) - select(0, 8, linear);
@@ -311,14 +312,14 @@ fn sample_level(so: u32, t: Tex, level: u32, u0: i32, v0: i32, linear: bool) -> 
         let dx = i32(i & 1u);
         let dy = i32(i >> 1u);
         let w = select(256, select(16 - fx, fx, dx == 1) * select(16 - fy, fy, dy == 1), linear);
-        sum += wrapped_texel(t, bp, bw, level, x0 + dx, y0 + dy) * w;
+        sum += wrapped_texel(t, base, bp, bw, level, x0 + dx, y0 + dy) * w;
     }
     return sum >> vec4<u32>(8u);
 }
 
 // The filter and the level(s) from TEX1 and the LOD, then one or two levels (trilinear mixes
 // them by the LOD's fraction).
-fn sample(so: u32, u: i32, v: i32, log2q: i32) -> vec4<i32> {
+fn sample(so: u32, base: u32, u: i32, v: i32, log2q: i32) -> vec4<i32> {
     let t0 = P(so + 33u);
     let lcm = t0 & 1u;
     let mxl = i32(min((t0 >> 2u) & 7u, 6u));
@@ -357,7 +358,7 @@ fn sample(so: u32, u: i32, v: i32, log2q: i32) -> vec4<i32> {
     let t = tex_state(so);
     var out = vec4<i32>(0);
     for (var i = 0u; i < levels; i++) {
-        let c = sample_level(so, t, u32(select(l0, l1, i == 1u)), u, v, linear);
+        let c = sample_level(so, t, base, u32(select(l0, l1, i == 1u)), u, v, linear);
         out = select(c, (out * (16 - f) + c * f) >> vec4<u32>(4u), vec4<bool>(i == 1u));
     }
     return out;
@@ -401,7 +402,8 @@ fn pick(sel: u32, c: i32, d: i32) -> i32 {
     }
 }
 
-fn shade(so: u32, x: i32, y: i32, fr: Frag) {
+// Pixel (x, y) of the sample plane starting at word `base`, texels from the plane at `tex`.
+fn shade(so: u32, x: i32, y: i32, fr: Frag, base: u32, tex: u32) {
     let flags = P(so);
     if (x < i32(P(so + 8u)) || x > i32(P(so + 9u)) || y < i32(P(so + 10u)) || y > i32(P(so + 11u))
         || x < 0 || x >= 2048 || y < 0 || y >= 2048) {
@@ -417,7 +419,7 @@ fn shade(so: u32, x: i32, y: i32, fr: Frag) {
     let uy = u32(y);
     var c = fr.rgba;
     if ((flags & F_TEX) != 0u) {
-        let tc = sample(so, fr.u, fr.v, fr.log2q);
+        let tc = sample(so, tex, fr.u, fr.v, fr.log2q);
         let fmt = P(so + 15u);
         c = tfx((fmt >> 25u) & 3u, ((fmt >> 24u) & 1u) != 0u, tc, fr.rgba);
     }
@@ -466,9 +468,9 @@ fn shade(so: u32, x: i32, y: i32, fr: Frag) {
     var dst = 0u;
     if (date != 0u || (fb_write && blend)) {
         if (fbits == 16u) {
-            dst = read_at(fpsm, faddr);
+            dst = read_at(base, fpsm, faddr);
         } else {
-            dst = rd_word(faddr);
+            dst = rd_word(base, faddr);
         }
     }
     // Destination alpha test: the stored alpha's top bit must equal DATM.
@@ -492,7 +494,7 @@ fn shade(so: u32, x: i32, y: i32, fr: Frag) {
         zaddr = pixel_address(zpsm, ux, uy, P(so + 5u), P(so + 3u));
     }
     if (ztest) {
-        let zd = read_at(zpsm, zaddr);
+        let zd = read_at(base, zpsm, zaddr);
         var ok: bool;
         switch ztst {
             case 0u: { ok = false; }
@@ -560,15 +562,15 @@ fn shade(so: u32, x: i32, y: i32, fr: Frag) {
             // The 32-bit FBMSK's bits at the 5:5:5:1 positions.
             let keep = ((mask >> 3u) & 0x1fu) | ((mask >> 6u) & 0x3e0u) | ((mask >> 9u) & 0x7c00u) | ((mask >> 16u) & 0x8000u);
             let sh = (faddr & 1u) * 16u;
-            wr_masked(faddr >> 1u, (v & 0xffffu) << sh, ((~keep) & 0xffffu) << sh);
+            wr_masked(base, faddr >> 1u, (v & 0xffffu) << sh, ((~keep) & 0xffffu) << sh);
         } else {
             let v = ou.x | (ou.y << 8u) | (ou.z << 16u) | (a << 24u);
             let fmt = select(0xffffffffu, 0x00ffffffu, fbits == 24u);
-            wr_masked(faddr, v, (~mask) & fmt);
+            wr_masked(base, faddr, v, (~mask) & fmt);
         }
     }
     if (z_write) {
-        write_at(zpsm, zaddr, z);
+        write_at(base, zpsm, zaddr, z);
     }
 }
 
@@ -669,6 +671,7 @@ fn triangle_frag(o: u32, so: u32, x: i32, y: i32, out: ptr<function, Frag>) -> b
 }
 
 fn sprite_frag(o: u32, so: u32, x: i32, y: i32, out: ptr<function, Frag>) -> bool {
+    // Word 12: a one-to-one copy (reads each sample's own plane).
     let x0 = i32(P(o + 2u));
     let y0 = i32(P(o + 4u));
     if (x < x0 || x >= i32(P(o + 3u)) || y < y0 || y >= i32(P(o + 5u))) {
@@ -701,28 +704,44 @@ fn fragment_frag(o: u32, x: i32, y: i32, out: ptr<function, Frag>) -> bool {
     return true;
 }
 
-// Tile words: X | Y << 16 (in tiles), the list's first word, its length.
+// Tile words: word 0 the render scale N, word 1 the number of tiles; then for each tile X | Y << 16 (in tiles of the fine
+// grid), the list's first word, its length. Invocation (X, Y) is sample (X % N, Y % N) of pixel
+// (X / N, Y / N): triangles are sampled on the fine grid, sprites, lines and points on the
+// pixel grid (every sample takes the pixel's values).
 @compute @workgroup_size(16, 16)
-fn draw(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let t = wid.x * 3u;
+fn draw(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>,
+        @builtin(num_workgroups) groups: vec3<u32>) {
+    let n = tiles[0];
+    let tile = wid.y * groups.x + wid.x;
+    if (tile >= tiles[1]) {
+        return;
+    }
+    let t = 2u + tile * 3u;
     let xy = tiles[t];
-    let x = i32((xy & 0xffffu) * 16u + lid.x);
-    let y = i32((xy >> 16u) * 16u + lid.y);
+    let fx = (xy & 0xffffu) * 16u + lid.x;
+    let fy = (xy >> 16u) * 16u + lid.y;
+    let x = i32(fx / n);
+    let y = i32(fy / n);
+    let plane = ((fy % n) * n + fx % n) << 20u;
     let first = tiles[t + 1u];
-    let n = tiles[t + 2u];
-    for (var i = 0u; i < n; i++) {
+    let count = tiles[t + 2u];
+    for (var i = 0u; i < count; i++) {
         let o = tiles[first + i];
         let so = P(o + 1u);
         // One shade call for every kind: a software adapter runs each inlined copy.
         var fr: Frag;
         var covered: bool;
+        var tex = 0u;
         switch P(o) {
-            case 0u: { covered = sprite_frag(o, so, x, y, &fr); }
-            case 1u: { covered = triangle_frag(o, so, x, y, &fr); }
+            case 0u: {
+                covered = sprite_frag(o, so, x, y, &fr);
+                tex = select(0u, plane, P(o + 12u) != 0u);
+            }
+            case 1u: { covered = triangle_frag(o, so, i32(fx), i32(fy), &fr); }
             default: { covered = fragment_frag(o, x, y, &fr); }
         }
         if (covered) {
-            shade(so, x, y, fr);
+            shade(so, x, y, fr, plane, tex);
         }
     }
 }

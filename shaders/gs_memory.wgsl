@@ -1,8 +1,10 @@
+// requires: gs_common.wgsl
 // Local-memory passes of the wgpu renderer: host->local uploads, local->local copies and CLUT
 // loads, each a port of piney-gs's mem.rs / texel.rs rule (appended to gs_common.wgsl).
 
 // Words 0-6: destination BP, BW, PSM, X, Y, W, H; 7: first pixel; 8: pixels;
 // 9-13: source BP, BW, PSM, X, Y (copies).
+// 14: sample planes (every plane gets an upload; copies go plane to plane).
 // CLUT loads: 0 texture PSM, 1 CPSM, 2 CBP, 3 CSM, 4 CSA, 5 COU, 6 COV, 7 CBW.
 @group(0) @binding(1) var<uniform> mp: array<vec4<u32>, 4>;
 @group(0) @binding(2) var<storage, read> data: array<u32>;
@@ -45,7 +47,9 @@ fn upload(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     let w = max(param(5u), 1u);
     let x = (param(3u) + p % w) & 2047u;
     let y = (param(4u) + p / w) & 2047u;
-    write_pixel(psm, x, y, param(0u), param(1u), v);
+    for (var p = 0u; p < param(14u); p++) {
+        write_pixel(p << 20u, psm, x, y, param(0u), param(1u), v);
+    }
 }
 
 // Pixel n of a local->local copy whose rectangles do not overlap (the order does not matter).
@@ -58,8 +62,10 @@ fn copy(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let w = max(param(5u), 1u);
     let i = n % w;
     let j = n / w;
-    let v = read_pixel(param(11u), (param(12u) + i) & 2047u, (param(13u) + j) & 2047u, param(9u), param(10u));
-    write_pixel(param(2u), (param(3u) + i) & 2047u, (param(4u) + j) & 2047u, param(0u), param(1u), v);
+    for (var p = 0u; p < param(14u); p++) {
+        let v = read_pixel(p << 20u, param(11u), (param(12u) + i) & 2047u, (param(13u) + j) & 2047u, param(9u), param(10u));
+        write_pixel(p << 20u, param(2u), (param(3u) + i) & 2047u, (param(4u) + j) & 2047u, param(0u), param(1u), v);
+    }
 }
 
 // CLUT entry i (CSM1: 16x16 with bits 3 and 4 of the index swapped, or 8x2; CSM2: a row at
@@ -93,7 +99,8 @@ fn load_clut(@builtin(global_invocation_id) gid: vec3<u32>) {
         y = param(6u);
         bw = param(7u);
     }
-    let v = read_pixel(cpsm, x, y, param(2u), bw);
+    // From plane 0, local memory as the guest sees it.
+    let v = read_pixel(0u, cpsm, x, y, param(2u), bw);
     let csa = param(4u);
     if (cpsm == PSM_CT32) {
         let e = ((csa & 15u) * 16u + i) & 255u;

@@ -39,7 +39,8 @@ pub use window::{WindowOptions, WindowStats, check_display, run_window};
 mod shader_tests {
     use std::path::Path;
 
-    /// Every WGSL file under `shaders/` parses and validates with naga.
+    /// Every WGSL file under `shaders/` parses and validates with naga; a file whose first line
+    /// is `// requires: NAME.wgsl` is validated after that file, as its crate concatenates them.
     #[test]
     fn every_shader_validates() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shaders");
@@ -53,7 +54,16 @@ mod shader_tests {
             if path.extension().is_none_or(|e| e != "wgsl") {
                 continue;
             }
-            let src = std::fs::read_to_string(&path).unwrap();
+            let mut src = std::fs::read_to_string(&path).unwrap();
+            if let Some(dep) = src
+                .lines()
+                .next()
+                .and_then(|l| l.strip_prefix("// requires: "))
+            {
+                let dep = std::fs::read_to_string(dir.join(dep.trim()))
+                    .unwrap_or_else(|e| panic!("{}: {dep}: {e}", path.display()));
+                src = dep + &src;
+            }
             let module = naga::front::wgsl::parse_str(&src)
                 .unwrap_or_else(|e| panic!("{}: {}", path.display(), e.emit_to_string(&src)));
             naga::valid::Validator::new(

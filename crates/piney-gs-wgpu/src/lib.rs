@@ -42,6 +42,11 @@ pub const MEMORY_WGSL: &str = concat!(
     include_str!("../../../shaders/gs_memory.wgsl")
 );
 
+/// Bytes of one sample plane of local memory.
+const PLANE_BYTES: u64 = (MEM_WORDS * 4) as u64;
+/// The first plane in the second buffer (`shaders/gs_common.wgsl`'s HI_WORDS).
+const HI_PLANE: usize = 32;
+
 /// Counters of what the renderer did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
@@ -106,6 +111,7 @@ pub struct WgpuRenderer {
     adapter: String,
     software: bool,
     vram: wgpu::Buffer,
+    vram_hi: wgpu::Buffer,
     clut: wgpu::Buffer,
     staging: wgpu::Buffer,
     params: wgpu::Buffer,
@@ -117,6 +123,7 @@ pub struct WgpuRenderer {
     copy: wgpu::ComputePipeline,
     load_clut: wgpu::ComputePipeline,
     batch: Batch,
+    scale: u32,
     /// The CPU's copy for readback and CPU-side commands; `cpu_valid` when it equals the GPU's.
     cpu: piney_gs::SoftwareRenderer,
     cpu_valid: bool,
@@ -126,9 +133,18 @@ pub struct WgpuRenderer {
 }
 
 impl WgpuRenderer {
-    /// A renderer on the first adapter wgpu finds (backends follow `WGPU_BACKEND`), or why
-    /// there is none.
+    /// A renderer at scale 1 on the first adapter wgpu finds (backends follow
+    /// `WGPU_BACKEND`), or why there is none.
     pub fn new() -> Result<WgpuRenderer, String> {
+        Self::with_scale(1)
+    }
+
+    /// A renderer at render scale `scale` (1 to 8; the software renderer's sample planes, see
+    /// `piney_gs::SoftwareRenderer`), or why it cannot be made.
+    pub fn with_scale(scale: u32) -> Result<WgpuRenderer, String> {
+        let scale = scale.clamp(1, 8);
+        let planes = (scale * scale) as u64;
+        let mem_bytes = planes * (MEM_WORDS * 4) as u64;
         let instance =
             wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle().with_env());
         let adapter =
@@ -137,7 +153,27 @@ impl WgpuRenderer {
         let info = adapter.get_info();
         let name = format!("{} ({:?})", info.name, info.backend);
         let software = info.device_type == wgpu::DeviceType::Cpu;
-        let limits = wgpu::Limits::downlevel_defaults().using_resolution(adapter.limits());
+        let have = adapter.limits();
+        // Local memory a sample plane: 4 MiB at 1x, 256 MiB at 8x, in two bindings of at most
+        // 32 planes (128 MiB) each.
+        let lo_bytes = mem_bytes.min(HI_PLANE as u64 * PLANE_BYTES);
+        let hi_bytes = (mem_bytes - lo_bytes).max(4);
+        if have.max_storage_buffer_binding_size < lo_bytes
+            || have.max_buffer_size < mem_bytes + 512 * 4
+            || have.max_storage_buffers_per_shader_stage < 5
+        {
+            return Err(format!(
+                "{name}: --render-scale {scale} needs {} MiB storage buffers (five a shader); the adapter allows {} MiB ({})",
+                lo_bytes >> 20,
+                have.max_storage_buffer_binding_size >> 20,
+                have.max_storage_buffers_per_shader_stage
+            ));
+        }
+        let mut limits = wgpu::Limits::downlevel_defaults().using_resolution(have.clone());
+        limits.max_storage_buffer_binding_size =
+            limits.max_storage_buffer_binding_size.max(lo_bytes);
+        limits.max_buffer_size = limits.max_buffer_size.max(mem_bytes + 512 * 4);
+        limits.max_storage_buffers_per_shader_stage = 5;
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("piney-gs-wgpu"),
             required_limits: limits,
@@ -161,13 +197,18 @@ impl WgpuRenderer {
         };
         let vram = buffer(
             "local memory",
-            (MEM_WORDS * 4) as u64,
+            lo_bytes,
+            storage | wgpu::BufferUsages::COPY_SRC,
+        );
+        let vram_hi = buffer(
+            "local memory, planes 32-63",
+            hi_bytes,
             storage | wgpu::BufferUsages::COPY_SRC,
         );
         let clut = buffer("clut", 512 * 4, storage | wgpu::BufferUsages::COPY_SRC);
         let staging = buffer(
             "readback",
-            (MEM_WORDS * 4 + 512 * 4) as u64,
+            mem_bytes + 512 * 4,
             wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         );
         let params = buffer(
@@ -183,13 +224,17 @@ impl WgpuRenderer {
         };
         let draw_module = module("gs_draw.wgsl", DRAW_WGSL);
         let memory_module = module("gs_memory.wgsl", MEMORY_WGSL);
+        let split = [("SPLIT", if planes > HI_PLANE as u64 { 1.0 } else { 0.0 })];
         let pipeline = |m: &wgpu::ShaderModule, entry| {
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(entry),
                 layout: None,
                 module: m,
                 entry_point: Some(entry),
-                compilation_options: Default::default(),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants: &split,
+                    ..Default::default()
+                },
                 cache: None,
             })
         };
@@ -206,11 +251,13 @@ impl WgpuRenderer {
             adapter: name,
             software,
             vram,
+            vram_hi,
             clut,
             staging,
             params,
-            batch: Batch::default(),
-            cpu: piney_gs::SoftwareRenderer::new(),
+            batch: Batch::new(scale),
+            scale,
+            cpu: piney_gs::SoftwareRenderer::with_scale(scale),
             cpu_valid: true,
             displayed: Image::new(0, 0, [0; 4]),
             stats: Stats::default(),
@@ -228,6 +275,15 @@ impl WgpuRenderer {
     /// The adapter's name and backend.
     pub fn adapter(&self) -> &str {
         &self.adapter
+    }
+
+    /// The render scale.
+    pub fn scale(&self) -> u32 {
+        self.scale
+    }
+
+    fn planes(&self) -> usize {
+        (self.scale * self.scale) as usize
     }
 
     /// What the renderer did so far.
@@ -296,6 +352,7 @@ impl WgpuRenderer {
             &self.draw,
             &[
                 (0, &self.vram),
+                (5, &self.vram_hi),
                 (1, &self.clut),
                 (2, &self.prims.buffer),
                 (3, &self.tiles.buffer),
@@ -303,7 +360,7 @@ impl WgpuRenderer {
         );
         let t = std::time::Instant::now();
         let listed = tiles.len();
-        self.dispatch(&self.draw, &group, (n, 1));
+        self.dispatch(&self.draw, &group, Self::grid(n as u64));
         if std::env::var_os("PINEY_WGPU_TRACE").is_some() {
             let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
             eprintln!(
@@ -325,8 +382,12 @@ impl WgpuRenderer {
         let mut enc = self
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
-        let mem_bytes = (MEM_WORDS * 4) as u64;
-        enc.copy_buffer_to_buffer(&self.vram, 0, &self.staging, 0, mem_bytes);
+        let lo = self.vram.size();
+        let mem_bytes = self.planes() as u64 * PLANE_BYTES;
+        enc.copy_buffer_to_buffer(&self.vram, 0, &self.staging, 0, lo);
+        if mem_bytes > lo {
+            enc.copy_buffer_to_buffer(&self.vram_hi, 0, &self.staging, lo, mem_bytes - lo);
+        }
         enc.copy_buffer_to_buffer(&self.clut, 0, &self.staging, mem_bytes, 512 * 4);
         self.queue.submit([enc.finish()]);
         let slice = self.staging.slice(..);
@@ -338,9 +399,12 @@ impl WgpuRenderer {
                 s.get_or_insert_with(|| format!("reading local memory back: {e}"));
             }
             Ok(view) => {
-                let words = self.cpu.mem_mut().words_mut();
-                for (w, b) in words.iter_mut().zip(view.chunks_exact(4)) {
-                    *w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                let plane_bytes = MEM_WORDS * 4;
+                for (k, plane) in self.cpu.planes_mut().iter_mut().enumerate() {
+                    let src = &view[k * plane_bytes..(k + 1) * plane_bytes];
+                    for (w, b) in plane.words_mut().iter_mut().zip(src.chunks_exact(4)) {
+                        *w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                    }
                 }
                 let mut clut = [0u16; 512];
                 for (c, b) in clut
@@ -358,8 +422,16 @@ impl WgpuRenderer {
 
     /// Sends the CPU copy (after a CPU-side command) back to the GPU.
     fn upload_all(&mut self) {
-        self.queue
-            .write_buffer(&self.vram, 0, &as_bytes(self.cpu.mem().words()));
+        for (k, plane) in self.cpu.planes_mut().iter().enumerate() {
+            let (buffer, k) = if k < HI_PLANE {
+                (&self.vram, k)
+            } else {
+                (&self.vram_hi, k - HI_PLANE)
+            };
+            let at = k as u64 * PLANE_BYTES;
+            self.queue
+                .write_buffer(buffer, at, &as_bytes(plane.words()));
+        }
         let clut: Vec<u32> = self.cpu.clut().iter().map(|&c| c as u32).collect();
         self.queue.write_buffer(&self.clut, 0, &as_bytes(&clut));
     }
@@ -381,9 +453,20 @@ impl WgpuRenderer {
 
     /// Workgroups of 64 invocations for `n` items, as the memory shaders index them.
     fn groups(n: u64) -> (u32, u32) {
-        let g = n.div_ceil(64).max(1);
+        Self::grid(n.div_ceil(64))
+    }
+
+    /// `g` workgroups as a grid within the 65535-a-dimension limit.
+    fn grid(g: u64) -> (u32, u32) {
+        let g = g.max(1);
         let x = g.min(65535);
         (x as u32, g.div_ceil(x) as u32)
+    }
+
+    /// Every sample plane of local memory (one at scale 1), after every earlier command.
+    pub fn read_planes(&mut self) -> Vec<LocalMemory> {
+        self.download();
+        self.cpu.planes_mut().to_vec()
     }
 
     fn host_to_local(&mut self, rect: TransferRect, start: u64, data: Vec<u8>) {
@@ -419,10 +502,21 @@ impl WgpuRenderer {
             rect.h,
             start as u32,
             count as u32,
+            0,
+            0,
+            0,
+            0,
+            0,
+            self.scale * self.scale,
         ]);
         let group = self.bind(
             &self.upload,
-            &[(0, &self.vram), (1, &self.params), (2, &self.data.buffer)],
+            &[
+                (0, &self.vram),
+                (5, &self.vram_hi),
+                (1, &self.params),
+                (2, &self.data.buffer),
+            ],
         );
         self.dispatch(&self.upload, &group, Self::groups(count));
         self.cpu_valid = false;
@@ -462,8 +556,12 @@ impl WgpuRenderer {
             src.psm.code() as u32,
             src.x,
             src.y,
+            self.scale * self.scale,
         ]);
-        let group = self.bind(&self.copy, &[(0, &self.vram), (1, &self.params)]);
+        let group = self.bind(
+            &self.copy,
+            &[(0, &self.vram), (5, &self.vram_hi), (1, &self.params)],
+        );
         self.dispatch(&self.copy, &group, Self::groups(n));
         self.cpu_valid = false;
     }
@@ -482,7 +580,12 @@ impl WgpuRenderer {
         ]);
         let group = self.bind(
             &self.load_clut,
-            &[(0, &self.vram), (1, &self.params), (3, &self.clut)],
+            &[
+                (0, &self.vram),
+                (5, &self.vram_hi),
+                (1, &self.params),
+                (3, &self.clut),
+            ],
         );
         self.dispatch(&self.load_clut, &group, (4, 1));
         self.cpu_valid = false;
@@ -535,11 +638,13 @@ impl Renderer for WgpuRenderer {
             MemCommand::SetMemory(m) => {
                 // The CPU copy's CLUT must be current before the copies are called equal.
                 self.download();
-                self.queue.write_buffer(&self.vram, 0, &as_bytes(m.words()));
-                *self.cpu.mem_mut() = *m;
+                for p in self.cpu.planes_mut() {
+                    *p = (*m).clone();
+                }
+                self.upload_all();
             }
             MemCommand::PowerOn => {
-                self.batch = Batch::default();
+                self.batch = Batch::new(self.scale);
                 self.cpu.memory(MemCommand::PowerOn);
                 self.upload_all();
                 self.cpu_valid = true;
@@ -559,7 +664,11 @@ impl Renderer for WgpuRenderer {
 
     fn display(&mut self, cmd: &DisplayCommand) {
         self.download();
-        self.displayed = piney_gs::pcrtc::picture(self.cpu.mem(), cmd);
+        self.displayed = piney_gs::pcrtc::scaled_picture(self.cpu.planes_mut(), self.scale, cmd);
+    }
+
+    fn scale(&self) -> u32 {
+        self.scale
     }
 
     fn display_image(&mut self) -> Image {

@@ -9,11 +9,13 @@
 //!   TCC << 24 | TFX << 25 | CSA << 27, 16-22 level base pointers, 23-29 level widths, 30-31
 //!   CLAMP, 32 TA0 | AEM << 8 | TA1 << 16, 33-34 TEX1.
 //! - Sprite: 0 kind 0, 1 state, 2-5 x0, x1, y0, y1, 6 U table, 7 V table, 8 RGBA, 9 Z, 10 F,
-//!   11 log2 Q; the tables follow (one word a column, a row).
+//!   11 log2 Q, 12 one-to-one copy; the tables follow (one word a column, a row).
+//! - At render scale N triangles' rows and columns are fine pixels (N per pixel); everything
+//!   else is in pixels. Bounding boxes for binning are in fine pixels.
 //! - Triangle: 0 kind 1, 1 state, 2 first row, 3 rows, 4 row table, 5 row stride, 6 attribute
 //!   mask (`A_*`), 7 flat RGBA, 8 log2 Q, 9-10 area, then the steps (dq, dr; 4 words each) of R,
 //!   G, B, A at 11, Z at 27, F at 31, U and V at 35, the perspective numerators' steps (S, T, Q)
-//!   at 43, the shifts of u and v at 49-50, Q's exponent at 51. A row: lo, hi, then (q, r) of
+//!   at 43, the shifts of u and v at 49-50, Q's fixed-point unit exponent at 51. A row: lo, hi, then (q, r) of
 //!   each attribute present, in that order, then the perspective numerators.
 //! - Fragments (lines, points): 0 kind 2, 1 state, 2 x-major, 3 first major coordinate, 4
 //!   count, then 8 words each: x, y, RGBA, Z, F, U, V, log2 Q.
@@ -23,10 +25,8 @@ use piney_gs::PrimKind;
 use piney_gs::Psm;
 use piney_gs::raster::{self, PixelState, Span};
 
-/// Tile edge in pixels (the shader's workgroup is one tile).
+/// Tile edge in fine pixels (the shader's workgroup is one tile).
 pub const TILE: u32 = 16;
-/// Tiles a side of the 2048 x 2048 drawing space.
-const TILES: u32 = 2048 / TILE;
 
 /// State flags.
 pub const F_TEX: u32 = 1;
@@ -233,21 +233,28 @@ pub struct Packed {
     pub y: (u32, u32),
 }
 
-fn clip_box(x0: i64, x1: i64, y0: i64, y1: i64) -> Option<((u32, u32), (u32, u32))> {
-    let c = |v: i64| v.clamp(0, 2048) as u32;
+fn clip_box(x0: i64, x1: i64, y0: i64, y1: i64, scale: u32) -> Option<((u32, u32), (u32, u32))> {
+    let c = |v: i64| v.clamp(0, 2048 * scale as i64) as u32;
     let (x0, x1, y0, y1) = (c(x0), c(x1), c(y0), c(y1));
     (x0 < x1 && y0 < y1).then_some(((x0, x1), (y0, y1)))
 }
 
 /// Packs one draw at word offset `base` with its state at `state`; `None` when it covers no
 /// pixel.
-pub fn pack(s: &PixelState, cmd: &DrawCommand, base: u32, state: u32) -> Option<Packed> {
+pub fn pack(
+    s: &PixelState,
+    cmd: &DrawCommand,
+    base: u32,
+    state: u32,
+    scale: u32,
+) -> Option<Packed> {
+    let n = scale as i64;
     match cmd.kind {
         PrimKind::Sprite => {
             let sp = raster::sprite(s, cmd);
-            let (x, y) = clip_box(sp.x0, sp.x1, sp.y0, sp.y1)?;
+            let (x, y) = clip_box(sp.x0 * n, sp.x1 * n, sp.y0 * n, sp.y1 * n, scale)?;
             let f = sp.frag(0, 0);
-            let us = base + 12;
+            let us = base + 13;
             let vs = us + sp.us.len() as u32;
             let mut w = vec![
                 0,
@@ -262,12 +269,13 @@ pub fn pack(s: &PixelState, cmd: &DrawCommand, base: u32, state: u32) -> Option<
                 f.z as u32,
                 f.f as u32,
                 f.log2q as u32,
+                sp.one_to_one as u32,
             ];
             w.extend(sp.us.iter().map(|&u| u as u32));
             w.extend(sp.vs.iter().map(|&v| v as u32));
             Some(Packed { words: w, x, y })
         }
-        PrimKind::Triangle => pack_triangle(s, cmd, base, state),
+        PrimKind::Triangle => pack_triangle(s, cmd, base, state, scale),
         PrimKind::Line | PrimKind::Point => {
             let fr = if cmd.kind == PrimKind::Line {
                 raster::line(s, cmd)
@@ -294,16 +302,22 @@ pub fn pack(s: &PixelState, cmd: &DrawCommand, base: u32, state: u32) -> Option<
                     f.log2q as u32,
                 ]);
             }
-            let (x, y) = clip_box(bx0, bx1, by0, by1)?;
+            let (x, y) = clip_box(bx0 * n, bx1 * n, by0 * n, by1 * n, scale)?;
             Some(Packed { words: w, x, y })
         }
     }
 }
 
-fn pack_triangle(s: &PixelState, cmd: &DrawCommand, base: u32, state: u32) -> Option<Packed> {
+fn pack_triangle(
+    s: &PixelState,
+    cmd: &DrawCommand,
+    base: u32,
+    state: u32,
+    scale: u32,
+) -> Option<Packed> {
     let mut spans: Vec<Span> = Vec::new();
-    let mut tri = None;
-    raster::triangle(s, cmd, |t, sp| {
+    let mut tri: Option<raster::Triangle> = None;
+    raster::triangle(s, cmd, scale, |t, sp| {
         tri.get_or_insert_with(|| t.clone());
         spans.push(*sp);
     });
@@ -364,7 +378,7 @@ fn pack_triangle(s: &PixelState, cmd: &DrawCommand, base: u32, state: u32) -> Op
         }
         w[49] = p.sh_s as u32;
         w[50] = p.sh_t as u32;
-        w[51] = p.eq as u32;
+        w[51] = p.q_unit as u32;
     }
     let (mut x0, mut x1) = (i64::MAX, i64::MIN);
     let mut next = spans.iter().peekable();
@@ -399,25 +413,27 @@ fn pack_triangle(s: &PixelState, cmd: &DrawCommand, base: u32, state: u32) -> Op
         }
         w.resize(start + stride as usize, 0);
     }
-    let (x, y) = clip_box(x0, x1, first.y, last.y + 1)?;
+    let (x, y) = clip_box(x0, x1, first.y, last.y + 1, scale)?;
     Some(Packed { words: w, x, y })
 }
 
-/// The pages a draw touches.
-pub fn footprint(s: &PixelState, p: &Packed, texture: &Pages) -> Footprint {
+/// The pages a draw touches (`p`'s box in fine pixels at render scale `scale`).
+pub fn footprint(s: &PixelState, p: &Packed, texture: &Pages, scale: u32) -> Footprint {
+    let native = |(a, b): (u32, u32)| (a / scale, b.div_ceil(scale));
+    let (px, py) = (native(p.x), native(p.y));
     let frame = Target {
         psm: s.fpsm,
         bp: s.fbp,
         bw: s.fbw,
     };
-    let fpages = Pages::of_rect(frame.psm, frame.bp, frame.bw, p.x, p.y);
+    let fpages = Pages::of_rect(frame.psm, frame.bp, frame.bw, px, py);
     let z = s.need_z.then(|| {
         let t = Target {
             psm: s.zpsm,
             bp: s.zbp,
             bw: s.fbw,
         };
-        (t, Pages::of_rect(t.psm, t.bp, t.bw, p.x, p.y))
+        (t, Pages::of_rect(t.psm, t.bp, t.bw, px, py))
     });
     let mut written = fpages;
     if let Some((_, zp)) = &z {
@@ -442,19 +458,32 @@ pub struct Batch {
     last_state: Option<(PixelState, u32, Pages)>,
     /// Primitives in the batch.
     pub prims: usize,
+    scale: u32,
+    /// Tiles a side of the fine drawing space.
+    tiles: u32,
 }
 
 impl Default for Batch {
     fn default() -> Self {
+        Batch::new(1)
+    }
+}
+
+impl Batch {
+    /// An empty batch for render scale `scale`.
+    pub fn new(scale: u32) -> Batch {
+        let tiles = 2048 * scale / TILE;
         Batch {
             words: Vec::new(),
-            lists: vec![Vec::new(); (TILES * TILES) as usize],
+            lists: vec![Vec::new(); (tiles * tiles) as usize],
             touched: Vec::new(),
             written: Pages::default(),
             texture: Pages::default(),
             targets: Vec::new(),
             last_state: None,
             prims: 0,
+            scale,
+            tiles,
         }
     }
 }
@@ -492,10 +521,10 @@ impl Batch {
         } else {
             state
         };
-        let Some(p) = pack(&s, cmd, base, state_at) else {
+        let Some(p) = pack(&s, cmd, base, state_at, self.scale) else {
             return Added::Yes;
         };
-        let fp = footprint(&s, &p, &tex);
+        let fp = footprint(&s, &p, &tex, self.scale);
         if fp.feeds_back() {
             return if self.is_empty() {
                 Added::Feedback
@@ -523,7 +552,7 @@ impl Batch {
         self.words.extend_from_slice(&p.words);
         for ty in p.y.0 / TILE..p.y.1.div_ceil(TILE) {
             for tx in p.x.0 / TILE..p.x.1.div_ceil(TILE) {
-                let t = ty * TILES + tx;
+                let t = ty * self.tiles + tx;
                 let list = &mut self.lists[t as usize];
                 if list.is_empty() {
                     self.touched.push(t);
@@ -543,8 +572,8 @@ impl Batch {
         Added::Yes
     }
 
-    /// The tile words (a header of X | Y << 16, first, count for each tile, then the lists)
-    /// and the number of tiles; the batch is emptied for reuse.
+    /// The tile words (the render scale, the number of tiles, then X | Y << 16, first, count
+    /// for each tile, then the lists) and the number of tiles; the batch is emptied for reuse.
     pub fn take_tiles(&mut self) -> (Vec<u32>, u32) {
         let n = self.touched.len();
         let total: usize = self
@@ -552,11 +581,12 @@ impl Batch {
             .iter()
             .map(|&t| self.lists[t as usize].len())
             .sum();
-        let mut out = Vec::with_capacity(n * 3 + total);
-        let mut first = (n * 3) as u32;
+        let mut out = Vec::with_capacity(2 + n * 3 + total);
+        out.extend([self.scale, n as u32]);
+        let mut first = (2 + n * 3) as u32;
         for &t in &self.touched {
             let len = self.lists[t as usize].len() as u32;
-            out.extend([(t % TILES) | (t / TILES) << 16, first, len]);
+            out.extend([(t % self.tiles) | (t / self.tiles) << 16, first, len]);
             first += len;
         }
         for &t in &self.touched {

@@ -177,6 +177,11 @@ pub trait Renderer {
     /// pixels; 0x0 before any, or when no circuit is on), for `--dump-frames`, screenshots and
     /// a CPU presenter.
     fn display_image(&mut self) -> Image;
+    /// The render scale: pictures are this many times the display circuits' size (readbacks and
+    /// [`Renderer::read_memory`] stay native).
+    fn scale(&self) -> u32 {
+        1
+    }
 }
 
 /// A boxed renderer is a renderer, so the choice can be made at run time
@@ -199,6 +204,9 @@ impl<R: Renderer + ?Sized> Renderer for Box<R> {
     }
     fn display_image(&mut self) -> Image {
         (**self).display_image()
+    }
+    fn scale(&self) -> u32 {
+        (**self).scale()
     }
 }
 
@@ -237,5 +245,8 @@ impl<R: Renderer> Renderer for Option<R> {
             Some(r) => r.display_image(),
             None => Image::new(0, 0, [0; 4]),
         }
+    }
+    fn scale(&self) -> u32 {
+        self.as_ref().map_or(1, |r| r.scale())
     }
 }

@@ -661,9 +661,10 @@ pub fn replay_file<R: Renderer>(
             return false;
         }
         // The display offset comes with the frame's registers.
-        let presenter = gs.display(opts.pcrtc).presenter();
+        let scale = gs.renderer().scale();
+        let presenter = gs.display(opts.pcrtc).presenter().scaled(scale);
         let img = gs.renderer_mut().display_image();
-        let img = opts.format.apply(&img, presenter);
+        let img = opts.format.apply_at(&img, presenter, scale);
         if let Some(dir) = &opts.dump_frames
             && let Err(e) = img.write_png(&dir.join(Image::frame_file_name(n)))
         {

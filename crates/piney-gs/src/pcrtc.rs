@@ -197,6 +197,27 @@ fn mix(a: u8, b: u8, alpha: u32) -> u8 {
     ((a as u32 * alpha + b as u32 * (255 - alpha) + 127) / 255) as u8
 }
 
+/// The picture at render scale `scale` from its `scale * scale` sample planes (see
+/// `SoftwareRenderer`): each plane's picture, interleaved, so sample (i, j) of picture pixel
+/// (x, y) lands at (x * scale + i, y * scale + j).
+pub fn scaled_picture(planes: &[LocalMemory], scale: u32, p: &DisplayCommand) -> Image {
+    if scale <= 1 || planes.len() < (scale * scale) as usize {
+        return picture(&planes[0], p);
+    }
+    let pics: Vec<Image> = planes.iter().map(|m| picture(m, p)).collect();
+    let (w, h) = (pics[0].width, pics[0].height);
+    let mut out = Image::new(w * scale, h * scale, [0, 0, 0, 255]);
+    for (k, pic) in pics.iter().enumerate() {
+        let (i, j) = (k as u32 % scale, k as u32 / scale);
+        for y in 0..h {
+            for x in 0..w {
+                out.set(x * scale + i, y * scale + j, pic.get(x, y));
+            }
+        }
+    }
+    out
+}
+
 /// The merged picture of the enabled circuits, at the buffer resolution of the main circuit
 /// (circuit 2 when enabled, else 1), covering the enabled circuits' display rectangles: the
 /// display circuits' own pixels, before the presenter's offset. A 0x0 picture when no circuit is
@@ -316,6 +337,15 @@ pub struct Presenter {
 }
 
 impl Presenter {
+    /// The offset for a picture drawn at render scale `n` (n times as many pixels).
+    pub fn scaled(self, n: u32) -> Presenter {
+        let n = n.max(1) as i32;
+        Presenter {
+            offset_x: self.offset_x * n,
+            offset_y: self.offset_y * n,
+        }
+    }
+
     /// The picture moved by the display offset, black where the picture left.
     pub fn present(&self, img: &Image) -> Image {
         let (dx, dy) = (self.offset_x as i64, self.offset_y as i64);
@@ -375,10 +405,17 @@ impl FrameFormat {
     /// circuit on (an empty picture) the screen is black: an NTSC picture's size (512 x 448,
     /// presented 597 x 448).
     pub fn apply(self, img: &Image, presenter: Presenter) -> Image {
+        self.apply_at(img, presenter, 1)
+    }
+
+    /// [`FrameFormat::apply`] for a picture drawn at render scale `scale` (the black screen of
+    /// no circuit is `scale` times as large).
+    pub fn apply_at(self, img: &Image, presenter: Presenter, scale: u32) -> Image {
         if img.width == 0 || img.height == 0 {
+            let n = scale.max(1);
             let (w, h) = match self {
-                FrameFormat::Presented => Presenter::aspect_size(448),
-                FrameFormat::Display => (512, 448),
+                FrameFormat::Presented => Presenter::aspect_size(448 * n),
+                FrameFormat::Display => (512 * n, 448 * n),
             };
             return Image::new(w, h, [0, 0, 0, 255]);
         }

@@ -358,9 +358,9 @@ pub fn persp_coord(ns: i64, nq: i64, sh: i32) -> i32 {
     v.clamp(-(1 << 30), 1 << 30) as i32
 }
 
-/// [`Frag::log2q`] of `Q = nq * 2^(eq - 23) / area` (`area > 0`), read from its exact value as
+/// [`Frag::log2q`] of `Q = nq * 2^unit / area` (`area > 0`), read from its exact value as
 /// [`log2q_f32`] reads a float.
-pub fn persp_log2q(nq: i64, area: i64, eq: i32) -> i32 {
+pub fn persp_log2q(nq: i64, area: i64, unit: i32) -> i32 {
     if nq == 0 {
         return log2q_f32(0.0);
     }
@@ -371,7 +371,7 @@ pub fn persp_log2q(nq: i64, area: i64, eq: i32) -> i32 {
     let (t, _) = div_scaled(a, b, s);
     let et = msb(t);
     let m = ((t >> (et - 4)) & 15) as i32;
-    (et - s + eq - 23) * 16 + m
+    (et - s + unit) * 16 + m
 }
 
 /// A float as `(mantissa with its implicit bit, exponent)`; `None` for zero, denormals,
@@ -386,15 +386,15 @@ fn float_parts(v: f32) -> Option<(i64, i32)> {
     Some((if bits >> 31 != 0 { -m } else { m }, e - 127))
 }
 
-/// Three vertex values as 24-bit fixed point against their largest exponent `e`: value =
-/// `f * 2^(e - 23)`.
-pub fn common_fixed(v: [f32; 3]) -> ([i64; 3], i32) {
+/// Three vertex values as `bits`-bit fixed point (sign apart) against their largest exponent
+/// `e`: value = `f * 2^(e - bits + 1)`.
+pub fn common_fixed(v: [f32; 3], bits: i32) -> ([i64; 3], i32) {
     let parts = v.map(float_parts);
     let e = parts.iter().flatten().map(|p| p.1).max().unwrap_or(0);
     let f = parts.map(|p| match p {
-        Some((m, pe)) if e - pe < 24 => {
-            // Truncation toward zero.
-            let sh = (e - pe) as u32;
+        Some((m, pe)) if e - pe + 24 - bits < 24 => {
+            // Truncation toward zero (the 24-bit mantissa to `bits` bits at exponent e).
+            let sh = (e - pe + 24 - bits) as u32;
             if m < 0 { -((-m) >> sh) } else { m >> sh }
         }
         _ => 0,
@@ -421,6 +421,9 @@ pub struct Sprite {
     pub vs: Vec<i32>,
     /// The second vertex: colour, Z, fog, Q.
     pub last: Vertex,
+    /// Textured by UV one texel a pixel in both directions (a copy of a drawn region, a 2D
+    /// layer): at a render scale it reads the source's fine pixels one to one.
+    pub one_to_one: bool,
 }
 
 impl Sprite {
@@ -484,6 +487,7 @@ pub fn sprite(s: &PixelState, cmd: &DrawCommand) -> Sprite {
         us: coords(x0, x1, a.x as i64, dx, ua, ub, tw),
         vs: coords(y0, y1, a.y as i64, dy, va, vb, th),
         last,
+        one_to_one: s.tex.is_some() && s.fst && ub.0 - ua.0 == dx && vb.0 - va.0 == dy,
     }
 }
 
@@ -545,8 +549,8 @@ pub struct Persp {
     pub sh_s: i32,
     /// The shift of v's quotient.
     pub sh_t: i32,
-    /// Q's exponent.
-    pub eq: i32,
+    /// The exponent of Q's fixed-point unit (Q = numerator * 2^unit / area).
+    pub q_unit: i32,
     /// Per-vertex fixed-point values (S, T, Q).
     fixed: [[i64; 3]; 3],
 }
@@ -590,7 +594,7 @@ impl Triangle {
             u = persp_coord(n[0], n[2], p.sh_s);
             v = persp_coord(n[1], n[2], p.sh_t);
             if s.tex.as_ref().is_some_and(TexState::lod_from_q) {
-                log2q = persp_log2q(n[2], self.area, p.eq);
+                log2q = persp_log2q(n[2], self.area, p.q_unit);
             }
         }
         Frag {
@@ -615,9 +619,19 @@ fn edge_ceil(a: (i64, i64), b: (i64, i64), y16: i64) -> i64 {
 
 /// Walks a triangle's spans top to bottom (scissored; empty rows skipped), calling `f` with the
 /// triangle's constants and each span. Degenerate triangles call nothing.
-pub fn triangle(s: &PixelState, cmd: &DrawCommand, mut f: impl FnMut(&Triangle, &Span)) {
+///
+/// At `scale` N the triangle is sampled on a grid N times finer: vertices and the scissor are
+/// scaled, spans come in fine pixels (fine pixel X belongs to pixel X / N), and the fine pixel
+/// N * x is sampled where pixel x is, so it gets exactly pixel x's values.
+pub fn triangle(
+    s: &PixelState,
+    cmd: &DrawCommand,
+    scale: u32,
+    mut f: impl FnMut(&Triangle, &Span),
+) {
     let v = &cmd.vertices;
-    let p = |i: usize| (v[i].x as i64, v[i].y as i64);
+    let n = scale.max(1) as i64;
+    let p = |i: usize| (v[i].x as i64 * n, v[i].y as i64 * n);
     let area = (p(1).0 - p(0).0) * (p(2).1 - p(0).1) - (p(2).0 - p(0).0) * (p(1).1 - p(0).1);
     if area == 0 {
         return;
@@ -631,14 +645,29 @@ pub fn triangle(s: &PixelState, cmd: &DrawCommand, mut f: impl FnMut(&Triangle, 
     let (t, m, b) = (p(idx[0]), p(idx[1]), p(idx[2]));
     let (tw, th) = s.tex_log2();
     let persp = (s.tex.is_some() && !s.fst).then(|| {
-        let (fs, es) = common_fixed([v[0].s, v[1].s, v[2].s]);
-        let (ft, et) = common_fixed([v[0].t, v[1].t, v[2].t]);
-        let (fq, eq) = common_fixed([v[0].q, v[1].q, v[2].q]);
+        // Fixed-point bits so that a weight (at most 2 * extent^2 at scale 8) times a value,
+        // three of them, fits in an i64; the same at every scale, from the unscaled extent
+        // (vertices and the 2048-pixel drawing space).
+        let ext = |c: fn(&Vertex) -> i32| {
+            let lo = v.iter().map(|x| c(x) as i64).min().unwrap_or(0).min(0);
+            let hi = v
+                .iter()
+                .map(|x| c(x) as i64)
+                .max()
+                .unwrap_or(0)
+                .max(2048 * 16);
+            (hi - lo) as u64
+        };
+        let e = ext(|x| x.x).max(ext(|x| x.y));
+        let bits = (52 - 2 * (64 - e.leading_zeros() as i32)).clamp(8, 24);
+        let (fs, es) = common_fixed([v[0].s, v[1].s, v[2].s], bits);
+        let (ft, et) = common_fixed([v[0].t, v[1].t, v[2].t], bits);
+        let (fq, eq) = common_fixed([v[0].q, v[1].q, v[2].q], bits);
         Persp {
             dn: [0; 3],
             sh_s: es - eq + tw as i32 + 4,
             sh_t: et - eq + th as i32 + 4,
-            eq,
+            q_unit: eq - bits + 1,
             fixed: [fs, ft, fq],
         }
     });
@@ -660,8 +689,12 @@ pub fn triangle(s: &PixelState, cmd: &DrawCommand, mut f: impl FnMut(&Triangle, 
         }),
     };
     let (sx0, sx1, sy0, sy1) = s.scissor;
-    let ystart = ceil_div(t.1, 16).max(sy0 as i64);
-    let yend = ceil_div(b.1, 16).min(sy1 as i64 + 1);
+    // The scissor in fine pixels: pixel x0 starts at fine x0 * N, pixel x1 ends before
+    // (x1 + 1) * N.
+    let (sx0, sx1) = (sx0 as i64 * n, (sx1 as i64 + 1) * n - 1);
+    let (sy0, sy1) = (sy0 as i64 * n, (sy1 as i64 + 1) * n - 1);
+    let ystart = ceil_div(t.1, 16).max(sy0);
+    let yend = ceil_div(b.1, 16).min(sy1 + 1);
     for py in ystart..yend {
         let y16 = py * 16;
         let xl = edge_ceil(t, b, y16);
@@ -670,7 +703,7 @@ pub fn triangle(s: &PixelState, cmd: &DrawCommand, mut f: impl FnMut(&Triangle, 
         } else {
             edge_ceil(m, b, y16)
         };
-        let (lo, hi) = (xl.min(xs).max(sx0 as i64), xl.max(xs).min(sx1 as i64 + 1));
+        let (lo, hi) = (xl.min(xs).max(sx0), xl.max(xs).min(sx1 + 1));
         if lo >= hi {
             continue;
         }
@@ -845,15 +878,17 @@ mod tests {
 
     #[test]
     fn fixed_point_against_the_largest_exponent() {
-        let (f, e) = common_fixed([1.0, 0.5, -3.0]);
+        let (f, e) = common_fixed([1.0, 0.5, -3.0], 24);
         assert_eq!(e, 1);
         assert_eq!(f, [1 << 22, 1 << 21, -(3 << 22)]);
-        let (f, e) = common_fixed([0.0, f32::NAN, 2.0]);
+        let (f, e) = common_fixed([0.0, f32::NAN, 2.0], 24);
         assert_eq!((f, e), ([0, 0, 1 << 23], 1));
+        // Fewer bits truncate toward zero.
+        assert_eq!(common_fixed([1.0, -0.75, 0.0], 4).0, [8, -6, 0]);
         // log2 Q of 1.0 and of 3.0 (exponent 1, mantissa 0.5 -> 8) from exact values.
-        assert_eq!(persp_log2q(1 << 23, 1, 0), log2q_f32(1.0));
-        assert_eq!(persp_log2q(3 << 22, 1, 1), log2q_f32(3.0));
-        assert_eq!(persp_log2q(3 << 22, 4, 1), log2q_f32(0.75));
-        assert_eq!(persp_log2q(0, 4, 1), log2q_f32(0.0));
+        assert_eq!(persp_log2q(1 << 23, 1, -23), log2q_f32(1.0));
+        assert_eq!(persp_log2q(3 << 22, 1, -22), log2q_f32(3.0));
+        assert_eq!(persp_log2q(3 << 22, 4, -22), log2q_f32(0.75));
+        assert_eq!(persp_log2q(0, 4, -22), log2q_f32(0.0));
     }
 }

@@ -11,9 +11,19 @@ use crate::image::Image;
 use crate::mem::{LocalMemory, TransferRect, pixel_address};
 
 /// The software renderer: local memory and the CLUT buffer.
+///
+/// At render scale N it keeps N x N planes of local memory: plane `j * N + i` holds what every
+/// pixel shows at the fine sample (i, j) of its N x N samples, and plane 0 (the sample at the
+/// pixel itself) is local memory as the guest sees it, equal to a 1x render. Triangles are
+/// sampled on the fine grid ([`crate::raster::triangle`]); sprites, lines and points keep the
+/// native grid (every sample of a pixel gets the pixel's values, so 2D layers and text never
+/// shift or seam); textures are read from plane 0, except by a sprite copying a region one
+/// texel a pixel, which reads each sample from its own plane. Uploads write every plane, local
+/// copies copy plane to plane, CLUTs load from plane 0, readbacks read plane 0.
 #[derive(Clone, Debug)]
 pub struct SoftwareRenderer {
-    mem: LocalMemory,
+    planes: Vec<LocalMemory>,
+    scale: u32,
     /// The 1 KiB CLUT buffer (crate::texel::Clut).
     clut: Clut,
     /// The picture of the last display command.
@@ -30,23 +40,40 @@ use crate::raster::{Frag, PixelState as Setup, TexState, Triangle};
 use crate::texel::{Clut, wrap};
 
 impl SoftwareRenderer {
-    /// Zeroed memory and CLUT.
+    /// Zeroed memory and CLUT, at scale 1.
     pub fn new() -> Self {
+        Self::with_scale(1)
+    }
+
+    /// Zeroed memory and CLUT at render scale `scale` (1 to 8).
+    pub fn with_scale(scale: u32) -> Self {
+        let scale = scale.clamp(1, 8);
         SoftwareRenderer {
-            mem: LocalMemory::new(),
+            planes: vec![LocalMemory::new(); (scale * scale) as usize],
+            scale,
             clut: Clut::default(),
             displayed: Image::new(0, 0, [0; 4]),
         }
     }
 
-    /// The local memory.
+    /// The local memory (plane 0 at a render scale).
     pub fn mem(&self) -> &LocalMemory {
-        &self.mem
+        &self.planes[0]
     }
 
-    /// The local memory, writable.
+    /// The local memory, writable (plane 0).
     pub fn mem_mut(&mut self) -> &mut LocalMemory {
-        &mut self.mem
+        &mut self.planes[0]
+    }
+
+    /// Every plane (one at scale 1; see the type's text).
+    pub fn planes_mut(&mut self) -> &mut [LocalMemory] {
+        &mut self.planes
+    }
+
+    /// The render scale.
+    pub fn scale(&self) -> u32 {
+        self.scale
     }
 
     /// Replaces the CLUT buffer (a GPU renderer drawing one primitive here).
@@ -61,14 +88,13 @@ impl SoftwareRenderer {
 
     // ---- texture ----
 
-    fn texel(&self, t: &TexState, level: usize, x: i32, y: i32) -> [i32; 4] {
-        let raw = self
-            .mem
-            .read_pixel(t.psm, x as u32, y as u32, t.bp[level], t.bw[level]);
+    fn texel(&self, t: &TexState, plane: usize, level: usize, x: i32, y: i32) -> [i32; 4] {
+        let raw =
+            self.planes[plane].read_pixel(t.psm, x as u32, y as u32, t.bp[level], t.bw[level]);
         crate::texel::decode(raw, t.psm, t.texa, &self.clut, t.cpsm, t.csa)
     }
 
-    fn wrapped_texel(&self, t: &TexState, level: usize, x: i32, y: i32) -> [i32; 4] {
+    fn wrapped_texel(&self, t: &TexState, p: usize, level: usize, x: i32, y: i32) -> [i32; 4] {
         let c = t.clamp;
         let w = (1i32 << t.tw) >> level;
         let h = (1i32 << t.th) >> level;
@@ -86,21 +112,29 @@ impl SoftwareRenderer {
             c.minv() as i32 >> level,
             c.maxv() as i32 >> level,
         );
-        self.texel(t, level, x, y)
+        self.texel(t, p, level, x, y)
     }
 
-    fn sample_level(&self, t: &TexState, level: usize, u: i32, v: i32, linear: bool) -> [i32; 4] {
+    fn sample_level(
+        &self,
+        t: &TexState,
+        p: usize,
+        level: usize,
+        u: i32,
+        v: i32,
+        linear: bool,
+    ) -> [i32; 4] {
         let (u, v) = (u >> level, v >> level);
         if !linear {
-            return self.wrapped_texel(t, level, u >> 4, v >> 4);
+            return self.wrapped_texel(t, p, level, u >> 4, v >> 4);
         }
         // Bilinear: texel centres are at +0.5; weights in sixteenths.
         let (u, v) = (u - 8, v - 8);
         let (x0, y0, fx, fy) = (u >> 4, v >> 4, u & 15, v & 15);
-        let c00 = self.wrapped_texel(t, level, x0, y0);
-        let c10 = self.wrapped_texel(t, level, x0 + 1, y0);
-        let c01 = self.wrapped_texel(t, level, x0, y0 + 1);
-        let c11 = self.wrapped_texel(t, level, x0 + 1, y0 + 1);
+        let c00 = self.wrapped_texel(t, p, level, x0, y0);
+        let c10 = self.wrapped_texel(t, p, level, x0 + 1, y0);
+        let c01 = self.wrapped_texel(t, p, level, x0, y0 + 1);
+        let c11 = self.wrapped_texel(t, p, level, x0 + 1, y0 + 1);
         let mut out = [0; 4];
         for i in 0..4 {
             out[i] = (c00[i] * (16 - fx) * (16 - fy)
@@ -112,11 +146,11 @@ impl SoftwareRenderer {
         out
     }
 
-    fn sample(&self, t: &TexState, u: i32, v: i32, log2q: i32) -> [i32; 4] {
+    fn sample(&self, t: &TexState, p: usize, u: i32, v: i32, log2q: i32) -> [i32; 4] {
         let t1 = t.tex1;
         // Without mipmapping and with one filter either way, the LOD does not matter.
         if t1.mmin() <= 1 && t1.mmag() == t1.mmin() {
-            return self.sample_level(t, 0, u, v, t1.mmag() != 0);
+            return self.sample_level(t, p, 0, u, v, t1.mmag() != 0);
         }
         // LOD in sixteenths: K when LCM = 1, else log2(1/|Q|) * 2^L + K, with log2 taken from
         // the float's exponent and top mantissa bits (a linear approximation).
@@ -126,22 +160,22 @@ impl SoftwareRenderer {
             (-log2q << t1.l()) + t1.k_signed()
         };
         if lod <= 0 {
-            return self.sample_level(t, 0, u, v, t1.mmag() & 1 != 0);
+            return self.sample_level(t, p, 0, u, v, t1.mmag() & 1 != 0);
         }
         let mxl = t1.mxl().min(6) as i32;
         match t1.mmin() {
-            0 => self.sample_level(t, 0, u, v, false),
-            1 => self.sample_level(t, 0, u, v, true),
+            0 => self.sample_level(t, p, 0, u, v, false),
+            1 => self.sample_level(t, p, 0, u, v, true),
             m @ (2 | 4) => {
                 let level = ((lod + 8) >> 4).min(mxl) as usize;
-                self.sample_level(t, level, u, v, m == 4)
+                self.sample_level(t, p, level, u, v, m == 4)
             }
             m @ (3 | 5) => {
                 let l0 = (lod >> 4).min(mxl) as usize;
                 let l1 = ((lod >> 4) + 1).min(mxl) as usize;
                 let f = lod & 15;
-                let a = self.sample_level(t, l0, u, v, m == 5);
-                let b = self.sample_level(t, l1, u, v, m == 5);
+                let a = self.sample_level(t, p, l0, u, v, m == 5);
+                let b = self.sample_level(t, p, l1, u, v, m == 5);
                 let mut out = [0; 4];
                 for i in 0..4 {
                     out[i] = (a[i] * (16 - f) + b[i] * f) >> 4;
@@ -149,13 +183,14 @@ impl SoftwareRenderer {
                 out
             }
             // MMIN 6 and 7 are undefined: nearest.
-            _ => self.sample_level(t, 0, u, v, false),
+            _ => self.sample_level(t, p, 0, u, v, false),
         }
     }
 
     // ---- the pixel pipeline ----
 
-    fn pixel(&mut self, s: &Setup, x: i32, y: i32, fr: &Frag) {
+    /// The pipeline for pixel (x, y) of plane `plane`, texels from plane `tex`.
+    fn pixel(&mut self, s: &Setup, x: i32, y: i32, fr: &Frag, plane: usize, tex: usize) {
         let (sx0, sx1, sy0, sy1) = s.scissor;
         if x < sx0
             || x > sx1
@@ -173,7 +208,7 @@ impl SoftwareRenderer {
         let (ux, uy) = (x as u32, y as u32);
         let mut c = fr.rgba;
         if let Some(t) = &s.tex {
-            let tc = self.sample(t, fr.u, fr.v, fr.log2q);
+            let tc = self.sample(t, tex, fr.u, fr.v, fr.log2q);
             c = tfx(t.tfx, t.tcc, tc, fr.rgba);
         }
         if let Some(fc) = s.fog {
@@ -216,8 +251,8 @@ impl SoftwareRenderer {
         // load that misses the cache is the costliest part of an opaque pixel).
         let dst = if t.date() != 0 || (fb_write && s.blend) {
             match fbits {
-                16 => self.mem.read_at(s.fpsm, faddr),
-                _ => self.mem.read_word(faddr),
+                16 => self.planes[plane].read_at(s.fpsm, faddr),
+                _ => self.planes[plane].read_word(faddr),
             }
         } else {
             0
@@ -242,7 +277,7 @@ impl SoftwareRenderer {
             0
         };
         if ztest {
-            let zd = self.mem.read_at(s.zpsm, zaddr);
+            let zd = self.planes[plane].read_at(s.zpsm, zaddr);
             let pass = match t.ztst() {
                 0 => false,
                 2 => z >= zd,
@@ -326,7 +361,7 @@ impl SoftwareRenderer {
                         | ((mask >> 6) & 0x3e0)
                         | ((mask >> 9) & 0x7c00)
                         | ((mask >> 16) & 0x8000);
-                    self.mem.write16_masked(faddr, v, keep);
+                    self.planes[plane].write16_masked(faddr, v, keep);
                 }
                 _ => {
                     let v = out[0] as u32
@@ -336,15 +371,15 @@ impl SoftwareRenderer {
                     let fmt = if fbits == 24 { 0x00ff_ffff } else { u32::MAX };
                     let keep = !mask & fmt;
                     if keep == u32::MAX {
-                        self.mem.write_word(faddr, v);
+                        self.planes[plane].write_word(faddr, v);
                     } else {
-                        self.mem.write_masked(faddr, v, keep);
+                        self.planes[plane].write_masked(faddr, v, keep);
                     }
                 }
             }
         }
         if z_write {
-            self.mem.write_at(s.zpsm, zaddr, z);
+            self.planes[plane].write_at(s.zpsm, zaddr, z);
         }
     }
 
@@ -355,9 +390,13 @@ impl SoftwareRenderer {
         if self.solid_sprite(s, &sp.last, (sp.x0, sp.x1), (sp.y0, sp.y1)) {
             return;
         }
-        for (j, py) in (sp.y0..sp.y1).enumerate() {
-            for (i, px) in (sp.x0..sp.x1).enumerate() {
-                self.pixel(s, px as i32, py as i32, &sp.frag(i, j));
+        // Every sample of a pixel takes the pixel's values (the native grid).
+        for p in 0..self.planes.len() {
+            let tex = if sp.one_to_one { p } else { 0 };
+            for (j, py) in (sp.y0..sp.y1).enumerate() {
+                for (i, px) in (sp.x0..sp.x1).enumerate() {
+                    self.pixel(s, px as i32, py as i32, &sp.frag(i, j), p, tex);
+                }
             }
         }
     }
@@ -388,7 +427,15 @@ impl SoftwareRenderer {
     /// [`SoftwareRenderer::pixel`] for a [`Solid`] primitive: colour `c` (clamped or wrapped
     /// per COLCLAMP, FBA on the alpha) under the mask, then Z (saturated) unless masked.
     #[inline]
-    fn solid_store(&mut self, s: &Setup, m: &Solid, x: i64, y: i64, c: [i32; 4], z: u64) {
+    fn solid_store(
+        &mut self,
+        s: &Setup,
+        m: &Solid,
+        (x, y): (i64, i64),
+        c: [i32; 4],
+        z: u64,
+        p: usize,
+    ) {
         if !(0..2048).contains(&x) || !(0..2048).contains(&y) {
             return;
         }
@@ -407,13 +454,13 @@ impl SoftwareRenderer {
         let colour = out[0] as u32 | ((out[1] as u32) << 8) | ((out[2] as u32) << 16) | (a << 24);
         let faddr = pixel_address(s.fpsm, ux, uy, s.fbp, s.fbw);
         if m.keep == u32::MAX {
-            self.mem.write_word(faddr, colour);
+            self.planes[p].write_word(faddr, colour);
         } else {
-            self.mem.write_masked(faddr, colour, m.keep);
+            self.planes[p].write_masked(faddr, colour, m.keep);
         }
         if !s.zmsk {
             let z = z.min(m.zmax) as u32;
-            self.mem.write_pixel(s.zpsm, ux, uy, s.zbp, s.fbw, z);
+            self.planes[p].write_pixel(s.zpsm, ux, uy, s.zbp, s.fbw, z);
         }
     }
 
@@ -430,9 +477,11 @@ impl SoftwareRenderer {
             return false;
         };
         let c = last.rgba.map(|c| c as i32);
-        for py in y0..y1 {
-            for px in x0..x1 {
-                self.solid_store(s, &m, px, py, c, last.z as u64);
+        for p in 0..self.planes.len() {
+            for py in y0..y1 {
+                for px in x0..x1 {
+                    self.solid_store(s, &m, (px, py), c, last.z as u64, p);
+                }
             }
         }
         true
@@ -440,15 +489,20 @@ impl SoftwareRenderer {
 
     fn draw_triangle(&mut self, s: &Setup, cmd: &DrawCommand) {
         let solid = Self::solid_mode(s);
-        crate::raster::triangle(s, cmd, |tri: &Triangle, span| {
+        let n = self.scale as i64;
+        crate::raster::triangle(s, cmd, self.scale, |tri: &Triangle, span| {
             let mut sp = *span;
-            let mut n = sp.persp_n;
+            let mut nm = sp.persp_n;
             let dn = tri.persp.map_or([0; 3], |p| p.dn);
-            for px in sp.lo..sp.hi {
-                let fr = tri.frag(s, &sp, n);
+            // Fine pixel X of row Y is sample (X % N, Y % N) of pixel (X / N, Y / N).
+            let (y, j) = (sp.y.div_euclid(n), sp.y.rem_euclid(n));
+            for fx in sp.lo..sp.hi {
+                let fr = tri.frag(s, &sp, nm);
+                let (x, i) = (fx.div_euclid(n), fx.rem_euclid(n));
+                let p = (j * n + i) as usize;
                 match &solid {
-                    Some(m) => self.solid_store(s, m, px, sp.y, fr.rgba, fr.z),
-                    None => self.pixel(s, px as i32, sp.y as i32, &fr),
+                    Some(m) => self.solid_store(s, m, (x, y), fr.rgba, fr.z, p),
+                    None => self.pixel(s, x as i32, y as i32, &fr, p, 0),
                 }
                 if let Some(c) = &mut sp.col {
                     c.iter_mut().for_each(crate::raster::StepDiv::step);
@@ -462,7 +516,7 @@ impl SoftwareRenderer {
                 if let Some(d) = &mut sp.uv {
                     d.iter_mut().for_each(crate::raster::StepDiv::step);
                 }
-                for (ni, d) in n.iter_mut().zip(dn) {
+                for (ni, d) in nm.iter_mut().zip(dn) {
                     *ni += d;
                 }
             }
@@ -470,8 +524,10 @@ impl SoftwareRenderer {
     }
 
     fn draw_fragments(&mut self, s: &Setup, frags: &crate::raster::Fragments) {
-        for (x, y, fr) in &frags.frags {
-            self.pixel(s, *x, *y, fr);
+        for p in 0..self.planes.len() {
+            for (x, y, fr) in &frags.frags {
+                self.pixel(s, *x, *y, fr, p, 0);
+            }
         }
     }
 }
@@ -529,31 +585,43 @@ impl Renderer for SoftwareRenderer {
     fn memory(&mut self, cmd: MemCommand) {
         match cmd {
             MemCommand::HostToLocal { rect, start, data } => {
-                self.mem.write_transfer(&rect, start, &data);
+                for m in &mut self.planes {
+                    m.write_transfer(&rect, start, &data);
+                }
             }
-            MemCommand::LocalToLocal { src, dst, dir } => self.mem.copy_local(&src, &dst, dir),
-            MemCommand::LoadClut { tex0, texclut } => self.clut.load(&self.mem, tex0, texclut),
-            MemCommand::SetMemory(m) => self.mem = *m,
+            MemCommand::LocalToLocal { src, dst, dir } => {
+                for m in &mut self.planes {
+                    m.copy_local(&src, &dst, dir);
+                }
+            }
+            MemCommand::LoadClut { tex0, texclut } => {
+                self.clut.load(&self.planes[0], tex0, texclut)
+            }
+            MemCommand::SetMemory(m) => self.planes.fill(*m),
             MemCommand::PowerOn => {
-                self.mem = LocalMemory::new();
+                self.planes.fill(LocalMemory::new());
                 self.clut.clear();
             }
         }
     }
 
     fn read_back(&mut self, rect: &TransferRect, start: u64, count: u64) -> Vec<u8> {
-        self.mem.read_transfer(rect, start, count)
+        self.planes[0].read_transfer(rect, start, count)
     }
 
     fn read_memory(&mut self) -> Box<LocalMemory> {
-        Box::new(self.mem.clone())
+        Box::new(self.planes[0].clone())
     }
 
     fn display(&mut self, cmd: &DisplayCommand) {
-        self.displayed = crate::pcrtc::picture(&self.mem, cmd);
+        self.displayed = crate::pcrtc::scaled_picture(&self.planes, self.scale, cmd);
     }
 
     fn display_image(&mut self) -> Image {
         self.displayed.clone()
+    }
+
+    fn scale(&self) -> u32 {
+        self.scale
     }
 }

@@ -31,11 +31,13 @@ pub struct ThreadedRenderer {
     /// The last picture collected.
     last_image: Image,
     failed: bool,
+    scale: u32,
 }
 
 impl ThreadedRenderer {
     /// Starts the worker with `renderer`.
     pub fn new<R: Renderer + Send + 'static>(mut renderer: R) -> Self {
+        let scale = renderer.scale();
         // A bounded queue: the producer waits when the renderer is this far behind.
         let (tx, rx) = bounded::<Msg>(4096);
         let handle = std::thread::Builder::new()
@@ -61,6 +63,7 @@ impl ThreadedRenderer {
             .ok();
         let failed = handle.is_none();
         ThreadedRenderer {
+            scale,
             tx: Some(tx),
             handle,
             displayed: None,
@@ -84,6 +87,10 @@ impl ThreadedRenderer {
 }
 
 impl Renderer for ThreadedRenderer {
+    fn scale(&self) -> u32 {
+        self.scale
+    }
+
     fn draw(&mut self, cmd: &DrawCommand) {
         self.send(Msg::Draw(Box::new(*cmd)));
     }

@@ -57,8 +57,10 @@ impl Default for GsUnit {
 pub struct Displayed {
     /// The PCRTC's picture (the display circuits' pixels; 0x0 when no circuit is on).
     pub image: Image,
-    /// The display offset this frame's registers give.
+    /// The display offset this frame's registers give, in the picture's pixels.
     pub presenter: Presenter,
+    /// The render scale the picture was drawn at.
+    pub scale: u32,
 }
 
 impl GsUnit {
@@ -222,10 +224,12 @@ impl GsUnit {
         if !self.has_renderer() {
             return None;
         }
-        let presenter = self.gs.display(pcrtc).presenter();
+        let scale = self.gs.renderer().scale();
+        let presenter = self.gs.display(pcrtc).presenter().scaled(scale);
         Some(Displayed {
             image: self.gs.renderer_mut().display_image(),
             presenter,
+            scale,
         })
     }
 }

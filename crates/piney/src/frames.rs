@@ -20,26 +20,30 @@ pub enum RendererKind {
 /// adapter exists and `sw` otherwise (a software adapter such as lavapipe draws the same
 /// pixels, slower than the native software renderer). `wgpu` with no adapter falls back to `sw`
 /// with one line saying so.
+///
+/// `scale` is the render scale (1 to 8): both renderers draw the frame that many times larger
+/// by the same rules (piney_gs::SoftwareRenderer's text).
 pub fn make_renderer(
     kind: Option<RendererKind>,
     windowed: bool,
+    scale: u32,
 ) -> Result<piney_machine::BoxedRenderer, String> {
     let sw = || -> piney_machine::BoxedRenderer {
         Box::new(piney_gs::ThreadedRenderer::new(
-            piney_gs::SoftwareRenderer::new(),
+            piney_gs::SoftwareRenderer::with_scale(scale),
         ))
     };
     match kind {
         Some(RendererKind::Sw) => Ok(sw()),
         None if !windowed => Ok(sw()),
-        Some(RendererKind::Wgpu) => match piney_gs_wgpu::WgpuRenderer::new() {
+        Some(RendererKind::Wgpu) => match piney_gs_wgpu::WgpuRenderer::with_scale(scale) {
             Ok(r) => Ok(Box::new(piney_gs::ThreadedRenderer::new(r))),
             Err(e) => {
                 eprintln!("piney: --renderer wgpu: {e}; drawing with the software renderer");
                 Ok(sw())
             }
         },
-        None => match piney_gs_wgpu::WgpuRenderer::new() {
+        None => match piney_gs_wgpu::WgpuRenderer::with_scale(scale) {
             Ok(r) if !r.is_software() => Ok(Box::new(piney_gs::ThreadedRenderer::new(r))),
             _ => Ok(sw()),
         },
@@ -66,6 +70,10 @@ pub struct ReplayArgs {
     /// The GS renderer: `sw` (the exact software reference, the default here) or `wgpu`.
     #[arg(long, value_enum)]
     pub renderer: Option<RendererKind>,
+    /// Draw the frame buffer N times larger (1 to 8): finer triangle edges, 2D on the native
+    /// grid, readbacks native; frames are N times the size.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=8))]
+    pub render_scale: u32,
     /// What --dump-frames writes: `presented` (what a player sees: moved by the display offset,
     /// 4:3) or `display` (the display circuits' own pixels, as PCSX2's GS runner writes them).
     #[arg(long, value_enum, default_value = "presented")]
@@ -92,7 +100,7 @@ impl From<DumpFormat> for piney_gs::FrameFormat {
 
 /// `piney replay`: exit 0 when the dump replays, 1 with one line on stderr when it cannot.
 pub fn replay(args: &ReplayArgs) -> ExitCode {
-    let renderer = match make_renderer(args.renderer, false) {
+    let renderer = match make_renderer(args.renderer, false, args.render_scale) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("piney: {e}");

@@ -36,6 +36,11 @@ pub struct RunOptions {
     /// compute shaders. Default: `wgpu` in a window with a hardware GPU, else `sw`.
     #[arg(long, value_enum)]
     pub renderer: Option<crate::frames::RendererKind>,
+    /// Draw the frame buffer N times larger (1 to 8): finer triangle edges, 2D and text on the
+    /// native grid, readbacks and guest-visible memory native; frames and screenshots are N
+    /// times the size.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=8))]
+    pub render_scale: u32,
     /// Record what the GS receives as a PCSX2 GS dump (FILE.gs, .gs.zst or .gs.xz), written
     /// when the run ends; `piney replay FILE` gives the run's frames again.
     #[arg(long, value_name = "FILE")]
@@ -180,13 +185,14 @@ pub fn run_image(
         },
         None => None,
     };
-    let renderer = match crate::frames::make_renderer(opts.renderer, !opts.headless) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("piney: {e}");
-            return ExitCode::from(2);
-        }
-    };
+    let renderer =
+        match crate::frames::make_renderer(opts.renderer, !opts.headless, opts.render_scale) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("piney: {e}");
+                return ExitCode::from(2);
+            }
+        };
     let mut machine = Machine::new(Box::new(std::io::stdout()));
     machine.attach_renderer(renderer);
     let card = |given: &Option<PathBuf>, n: u32| {
@@ -368,7 +374,7 @@ pub fn presented_frame(
 ) -> Option<Image> {
     let shown = machine.frame(Pcrtc { deflicker })?;
     // Nothing displayed yet (no read circuit enabled) gives a black NTSC picture.
-    Some(format.apply(&shown.image, shown.presenter))
+    Some(format.apply_at(&shown.image, shown.presenter, shown.scale))
 }
 
 fn run_headless(machine: &mut Machine, opts: &RunOptions) -> Result<RunEnd, HeadlessError> {
