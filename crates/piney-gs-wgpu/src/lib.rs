@@ -17,6 +17,9 @@
 //!   CPU reproduces: it is drawn by the software renderer's code over a copy of memory (counted
 //!   in [`Stats::cpu_draws`]); so are copies whose rectangles overlap and uploads that wrap onto
 //!   themselves.
+//! - At `--render-scale N` the buffer holds the software renderer's N x N sample planes (plane 0
+//!   is local memory as the guest sees it) and the shader runs on the fine grid by the same
+//!   rules, so every plane equals the software reference's at every scale (DESIGN.md).
 //! - Readback (the GS FIFO, a memory copy, the displayed picture) copies local memory back and
 //!   answers after every earlier command. The PCRTC runs on that copy (not yet on the GPU).
 //! - No adapter: [`WgpuRenderer::new`] says why; the binary then falls back to the software

@@ -59,4 +59,6 @@ mod gs_tests;
 #[cfg(test)]
 mod pcrtc_tests;
 #[cfg(test)]
+mod scale_tests;
+#[cfg(test)]
 mod sw_tests;

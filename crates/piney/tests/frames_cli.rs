@@ -249,3 +249,43 @@ fn renderer_and_dump_format_options_through_the_binary() {
         "{err}"
     );
 }
+
+/// `--render-scale N` makes replayed frames N times the size on both renderers, with the same
+/// pixels; a scale outside 1..8 is refused by name.
+#[test]
+fn render_scale_through_the_binary() {
+    let dir = scratch("render-scale");
+    let file = dir.join("d.gs");
+    std::fs::write(&file, dump().to_bytes()).unwrap();
+    let mut frames = Vec::new();
+    for renderer in ["sw", "wgpu"] {
+        let out = dir.join(renderer);
+        let o = piney()
+            .args([
+                "replay",
+                "--headless",
+                "--render-scale",
+                "3",
+                "--renderer",
+                renderer,
+            ])
+            .args(["--dump-format", "display"])
+            .arg(&file)
+            .arg("--dump-frames")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let img = Image::read_png(&out.join(Image::frame_file_name(0))).unwrap();
+        assert_eq!((img.width, img.height), (48, 24), "{renderer}");
+        frames.push(img.rgba);
+    }
+    assert_eq!(frames[0], frames[1]);
+    let o = piney()
+        .args(["replay", "--headless", "--render-scale", "9"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--render-scale"));
+}
