@@ -208,22 +208,14 @@ fn renderer_and_dump_format_options_through_the_binary() {
     let dir = scratch("renderer-option");
     let file = dir.join("d.gs");
     std::fs::write(&file, dump().to_bytes()).unwrap();
-    let mut frames = Vec::new();
-    for renderer in ["sw", "wgpu"] {
-        let out = dir.join(renderer);
-        let o = piney()
-            .args(["replay", "--headless", "--renderer", renderer])
-            .arg(&file)
-            .arg("--dump-frames")
-            .arg(&out)
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert!(o.status.success(), "{renderer}: {err}");
-        assert!(!err.contains("drawing with the software renderer"), "{err}");
-        frames.push(std::fs::read(out.join(Image::frame_file_name(0))).unwrap());
-    }
-    assert_eq!(frames[0], frames[1], "wgpu's frame differs from sw's");
+    let frames: Vec<Image> = ["sw", "wgpu"]
+        .iter()
+        .map(|r| replay_frame(&file, &dir.join(r), &["--renderer", r]))
+        .collect();
+    assert_eq!(
+        frames[0].rgba, frames[1].rgba,
+        "wgpu's frame differs from sw's"
+    );
     for (format, size) in [("display", (16, 8)), ("presented", (11, 8))] {
         let out = dir.join(format);
         let o = piney()
@@ -257,30 +249,24 @@ fn render_scale_through_the_binary() {
     let dir = scratch("render-scale");
     let file = dir.join("d.gs");
     std::fs::write(&file, dump().to_bytes()).unwrap();
-    let mut frames = Vec::new();
-    for renderer in ["sw", "wgpu"] {
-        let out = dir.join(renderer);
-        let o = piney()
-            .args([
-                "replay",
-                "--headless",
-                "--render-scale",
-                "3",
-                "--renderer",
-                renderer,
-            ])
-            .args(["--dump-format", "display"])
-            .arg(&file)
-            .arg("--dump-frames")
-            .arg(&out)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let img = Image::read_png(&out.join(Image::frame_file_name(0))).unwrap();
-        assert_eq!((img.width, img.height), (48, 24), "{renderer}");
-        frames.push(img.rgba);
+    let args = |r| {
+        [
+            "--render-scale",
+            "3",
+            "--renderer",
+            r,
+            "--dump-format",
+            "display",
+        ]
+    };
+    let frames: Vec<Image> = ["sw", "wgpu"]
+        .iter()
+        .map(|r| replay_frame(&file, &dir.join(r), &args(r)))
+        .collect();
+    for f in &frames {
+        assert_eq!((f.width, f.height), (48, 24));
     }
-    assert_eq!(frames[0], frames[1]);
+    assert_eq!(frames[0].rgba, frames[1].rgba);
     let o = piney()
         .args(["replay", "--headless", "--render-scale", "9"])
         .arg(&file)
@@ -288,4 +274,21 @@ fn render_scale_through_the_binary() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--render-scale"));
+}
+
+/// Frame 0 of `piney replay --headless ARGS FILE --dump-frames OUT`, checking that the run
+/// succeeded on the renderer asked for (no fallback).
+fn replay_frame(file: &Path, out: &Path, args: &[&str]) -> Image {
+    let o = piney()
+        .args(["replay", "--headless"])
+        .args(args)
+        .arg(file)
+        .arg("--dump-frames")
+        .arg(out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{args:?}: {err}");
+    assert!(!err.contains("drawing with the software renderer"), "{err}");
+    Image::read_png(&out.join(Image::frame_file_name(0))).unwrap()
 }
