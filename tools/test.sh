@@ -31,6 +31,12 @@ if [ -z "${XDG_RUNTIME_DIR:-}" ] || [ ! -d "${XDG_RUNTIME_DIR}" ]; then
   mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
 fi
 
+# Goldens are blessed by hand after looking at them, never by the test run that checks them.
+if [ -n "${PINEY_BLESS:-}" ]; then
+  echo "test.sh: PINEY_BLESS is set; refusing to run (it would rewrite the goldens it checks)" >&2
+  exit 1
+fi
+
 echo "== cargo fmt --check" >&2
 cargo fmt --all -- --check
 
