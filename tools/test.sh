@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 # client libraries winit loads.
 packages=(pkg-config libudev-dev libasound2-dev gcc-mipsel-linux-gnu binutils-mipsel-linux-gnu
   qemu-user mesa-vulkan-drivers libvulkan1 libegl1 libegl-mesa0 libgl1-mesa-dri xvfb xauth
-  x11-apps xdotool libx11-xcb1 libxcursor1 libxi6 libxrandr2 libxkbcommon-x11-0)
+  x11-apps xdotool libx11-xcb1 libxcursor1 libxi6 libxrandr2 libxkbcommon-x11-0 python3)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -36,6 +36,17 @@ if [ -n "${PINEY_BLESS:-}" ]; then
   echo "test.sh: PINEY_BLESS is set; refusing to run (it would rewrite the goldens it checks)" >&2
   exit 1
 fi
+
+# The expected outputs derived from the instruction set, not from piney: each derivation must
+# still give its committed .stdout (a .stdout edited to match piney fails here).
+echo "== guest expectations match their derivations (tools/guest/expect)" >&2
+for script in tools/guest/expect/*.py; do
+  name="$(basename "$script" .py)"
+  if ! python3 "$script" | cmp -s - "tests/guest/$name.stdout"; then
+    echo "test.sh: tests/guest/$name.stdout differs from what $script derives" >&2
+    exit 1
+  fi
+done
 
 echo "== cargo fmt --check" >&2
 cargo fmt --all -- --check
