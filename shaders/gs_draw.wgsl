@@ -213,10 +213,6 @@ fn unpack_rgba(c: u32) -> vec4<i32> {
 
 // State words (pack.rs STATE_*): 15 texture formats, 16-22 base pointers, 23-29 widths,
 // 30-31 CLAMP, 32 TEXA, 33-34 TEX1.
-fn rgba32(v: u32) -> vec4<i32> {
-    return unpack_rgba(v);
-}
-
 fn expand16(raw: u32, texa: u32) -> vec4<i32> {
     var a: i32;
     if ((raw & 0x8000u) != 0u) {
@@ -231,20 +227,20 @@ fn expand16(raw: u32, texa: u32) -> vec4<i32> {
 
 fn decode(raw: u32, psm: u32, texa: u32, cpsm: u32, csa: u32) -> vec4<i32> {
     switch psm {
-        case 0x00u, 0x30u: { return rgba32(raw); }
+        case 0x00u, 0x30u: { return unpack_rgba(raw); }
         case 0x01u, 0x31u: {
             var a = i32(texa & 0xffu);
             if (((texa >> 8u) & 1u) != 0u && (raw & 0xffffffu) == 0u) {
                 a = 0;
             }
-            let c = rgba32(raw);
+            let c = unpack_rgba(raw);
             return vec4<i32>(c.x, c.y, c.z, a);
         }
         case 0x02u, 0x0au, 0x32u, 0x3au: { return expand16(raw, texa); }
         default: {
             if (cpsm == PSM_CT32) {
                 let e = ((csa & 15u) * 16u + raw) & 255u;
-                return rgba32(clut[e] | (clut[e + 256u] << 16u));
+                return unpack_rgba(clut[e] | (clut[e + 256u] << 16u));
             }
             let e = (csa * 16u + raw) & 511u;
             return expand16(clut[e], texa);
@@ -733,12 +729,12 @@ fn draw(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
         var covered: bool;
         var tex = 0u;
         switch P(o) {
-            case 0u: {
+            case KIND_SPRITE: {
                 covered = sprite_frag(o, so, x, y, &fr);
                 tex = select(0u, plane, P(o + 12u) != 0u);
             }
-            case 1u: { covered = triangle_frag(o, so, i32(fx), i32(fy), &fr); }
-            default: { covered = fragment_frag(o, x, y, &fr); }
+            case KIND_TRIANGLE: { covered = triangle_frag(o, so, i32(fx), i32(fy), &fr); }
+            case KIND_FRAGMENTS, default: { covered = fragment_frag(o, x, y, &fr); }
         }
         if (covered) {
             shade(so, x, y, fr, plane, tex);

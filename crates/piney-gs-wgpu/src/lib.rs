@@ -280,11 +280,6 @@ impl WgpuRenderer {
         &self.adapter
     }
 
-    /// The render scale.
-    pub fn scale(&self) -> u32 {
-        self.scale
-    }
-
     fn planes(&self) -> usize {
         (self.scale * self.scale) as usize
     }

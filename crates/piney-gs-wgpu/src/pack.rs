@@ -253,7 +253,7 @@ pub fn pack(
         PrimKind::Sprite => {
             let sp = raster::sprite(s, cmd);
             let (x, y) = clip_box(sp.x0 * n, sp.x1 * n, sp.y0 * n, sp.y1 * n, scale)?;
-            let f = sp.frag(0, 0);
+            let f = sp.base;
             let us = base + 13;
             let vs = us + sp.us.len() as u32;
             let mut w = vec![

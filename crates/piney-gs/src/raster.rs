@@ -419,8 +419,8 @@ pub struct Sprite {
     pub us: Vec<i32>,
     /// V of each row (empty when untextured).
     pub vs: Vec<i32>,
-    /// The second vertex: colour, Z, fog, Q.
-    pub last: Vertex,
+    /// Every pixel's values but U and V: the second vertex's colour, Z, fog and log2 Q.
+    pub base: Frag,
     /// Textured by UV one texel a pixel in both directions (a copy of a drawn region, a 2D
     /// layer): at a render scale it reads the source's fine pixels one to one.
     pub one_to_one: bool,
@@ -429,14 +429,10 @@ pub struct Sprite {
 impl Sprite {
     /// The fragment at column index `i` and row index `j` (relative to x0, y0).
     pub fn frag(&self, i: usize, j: usize) -> Frag {
-        let l = &self.last;
         Frag {
-            rgba: l.rgba.map(|c| c as i32),
-            z: l.z as u64,
-            f: l.f as i32,
             u: self.us.get(i).copied().unwrap_or(0),
             v: self.vs.get(j).copied().unwrap_or(0),
-            log2q: log2q_f32(l.q),
+            ..self.base
         }
     }
 }
@@ -486,7 +482,14 @@ pub fn sprite(s: &PixelState, cmd: &DrawCommand) -> Sprite {
         y1,
         us: coords(x0, x1, a.x as i64, dx, ua, ub, tw),
         vs: coords(y0, y1, a.y as i64, dy, va, vb, th),
-        last,
+        base: Frag {
+            rgba: last.rgba.map(|c| c as i32),
+            z: last.z as u64,
+            f: last.f as i32,
+            u: 0,
+            v: 0,
+            log2q: log2q_f32(last.q),
+        },
         one_to_one: s.tex.is_some() && s.fst && ub.0 - ua.0 == dx && vb.0 - va.0 == dy,
     }
 }

@@ -6,7 +6,7 @@
 //! destination alpha test, depth test, blending (PABE, COLCLAMP), dither (16-bit frames), FBA,
 //! FBMSK, writes.
 
-use crate::draw::{DisplayCommand, DrawCommand, MemCommand, PrimKind, Renderer, Vertex};
+use crate::draw::{DisplayCommand, DrawCommand, MemCommand, PrimKind, Renderer};
 use crate::image::Image;
 use crate::mem::{LocalMemory, TransferRect, pixel_address};
 
@@ -387,7 +387,7 @@ impl SoftwareRenderer {
 
     fn draw_sprite(&mut self, s: &Setup, cmd: &DrawCommand) {
         let sp = crate::raster::sprite(s, cmd);
-        if self.solid_sprite(s, &sp.last, (sp.x0, sp.x1), (sp.y0, sp.y1)) {
+        if self.solid_sprite(s, &sp.base, (sp.x0, sp.x1), (sp.y0, sp.y1)) {
             return;
         }
         // Every sample of a pixel takes the pixel's values (the native grid).
@@ -469,18 +469,17 @@ impl SoftwareRenderer {
     fn solid_sprite(
         &mut self,
         s: &Setup,
-        last: &Vertex,
+        base: &Frag,
         (x0, x1): (i64, i64),
         (y0, y1): (i64, i64),
     ) -> bool {
         let Some(m) = Self::solid_mode(s) else {
             return false;
         };
-        let c = last.rgba.map(|c| c as i32);
         for p in 0..self.planes.len() {
             for py in y0..y1 {
                 for px in x0..x1 {
-                    self.solid_store(s, &m, (px, py), c, last.z as u64, p);
+                    self.solid_store(s, &m, (px, py), base.rgba, base.z, p);
                 }
             }
         }

@@ -27,25 +27,25 @@ pub fn make_renderer(
     kind: Option<RendererKind>,
     windowed: bool,
     scale: u32,
-) -> Result<piney_machine::BoxedRenderer, String> {
+) -> piney_machine::BoxedRenderer {
     let sw = || -> piney_machine::BoxedRenderer {
         Box::new(piney_gs::ThreadedRenderer::new(
             piney_gs::SoftwareRenderer::with_scale(scale),
         ))
     };
     match kind {
-        Some(RendererKind::Sw) => Ok(sw()),
-        None if !windowed => Ok(sw()),
+        Some(RendererKind::Sw) => sw(),
+        None if !windowed => sw(),
         Some(RendererKind::Wgpu) => match piney_gs_wgpu::WgpuRenderer::with_scale(scale) {
-            Ok(r) => Ok(Box::new(piney_gs::ThreadedRenderer::new(r))),
+            Ok(r) => Box::new(piney_gs::ThreadedRenderer::new(r)),
             Err(e) => {
                 eprintln!("piney: --renderer wgpu: {e}; drawing with the software renderer");
-                Ok(sw())
+                sw()
             }
         },
         None => match piney_gs_wgpu::WgpuRenderer::with_scale(scale) {
-            Ok(r) if !r.is_software() => Ok(Box::new(piney_gs::ThreadedRenderer::new(r))),
-            _ => Ok(sw()),
+            Ok(r) if !r.is_software() => Box::new(piney_gs::ThreadedRenderer::new(r)),
+            _ => sw(),
         },
     }
 }
@@ -100,13 +100,7 @@ impl From<DumpFormat> for piney_gs::FrameFormat {
 
 /// `piney replay`: exit 0 when the dump replays, 1 with one line on stderr when it cannot.
 pub fn replay(args: &ReplayArgs) -> ExitCode {
-    let renderer = match make_renderer(args.renderer, false, args.render_scale) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("piney: {e}");
-            return ExitCode::from(2);
-        }
-    };
+    let renderer = make_renderer(args.renderer, false, args.render_scale);
     let opts = ReplayOptions {
         pcrtc: piney_gs::Pcrtc {
             deflicker: args.deflicker,

@@ -185,14 +185,7 @@ pub fn run_image(
         },
         None => None,
     };
-    let renderer =
-        match crate::frames::make_renderer(opts.renderer, !opts.headless, opts.render_scale) {
-            Ok(r) => r,
-            Err(e) => {
-                eprintln!("piney: {e}");
-                return ExitCode::from(2);
-            }
-        };
+    let renderer = crate::frames::make_renderer(opts.renderer, !opts.headless, opts.render_scale);
     let mut machine = Machine::new(Box::new(std::io::stdout()));
     machine.attach_renderer(renderer);
     let card = |given: &Option<PathBuf>, n: u32| {

@@ -292,3 +292,37 @@ fn replay_frame(file: &Path, out: &Path, args: &[&str]) -> Image {
     assert!(!err.contains("drawing with the software renderer"), "{err}");
     Image::read_png(&out.join(Image::frame_file_name(0))).unwrap()
 }
+
+/// `--renderer wgpu` on a machine with no adapter (here: wgpu told to use only Metal, which a
+/// Linux build lacks) says so in one line, draws with the software renderer and succeeds.
+#[test]
+fn wgpu_without_an_adapter_falls_back_to_sw() {
+    let dir = scratch("no-adapter");
+    let file = dir.join("d.gs");
+    std::fs::write(&file, dump().to_bytes()).unwrap();
+    let out = dir.join("frames");
+    let o = piney()
+        .env("WGPU_BACKEND", "metal")
+        .args(["replay", "--headless", "--renderer", "wgpu"])
+        .arg(&file)
+        .arg("--dump-frames")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    // One line about it (the replay's own summary line follows).
+    assert_eq!(
+        err.lines().filter(|l| l.contains("wgpu")).count(),
+        1,
+        "{err}"
+    );
+    assert!(
+        err.contains("--renderer wgpu: no GPU adapter")
+            && err.contains("drawing with the software renderer"),
+        "{err}"
+    );
+    let sw = replay_frame(&file, &dir.join("sw"), &["--renderer", "sw"]);
+    let got = Image::read_png(&out.join(Image::frame_file_name(0))).unwrap();
+    assert_eq!(got.rgba, sw.rgba);
+}
