@@ -14,7 +14,7 @@ use std::rc::Rc;
 
 use piney_input::PadReport;
 use piney_input::script::InputScript;
-use piney_machine::sif::padman::{PadInput, Padman, ScriptPads, cmd};
+use piney_machine::sif::padman::{Layout, PadInput, Padman, Protocol, ScriptPads, cmd, xcmd};
 use piney_machine::{Machine, RunEnd, RunLimits};
 
 fn guest(name: &str) -> PathBuf {
@@ -119,7 +119,11 @@ fn call(p: &mut Padman, words: &[u32], bytes: &[(usize, u8)]) -> Result<Vec<u32>
 #[test]
 fn raw_protocol_answers() {
     let mut p = Padman::new();
-    assert_eq!(call(&mut p, &[cmd::INIT], &[]).unwrap()[3], 1);
+    // The old INIT, which no padman implements: the block comes back unchanged.
+    assert_eq!(
+        call(&mut p, &[cmd::INIT, 0, 0, 7], &[]).unwrap()[..4],
+        [cmd::INIT, 0, 0, 7]
+    );
     assert_eq!(call(&mut p, &[cmd::GET_PORT_MAX], &[]).unwrap()[3], 2);
     assert_eq!(call(&mut p, &[cmd::GET_SLOT_MAX, 0], &[]).unwrap()[3], 1);
     // Areas: 16-byte aligned, inside EE RAM; ports 0-1, slots 0-3.
@@ -167,15 +171,15 @@ fn raw_protocol_answers() {
         cmd::GET_BUTTON_MASK,
         cmd::SET_BUTTON_INFO,
         cmd::SET_VREF_PARAM,
-        cmd::INFO_COMB,
-        0x8000_01ff,
     ] {
         let e = call(&mut p, &[c, 0, 0], &[]).unwrap_err();
-        assert!(
-            e.contains("not implemented") || e.contains("unknown command"),
-            "{c:#x}: {e}"
-        );
+        assert!(e.contains("not implemented"), "{c:#x}: {e}");
     }
+    // An invalid function code: printed, and the block comes back (as both padmans do).
+    assert_eq!(
+        call(&mut p, &[0x8000_01ff, 1, 2, 3], &[]).unwrap()[..4],
+        [0x8000_01ff, 1, 2, 3]
+    );
 }
 
 /// A pad that comes and goes: Disconn while absent, found again from FindCTP1, and its mode
@@ -222,4 +226,113 @@ fn frames_follow_the_pad() {
     );
     assert_eq!(last, Some((6, 0, 1, vec![0, 0x41, 0xff, 0xff])));
     assert_eq!(p.mode(0, 0), Some((0x41, false)));
+}
+
+fn call_new(p: &mut Padman, words: &[u32]) -> Vec<u32> {
+    let mut args = vec![0u8; 128];
+    for (i, w) in words.iter().enumerate() {
+        args[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
+    }
+    let r = p
+        .answer_as(1, &args, Protocol::New, Layout::New)
+        .expect("answered");
+    r.chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// XPADMAN's protocol: INIT names a status area, frames are the new 128-byte layout with the
+/// mode and actuator tables libpad reads itself, an old command number maps to the new one.
+#[test]
+fn new_protocol_frames_and_status() {
+    const STATUS: u32 = 0x0010_0000;
+    const AREA: u32 = 0x0010_0100;
+    let mut p = Padman::new();
+    assert_eq!(call_new(&mut p, &[xcmd::INIT, 0, 0, 0, STATUS])[3], 1);
+    assert_eq!(call_new(&mut p, &[xcmd::GET_MODVER])[3], 0x0306);
+    assert_eq!(call_new(&mut p, &[xcmd::GET_PORT_MAX])[3], 2);
+    // Old numbering through the new server: 0x8000_010c is GET_SLOT_MAX.
+    assert_eq!(call_new(&mut p, &[cmd::GET_SLOT_MAX, 0])[3], 1);
+    assert_eq!(call_new(&mut p, &[xcmd::OPEN, 0, 0, 0, AREA])[3], 1);
+    // An unknown command: the block comes back.
+    assert_eq!(call_new(&mut p, &[0x11, 5])[..2], [0x11, 5]);
+
+    let mut seen = Vec::new();
+    for v in 1..=14u32 {
+        let frames = p.poll(v as u64);
+        let [(sa, st), (fa, f)] = &frames[..] else {
+            panic!("a status block and one frame: {frames:?}");
+        };
+        // Status: odd counts at +0, even at +0x80; port 1's word has bit 0 (a pad), port 2's not.
+        assert_eq!(*sa, STATUS + if v % 2 == 0 { 0x80 } else { 0 });
+        assert_eq!(
+            &st[0..12],
+            [v.to_le_bytes(), 1u32.to_le_bytes(), 0u32.to_le_bytes()].concat()
+        );
+        assert_eq!((*fa, f.len()), (AREA + 0x80 * (v & 1), 0x80));
+        assert_eq!(u32::from_le_bytes(f[0x58..0x5c].try_into().unwrap()), v);
+        seen.push((f[0x70], f[0x72], f[0x64], f[0x65], f[0x67]));
+    }
+    // (state, task, mode config, id, data ready): found (FindCTP1, digital data), 10 frames of
+    // query (config mode, no data), then Stable with the tables filled.
+    assert_eq!(seen[0], (2, 1, 0, 0x41, 1));
+    assert_eq!(seen[2], (5, 2, 0, 0xf3, 0));
+    assert_eq!(seen[11], (5, 2, 0, 0xf3, 0));
+    assert_eq!(seen[12], (6, 1, 2, 0x41, 1));
+    let f = &p.poll(15)[1].1;
+    assert_eq!(&f[0..4], [0, 0x41, 0xff, 0xff], "data at +0");
+    assert_eq!(u32::from_le_bytes(f[0x60..0x64].try_into().unwrap()), 4);
+    assert_eq!(&f[0x30..0x38], [1, 2, 0, 10, 1, 1, 1, 20], "actuators");
+    assert_eq!(&f[0x50..0x54], [4, 0, 7, 0], "mode table");
+    assert_eq!((f[0x66], f[0x68], f[0x69], f[0x6a]), (3, 2, 0, 2));
+
+    // Analog, locked: three frames in config mode (task SET_MAIN_MODE), then id 0x73.
+    assert_eq!(call_new(&mut p, &[xcmd::SET_MAIN_MODE, 0, 0, 1, 3])[5], 1);
+    let modes: Vec<(u8, u8, u8, u8, u8)> = (16..=18)
+        .map(|v| {
+            let f = &p.poll(v)[1].1;
+            (f[0x70], f[0x71], f[0x72], f[0x65], f[0x6e])
+        })
+        .collect();
+    assert_eq!(
+        modes,
+        [(5, 2, 4, 0xf3, 3), (5, 2, 4, 0xf3, 3), (6, 0, 1, 0x73, 3)]
+    );
+    assert_eq!(call_new(&mut p, &[xcmd::END])[3], 1);
+    assert!(
+        p.poll(19).is_empty(),
+        "END forgets the status area and closes the ports"
+    );
+}
+
+/// The old protocol's two frame layouts, told apart by what the client cleared before the open.
+#[test]
+fn old_frames_are_64_or_128_bytes() {
+    let mut area = vec![0u8; 256];
+    // ps2sdk's libpad: the data of frames at +0 and +0x40 cleared.
+    area[0x08..0x28].fill(0xff);
+    area[0x48..0x68].fill(0xff);
+    assert_eq!(Layout::detect_old(&area), Layout::Old64);
+    // A client with 128-byte frames clears +0x08 and +0x88.
+    let mut area = vec![0u8; 256];
+    area[0x08..0x28].fill(0xff);
+    area[0x88..0xa8].fill(0xff);
+    assert_eq!(Layout::detect_old(&area), Layout::Old128);
+
+    const AREA: u32 = 0x0020_0000;
+    let mut p = Padman::new();
+    let mut args = vec![0u8; 128];
+    for (i, w) in [cmd::OPEN, 0, 0, 0, AREA].iter().enumerate() {
+        args[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
+    }
+    p.answer_as(1, &args, Protocol::Old, Layout::Old64).unwrap();
+    for v in 1..=2u32 {
+        let frames = p.poll(v as u64);
+        let [(at, f)] = &frames[..] else {
+            panic!("one frame: {frames:?}");
+        };
+        assert_eq!((*at, f.len()), (AREA + 0x40 * (v & 1), 0x40));
+        assert_eq!(u32::from_le_bytes(f[0..4].try_into().unwrap()), v);
+        assert_eq!(f[4], 2, "FindCTP1");
+    }
 }

@@ -189,4 +189,5 @@ guest_tests!(
     vif0_mscal,
     vif1_download,
     vu0,
+    xpad,
 );

@@ -1,24 +1,44 @@
 //! The IOP's pad driver (`padman`), served natively: the RPC server Sony's libpad talks to and
 //! the pad data frames the IOP writes into EE memory once a vertical blank.
 //!
-//! Protocol: the one of Sony's libpad with the BIOS's `rom0:PADMAN` (ps2sdk's libpad built
-//! without `_XPAD`): libpad binds [`PADMAN_SID`] (0x8000_010f) and [`PADMAN_EXT_SID`]
-//! (0x8000_011f), and calls RPC function 1 of the first with a 128-byte block: word 0 the command
-//! ([`cmd`]), words 1 and 2 the port and slot, then the command's arguments. The answer is the
-//! same block with the result in word 3 (OPEN, CLOSE, END, INIT, GET_PORT_MAX, GET_SLOT_MAX) or
-//! word 5 (the others). (The newer XPADMAN / padman.irx protocol, sids 0x8000_0100/0x8000_0101 with
-//! commands 1..0x12 and a different frame layout, is not served.)
+//! Protocols: both of libpad's. The old one, Sony's libpad with the BIOS's `rom0:PADMAN` (ps2sdk's
+//! libpad when only PADMAN is loaded): libpad binds [`PADMAN_SID`] (0x8000_010f) and
+//! [`PADMAN_EXT_SID`] (0x8000_011f), and calls RPC function 1 of the first with a 128-byte block:
+//! word 0 the command ([`cmd`]), words 1 and 2 the port and slot, then the command's arguments.
+//! The answer is the same block with the result in word 3 (OPEN, CLOSE, END, INIT, GET_PORT_MAX,
+//! GET_SLOT_MAX) or word 5 (the others). The new one, `rom0:XPADMAN` (and ps2sdk's padman.irx,
+//! which implements it): [`XPADMAN_SID`] (0x8000_0100) and [`XPADMAN_EXT_SID`] (0x8000_0101),
+//! commands 1..0x12 ([`xcmd`]) with the results in the same words; XPADMAN also answers the old
+//! sids, mapping an old command 0x8000_01nn to nn + 1. A newer libpad binds the new sid first, so
+//! with XPADMAN loaded it speaks the new protocol; with PADMAN only, the old.
 //!
-//! The pad data area (256 bytes at the EE address PORT_OPEN gives) holds two 128-byte frames
-//! that the IOP fills alternately, one a vertical blank; libpad reads the one with the larger
-//! counter. A frame: +0x00 counter (u32, from 1), +0x04 state ([`state`]), +0x05 request state
-//! ([`req`]), +0x06 ok (1 when the data is valid), +0x08 the 32 data bytes, +0x28 the number of
-//! valid data bytes (u32); the rest is 0. The data: byte 0 is 0, byte 1 the pad's id (0x41
-//! digital, 0x73 analog), bytes 2-3 the buttons (active low), bytes 4-7 RX RY LX LY in analog
-//! mode. The IOP sends each frame to the EE by SIF DMA at the vertical blank, as the real
-//! padman does.
+//! The pad data area (256 bytes at the EE address PORT_OPEN gives) holds two frames that the IOP
+//! fills alternately, one a vertical blank; libpad reads the one with the larger counter. Three
+//! layouts ([`Layout`]):
+//! - old, 64-byte frames at +0 and +0x40 (rom0:PADMAN's; ps2sdk's libpad clears the data of both
+//!   before the open) or 128-byte frames at +0 and +0x80 (other clients; ours in
+//!   tools/guest/libpad.c). The open tells them apart by what the client cleared, as Play! does:
+//!   128 when the data at +0x88 reads 0xff and the data at +0x48 does not. A frame: +0x00 counter
+//!   (u32, from 1), +0x04 state ([`state`]), +0x05 request state ([`req`]), +0x06 ok (1 when the
+//!   data is valid), +0x08 the 32 data bytes, +0x28 the number of valid data bytes (u32); the
+//!   rest is 0.
+//! - new (XPADMAN after INIT), 128-byte frames: +0x00 the 32 data bytes, +0x20 the six direct
+//!   motor values, +0x28 the six alignment bytes, +0x30 four actuators (function, sub-function,
+//!   size, current), +0x40 the actuator combinations, +0x50 the mode table (u16 x 4), +0x58
+//!   counter, +0x5c find retries, +0x60 valid data bytes, +0x64 mode configuration (0 none,
+//!   2 ready), +0x65 the pad's id (0xf3 in config mode), +0x66 model (3: DualShock 2), +0x67
+//!   data ready, +0x68 modes, +0x69 mode offset, +0x6a actuators, +0x6b combinations, +0x6d mode,
+//!   +0x6e lock, +0x6f direct size, +0x70 state, +0x71 request state, +0x72 current task
+//!   ([`task`]). libpad answers mode and actuator queries from these fields itself. INIT also
+//!   names a 256-byte status area: two 128-byte blocks, one a vertical blank (odd counts at +0,
+//!   even at +0x80), each a counter and a word per port whose bit `slot` says a pad is there.
 //!
-//! It serves once a program loads `rom0:PADMAN` (ps2sdk's SifLoadModule, as every game does).
+//! The data: byte 0 is 0, byte 1 the pad's id (0x41 digital, 0x73 analog), bytes 2-3 the buttons
+//! (active low), bytes 4-7 RX RY LX LY in analog mode. The IOP sends each frame to the EE by SIF
+//! DMA at the vertical blank, as the real padman does.
+//!
+//! It serves once a program loads `rom0:PADMAN` or `rom0:XPADMAN` (ps2sdk's SifLoadModule, as
+//! every game does).
 //!
 //! The pad: a DualShock 2 without its pressure-sensitive mode. After PORT_OPEN a pad is found
 //! ([`FIND_FRAMES`] frames in FindCTP1, digital data), queried ([`QUERY_FRAMES`] frames in
@@ -32,8 +52,9 @@
 //! ([`PadInput::rumble`]), and the motors stop when the port closes or the pad goes away.
 //!
 //! Not implemented (an error naming the command stops the run): the pressure-sensitive mode
-//! (GET_BUTTON_MASK, SET_BUTTON_INFO, SET_VREF_PARAM), INFO_COMB, and any call to the extended
-//! service.
+//! (GET_BUTTON_MASK, SET_BUTTON_INFO, SET_VREF_PARAM), the old protocol's INFO_COMB, and any call
+//! to the extended services. An unknown new-protocol command is answered as XPADMAN does: the
+//! block comes back unchanged (and one line says so).
 
 use std::any::Any;
 
@@ -50,6 +71,61 @@ use crate::bus::RAM_SIZE;
 pub const PADMAN_SID: u32 = 0x8000_010f;
 /// The extended service's server id (bound by libpad, never called).
 pub const PADMAN_EXT_SID: u32 = 0x8000_011f;
+/// The new protocol's pad functions (rom0:XPADMAN).
+pub const XPADMAN_SID: u32 = 0x8000_0100;
+/// The new protocol's extended service (bound, never called).
+pub const XPADMAN_EXT_SID: u32 = 0x8000_0101;
+/// What padGetModVersion answers: 3.6, the version of ps2sdk's padman.irx, the one open
+/// implementation of this protocol (a console's XPADMAN version was not available to check).
+pub const XPADMAN_VERSION: u32 = 0x0306;
+
+/// The new protocol's commands (word 0 of the argument block).
+pub mod xcmd {
+    /// Open a port: port, slot, +16 the EE pad data area. Result in word 3.
+    pub const OPEN: u32 = 0x01;
+    /// Actuator information (libpad reads the frame instead).
+    pub const INFO_ACT: u32 = 0x03;
+    /// Actuator combinations (libpad reads the frame instead).
+    pub const INFO_COMB: u32 = 0x04;
+    /// Mode information (libpad reads the frame instead).
+    pub const INFO_MODE: u32 = 0x05;
+    /// Set the main mode: port, slot, offset, lock.
+    pub const SET_MAIN_MODE: u32 = 0x06;
+    /// The motors' values.
+    pub const SET_ACT_DIRECT: u32 = 0x07;
+    /// Which motor each value drives.
+    pub const SET_ACT_ALIGN: u32 = 0x08;
+    /// Pressure mode: the button mask (not implemented).
+    pub const GET_BUTTON_MASK: u32 = 0x09;
+    /// Pressure mode: button info (not implemented).
+    pub const SET_BUTTON_INFO: u32 = 0x0a;
+    /// Pressure mode: reference voltages (not implemented).
+    pub const SET_VREF_PARAM: u32 = 0x0b;
+    /// How many ports.
+    pub const GET_PORT_MAX: u32 = 0x0c;
+    /// How many slots a port has.
+    pub const GET_SLOT_MAX: u32 = 0x0d;
+    /// Close a port.
+    pub const CLOSE: u32 = 0x0e;
+    /// Close everything, forget the status area.
+    pub const END: u32 = 0x0f;
+    /// Initialise: +16 the EE status area (256 bytes, 64-byte aligned).
+    pub const INIT: u32 = 0x10;
+    /// The module's version.
+    pub const GET_MODVER: u32 = 0x12;
+}
+
+/// The new layout's current task byte: what the pad's driver thread is doing.
+pub mod task {
+    /// Reading the pad (or looking for one): mode and actuator queries are answered.
+    pub const UPDATE_PAD: u8 = 1;
+    /// Querying a newly found pad.
+    pub const QUERY_PAD: u8 = 2;
+    /// Setting the main mode.
+    pub const SET_MAIN_MODE: u8 = 4;
+    /// Setting the actuator alignment.
+    pub const SET_ACT_ALIGN: u8 = 5;
+}
 
 /// The commands (word 0 of the argument block).
 pub mod cmd {
@@ -130,6 +206,14 @@ pub const ID_DIGITAL: u8 = 0x41;
 pub const ID_ANALOG: u8 = 0x73;
 /// The mode id table of a DualShock 2 (what its query command 0x4c answers): digital, analog.
 const MODE_TABLE: [u32; 2] = [4, 7];
+/// The pad's id byte in config mode.
+pub const ID_CONFIG: u8 = 0xf3;
+/// The new layout's mode configuration once the pad is queried: it takes config commands.
+const MODE_CONFIG_READY: u8 = 2;
+/// The new layout's model byte of a DualShock 2.
+const MODEL_DUALSHOCK2: u8 = 3;
+/// The actuator combinations (the pad's query 0x47): one, of two actuators, 0 and 1.
+const COMB_TABLE: [u8; 4] = [2, 0, 1, 0];
 /// The actuators (the pad's query 0x46): function (1 vibration), sub-function, data size (0 on/off,
 /// 1 a byte), current (in 10 mA units); the small motor first.
 const ACT_TABLE: [[u32; 4]; 2] = [[1, 2, 0, 10], [1, 1, 1, 20]];
@@ -206,16 +290,65 @@ enum Phase {
     Command(u32, Change),
 }
 
+/// How an open port's frames are laid out (see the module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// The old protocol, 64-byte frames (rom0:PADMAN's).
+    Old64,
+    /// The old protocol, 128-byte frames.
+    Old128,
+    /// The new protocol (XPADMAN after INIT).
+    New,
+}
+
+impl Layout {
+    /// The distance between the two frames.
+    fn stride(self) -> u32 {
+        match self {
+            Layout::Old64 => 0x40,
+            Layout::Old128 | Layout::New => 0x80,
+        }
+    }
+
+    /// The old layout a client expects, from the area it cleared before the open: 128-byte
+    /// frames when the second frame's data at +0x88 reads 0xff and +0x48 does not.
+    pub fn detect_old(area: &[u8]) -> Layout {
+        let cleared = |at: usize| area.get(at..at + 4).is_some_and(|b| b == [0xff; 4]);
+        if cleared(0x88) && !cleared(0x48) {
+            Layout::Old128
+        } else {
+            Layout::Old64
+        }
+    }
+}
+
+/// One frame as the pad driver sees it, before a layout puts it in bytes.
+#[derive(Debug, Clone, Copy)]
+struct Frame {
+    counter: u32,
+    state: u8,
+    req: u8,
+    /// The data bytes and how many are valid, when valid.
+    data: Option<([u8; 32], u32)>,
+    /// The new layout's current task, mode configuration and id byte.
+    task: u8,
+    config: u8,
+    id: u8,
+}
+
 /// One open port (and slot).
 #[derive(Debug, Clone)]
 struct PortState {
     area: u32,
+    layout: Layout,
     frame: u32,
     phase: Phase,
     req: u8,
     /// The mode's offset in the id table (0 digital, 1 analog).
     mode: u8,
     locked: bool,
+    /// SET_MAIN_MODE's lock argument, as the new layout shows it.
+    lock_arg: u8,
     align: [u8; 6],
     direct: [u8; 6],
     /// What the host was last told the motors do.
@@ -223,14 +356,16 @@ struct PortState {
 }
 
 impl PortState {
-    fn new(area: u32) -> Self {
+    fn new(area: u32, layout: Layout) -> Self {
         Self {
             area,
+            layout,
             frame: 0,
             phase: Phase::Absent,
             req: req::COMPLETE,
             mode: 0,
             locked: false,
+            lock_arg: 0,
             align: [0xff; 6],
             direct: [0; 6],
             motors: (false, 0),
@@ -259,18 +394,20 @@ impl PortState {
         (small, large)
     }
 
-    /// Advance one frame with the pad's `report`; returns the frame's bytes.
-    fn step(&mut self, report: Option<PadReport>) -> [u8; FRAME_SIZE] {
-        let (st, data) = match report {
+    /// Advance one frame with the pad's `report`; returns the frame.
+    fn step(&mut self, report: Option<PadReport>) -> Frame {
+        // (state, data, current task, mode configuration) of this frame.
+        let (st, data, task, config) = match report {
             None => {
                 if self.phase != Phase::Absent {
                     // An unplugged pad forgets its configuration.
                     self.phase = Phase::Absent;
                     self.mode = 0;
                     self.locked = false;
+                    self.lock_arg = 0;
                     self.align = [0xff; 6];
                 }
-                (state::DISCONN, None)
+                (state::DISCONN, None, task::UPDATE_PAD, 0)
             }
             Some(r) => {
                 if self.phase == Phase::Absent {
@@ -283,7 +420,7 @@ impl PortState {
                         } else {
                             Phase::Querying(QUERY_FRAMES)
                         };
-                        (state::FIND_CTP1, Some(pad_data(&r, 0)))
+                        (state::FIND_CTP1, Some(pad_data(&r, 0)), task::UPDATE_PAD, 0)
                     }
                     Phase::Querying(n) => {
                         self.phase = if n > 1 {
@@ -291,11 +428,15 @@ impl PortState {
                         } else {
                             Phase::Stable
                         };
-                        (state::EXEC_CMD, None)
+                        (state::EXEC_CMD, None, task::QUERY_PAD, 0)
                     }
                     Phase::Command(n, change) if n > 1 => {
                         self.phase = Phase::Command(n - 1, change);
-                        (state::EXEC_CMD, None)
+                        let t = match change {
+                            Change::Mode { .. } => task::SET_MAIN_MODE,
+                            Change::Align(_) => task::SET_ACT_ALIGN,
+                        };
+                        (state::EXEC_CMD, None, t, MODE_CONFIG_READY)
                     }
                     Phase::Command(_, change) => {
                         match change {
@@ -307,26 +448,101 @@ impl PortState {
                         }
                         self.req = req::COMPLETE;
                         self.phase = Phase::Stable;
-                        (state::STABLE, Some(pad_data(&r, self.mode)))
+                        (
+                            state::STABLE,
+                            Some(pad_data(&r, self.mode)),
+                            task::UPDATE_PAD,
+                            MODE_CONFIG_READY,
+                        )
                     }
-                    Phase::Stable | Phase::Absent => (state::STABLE, Some(pad_data(&r, self.mode))),
+                    Phase::Stable | Phase::Absent => (
+                        state::STABLE,
+                        Some(pad_data(&r, self.mode)),
+                        task::UPDATE_PAD,
+                        MODE_CONFIG_READY,
+                    ),
                 }
             }
         };
         self.frame = self.frame.wrapping_add(1);
-        let mut f = [0u8; FRAME_SIZE];
-        f[0..4].copy_from_slice(&self.frame.to_le_bytes());
-        f[4] = st;
-        f[5] = self.req;
-        match data {
-            Some((bytes, len)) => {
-                f[6] = 1;
-                f[8..40].copy_from_slice(&bytes);
-                f[0x28..0x2c].copy_from_slice(&len.to_le_bytes());
-            }
-            None => f[8..40].fill(0xff),
+        let id = match (st, data) {
+            (state::DISCONN, _) => 0,
+            // In config mode a DualShock answers with id 0xf3.
+            (_, None) => ID_CONFIG,
+            (_, Some((d, _))) => d[1],
+        };
+        Frame {
+            counter: self.frame,
+            state: st,
+            req: self.req,
+            data,
+            task,
+            config,
+            id,
         }
-        f
+    }
+
+    /// `f` in this port's layout: the bytes and where they go.
+    fn frame_bytes(&self, f: &Frame) -> (u32, Vec<u8>) {
+        let at = self
+            .area
+            .wrapping_add((f.counter & 1) * self.layout.stride());
+        let mut b = vec![0u8; self.layout.stride() as usize];
+        match self.layout {
+            Layout::Old64 | Layout::Old128 => {
+                b[0..4].copy_from_slice(&f.counter.to_le_bytes());
+                b[4] = f.state;
+                b[5] = f.req;
+                match f.data {
+                    Some((bytes, len)) => {
+                        b[6] = 1;
+                        b[8..40].copy_from_slice(&bytes);
+                        b[0x28..0x2c].copy_from_slice(&len.to_le_bytes());
+                    }
+                    None => b[8..40].fill(0xff),
+                }
+            }
+            Layout::New => {
+                let configured = f.config == MODE_CONFIG_READY;
+                match f.data {
+                    Some((bytes, len)) => {
+                        b[0..32].copy_from_slice(&bytes);
+                        b[0x60..0x64].copy_from_slice(&len.to_le_bytes());
+                        b[0x67] = 1;
+                    }
+                    None => b[0..32].fill(0xff),
+                }
+                b[0x20..0x26].copy_from_slice(&self.direct);
+                b[0x28..0x2e].copy_from_slice(&self.align);
+                b[0x2e..0x30].fill(0xff);
+                if configured || f.task == task::QUERY_PAD {
+                    for (i, a) in ACT_TABLE.iter().enumerate() {
+                        for (k, v) in a.iter().enumerate() {
+                            b[0x30 + 4 * i + k] = *v as u8;
+                        }
+                    }
+                    b[0x40..0x44].copy_from_slice(&COMB_TABLE);
+                    for (i, m) in MODE_TABLE.iter().enumerate() {
+                        b[0x50 + 2 * i..0x52 + 2 * i].copy_from_slice(&(*m as u16).to_le_bytes());
+                    }
+                    b[0x66] = MODEL_DUALSHOCK2;
+                    b[0x68] = MODE_TABLE.len() as u8;
+                    b[0x69] = self.mode;
+                    b[0x6a] = ACT_TABLE.len() as u8;
+                    b[0x6b] = 1;
+                    b[0x6f] = 6;
+                }
+                b[0x58..0x5c].copy_from_slice(&f.counter.to_le_bytes());
+                b[0x64] = f.config;
+                b[0x65] = f.id;
+                b[0x6d] = self.mode;
+                b[0x6e] = self.lock_arg;
+                b[0x70] = f.state;
+                b[0x71] = f.req;
+                b[0x72] = f.task;
+            }
+        }
+        (at, b)
     }
 }
 
@@ -350,6 +566,10 @@ fn pad_data(r: &PadReport, mode: u8) -> ([u8; 32], u32) {
 pub struct Padman {
     ports: [[Option<PortState>; 4]; 2],
     input: Box<dyn PadInput>,
+    /// The new protocol's status area (INIT's) and its block counter.
+    status: Option<(u32, u32)>,
+    /// Unknown commands already reported.
+    unknown_logged: std::collections::BTreeSet<u32>,
 }
 
 impl Default for Padman {
@@ -372,6 +592,8 @@ impl Padman {
         Self {
             ports: Default::default(),
             input: Box::new(DefaultPads),
+            status: None,
+            unknown_logged: Default::default(),
         }
     }
 
@@ -431,25 +653,38 @@ impl Padman {
     /// Poll every open port for one vertical blank: the frames to send (EE address, bytes), in
     /// port and slot order. Changed motors go to the host here.
     pub fn poll(&mut self, vblank: u64) -> Vec<(u32, Vec<u8>)> {
-        let Self { ports, input } = self;
+        let Self {
+            ports,
+            input,
+            status,
+            ..
+        } = self;
         let mut frames = Vec::new();
-        if ports.iter().flatten().all(Option::is_none) {
+        if ports.iter().flatten().all(Option::is_none) && status.is_none() {
             return frames;
         }
         input.begin_frame(vblank);
-        for (port, slots) in ports.iter_mut().enumerate() {
-            if slots.iter().all(Option::is_none) {
-                continue;
+        let reports = [input.report(0), input.report(1)];
+        if let Some((area, count)) = status {
+            // The status block goes first, as XPADMAN's transfer list has it.
+            *count = count.wrapping_add(1);
+            let mut b = vec![0u8; 0x80];
+            b[0..4].copy_from_slice(&count.to_le_bytes());
+            for (port, r) in reports.iter().enumerate() {
+                // Bit `slot` of the port's word: a pad answers there (slot 0 only: no multitap).
+                b[4 + 4 * port] = r.is_some() as u8;
             }
-            let report = input.report(port as u8);
+            let at = area.wrapping_add(if *count % 2 == 0 { 0x80 } else { 0 });
+            frames.push((at, b));
+        }
+        for (port, slots) in ports.iter_mut().enumerate() {
             for (slot, entry) in slots.iter_mut().enumerate() {
                 let Some(p) = entry.as_mut() else {
                     continue;
                 };
                 // Only slot 0 has a pad: there is no multitap.
-                let bytes = p.step(if slot == 0 { report } else { None });
-                let half = (p.frame & 1) * FRAME_SIZE as u32;
-                frames.push((p.area.wrapping_add(half), bytes.to_vec()));
+                let f = p.step(if slot == 0 { reports[port] } else { None });
+                frames.push(p.frame_bytes(&f));
                 if slot == 0 {
                     let want = p.motors_wanted();
                     if want != p.motors {
@@ -462,17 +697,18 @@ impl Padman {
         frames
     }
 
-    fn open(&mut self, port: u32, slot: u32, area: u32) -> u32 {
+    fn open(&mut self, port: u32, slot: u32, area: u32, layout: Layout) -> u32 {
         if port >= 2 || slot >= 4 {
             return 0;
         }
-        // The area: 16-byte aligned (the IOP's DMA unit), 256 bytes of EE RAM.
+        // The area: 16-byte aligned (the IOP's DMA unit; libpad asks 64 for the new layout),
+        // 256 bytes of EE RAM.
         let phys = (area & 0x1fff_ffff) as usize;
         if area & 0xf != 0 || phys + AREA_SIZE > RAM_SIZE {
             return 0;
         }
         self.close(port as usize, slot as usize);
-        self.ports[port as usize][slot as usize] = Some(PortState::new(area));
+        self.ports[port as usize][slot as usize] = Some(PortState::new(area, layout));
         1
     }
 
@@ -538,7 +774,8 @@ impl NativeServer for Padman {
     }
 
     fn modules(&self) -> &[&'static str] {
-        &["PADMAN"]
+        // XPADMAN answers the old sid too.
+        &["PADMAN", "XPADMAN"]
     }
 
     fn buffer_size(&self) -> u32 {
@@ -549,18 +786,22 @@ impl NativeServer for Padman {
         self.frame(vblank, iop);
     }
 
-    fn call(
-        &mut self,
-        _iop: &mut Iop,
-        fno: u32,
-        args: &[u8],
-        _token: u32,
-    ) -> Result<Reply, String> {
-        self.answer(fno, args).map(Reply::Now)
+    fn call(&mut self, iop: &mut Iop, fno: u32, args: &[u8], _token: u32) -> Result<Reply, String> {
+        let layout = if self.status.is_some() {
+            // The client initialised the new protocol: XPADMAN writes new frames for both sids.
+            Layout::New
+        } else if word_at(args, 0) == cmd::OPEN {
+            Layout::detect_old(&iop.ee_read(word_at(args, 4), AREA_SIZE).unwrap_or_default())
+        } else {
+            Layout::Old64
+        };
+        self.answer_as(fno, args, Protocol::Old, layout)
+            .map(Reply::Now)
     }
 
     fn reset(&mut self) {
         self.close_all();
+        self.status = None;
     }
 
     fn as_any_mut(&mut self) -> &mut dyn Any {
@@ -568,40 +809,84 @@ impl NativeServer for Padman {
     }
 }
 
+/// Which command numbering a call uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protocol {
+    /// 0x8000_01nn ([`cmd`]).
+    Old,
+    /// 1..0x12 ([`xcmd`]).
+    New,
+}
+
+/// Word `i` of an argument block (0 past its end).
+fn word_at(args: &[u8], i: usize) -> u32 {
+    if args.len() >= 4 * i + 4 {
+        word(args, 4 * i)
+    } else {
+        0
+    }
+}
+
 impl Padman {
-    /// Answer function `fno` with libpad's argument block `args`: the reply block.
+    /// Answer function `fno` with an old-protocol argument block `args` (a client that opens
+    /// with 128-byte frames): the reply block.
     pub fn answer(&mut self, fno: u32, args: &[u8]) -> Result<Vec<u8>, String> {
+        self.answer_as(fno, args, Protocol::Old, Layout::Old128)
+    }
+
+    /// Answer function `fno` with argument block `args` in `protocol`; an OPEN lays its frames
+    /// out as `layout`.
+    pub fn answer_as(
+        &mut self,
+        fno: u32,
+        args: &[u8],
+        protocol: Protocol,
+        layout: Layout,
+    ) -> Result<Vec<u8>, String> {
         if fno != 1 {
             return Err(format!(
                 "RPC function {fno} (libpad always calls function 1)"
             ));
         }
-        let w = |i: usize| {
-            if args.len() >= 4 * i + 4 {
-                word(args, 4 * i)
-            } else {
-                0
-            }
-        };
-        let (c, port, slot) = (w(0), w(1), w(2));
+        let w = |i: usize| word_at(args, i);
+        let (raw, port, slot) = (w(0), w(1), w(2));
         let mut reply = args.to_vec();
         reply.resize(128, 0);
+        // One numbering: an old command 0x8000_01nn is new command nn + 1 (XPADMAN maps them so).
+        let c = match protocol {
+            Protocol::New if raw & 0x100 != 0 && raw & 0x8000_0000 != 0 => (raw & 0xff) + 1,
+            Protocol::New => raw,
+            Protocol::Old if raw & 0xffff_ff00 == 0x8000_0100 => (raw & 0xff) + 1,
+            // The old INIT (0x100), which neither padman implements: the block comes back.
+            Protocol::Old => 0x100 | raw,
+        };
         let (at, result) = match c {
-            cmd::INIT => (3, 1),
-            cmd::OPEN => (3, self.open(port, slot, w(4))),
-            cmd::CLOSE => {
+            xcmd::INIT if protocol == Protocol::New => {
+                self.close_all();
+                // The status area: 256 bytes of EE RAM, 64-byte aligned as libpad's.
+                let area = w(4);
+                let phys = (area & 0x1fff_ffff) as usize;
+                self.status = (area != 0 && area & 0x3f == 0 && phys + AREA_SIZE <= RAM_SIZE)
+                    .then_some((area, 0));
+                (3, 1)
+            }
+            xcmd::GET_MODVER if protocol == Protocol::New => (3, XPADMAN_VERSION),
+            xcmd::OPEN => (3, self.open(port, slot, w(4), layout)),
+            xcmd::CLOSE => {
                 let open = port < 2 && slot < 4 && self.close(port as usize, slot as usize);
                 (3, open as u32)
             }
-            cmd::END => {
+            xcmd::END => {
                 self.close_all();
+                self.status = None;
                 (3, 1)
             }
-            cmd::GET_PORT_MAX => (3, 2),
-            cmd::GET_SLOT_MAX => (3, (port < 2) as u32),
-            cmd::INFO_MODE => (5, self.info_mode(port, slot, w(3), w(4))),
-            cmd::INFO_ACT => (5, self.info_act(port, slot, w(3), w(4))),
-            cmd::SET_MAIN_MODE => {
+            xcmd::GET_PORT_MAX => (3, 2),
+            xcmd::GET_SLOT_MAX => (3, (port < 2) as u32),
+            xcmd::INFO_MODE => (5, self.info_mode(port, slot, w(3), w(4))),
+            xcmd::INFO_ACT => (5, self.info_act(port, slot, w(3), w(4))),
+            xcmd::INFO_COMB => (5, self.info_comb(port, slot, w(3), w(4))),
+            xcmd::SET_MAIN_MODE => {
                 let (offs, lock) = (w(3), w(4));
                 if offs as usize >= MODE_TABLE.len() {
                     (5, 0)
@@ -611,45 +896,89 @@ impl Padman {
                         // Lock 3 keeps the user from changing the mode with the ANALOG button.
                         lock: lock == 3,
                     };
-                    (5, self.command(port, slot, change))
+                    let r = self.command(port, slot, change);
+                    if r == 1
+                        && let Some(p) = self.port_mut(port, slot)
+                    {
+                        p.lock_arg = lock as u8;
+                    }
+                    (5, r)
                 }
             }
-            cmd::SET_ACT_ALIGN => (5, self.command(port, slot, Change::Align(six_bytes(args)))),
-            cmd::SET_ACT_DIRECT => match self.port_mut(port, slot) {
+            xcmd::SET_ACT_ALIGN => (5, self.command(port, slot, Change::Align(six_bytes(args)))),
+            xcmd::SET_ACT_DIRECT => match self.port_mut(port, slot) {
                 Some(p) => {
                     p.direct = six_bytes(args);
                     (5, 1)
                 }
                 None => (5, 0),
             },
-            cmd::INFO_COMB => {
-                return Err("INFO_COMB (actuator combinations) is not implemented".into());
-            }
-            cmd::GET_BUTTON_MASK | cmd::SET_BUTTON_INFO | cmd::SET_VREF_PARAM => {
+            xcmd::GET_BUTTON_MASK | xcmd::SET_BUTTON_INFO | xcmd::SET_VREF_PARAM => {
                 return Err(format!(
-                    "command {c:#010x} (the pressure-sensitive mode) is not implemented"
+                    "command {raw:#010x} (the pressure-sensitive mode) is not implemented"
                 ));
             }
-            other => return Err(format!("unknown command {other:#010x}")),
+            _ => {
+                // Both padmans print "invalid function code" and answer the block unchanged.
+                if self.unknown_logged.insert(raw) {
+                    eprintln!(
+                        "piney: padman: invalid function code {raw:#x}; the block comes back unchanged"
+                    );
+                }
+                return Ok(reply);
+            }
         };
         put_word(&mut reply, 4 * at, result);
         Ok(reply)
     }
+
+    /// Actuator combination `list`, entry `offs` (-1 the count of actuators in it).
+    fn info_comb(&self, port: u32, slot: u32, list: u32, offs: u32) -> u32 {
+        if !self.port(port, slot).is_some_and(PortState::configured) {
+            return 0;
+        }
+        match (list, offs) {
+            (u32::MAX, _) => 1,
+            (0, u32::MAX) => COMB_TABLE[0] as u32,
+            (0, 0..=2) => COMB_TABLE[offs as usize + 1] as u32,
+            _ => u32::MAX,
+        }
+    }
 }
 
-/// The extended service libpad binds to; it has no functions here.
-#[derive(Debug, Default)]
-pub struct PadmanExt;
+/// An extended service libpad binds to; it has no functions here.
+#[derive(Debug)]
+pub struct PadmanExt {
+    sid: u32,
+    modules: &'static [&'static str],
+}
+
+impl PadmanExt {
+    /// rom0:PADMAN's (XPADMAN has it too).
+    pub fn old() -> Self {
+        Self {
+            sid: PADMAN_EXT_SID,
+            modules: &["PADMAN", "XPADMAN"],
+        }
+    }
+    /// XPADMAN's.
+    pub fn new_protocol() -> Self {
+        Self {
+            sid: XPADMAN_EXT_SID,
+            modules: &["XPADMAN"],
+        }
+    }
+}
 
 impl NativeServer for PadmanExt {
     fn sid(&self) -> u32 {
-        PADMAN_EXT_SID
+        self.sid
     }
     fn name(&self) -> &str {
         "padman (extended service)"
     }
     fn modules(&self) -> &[&'static str] {
-        &["PADMAN"]
+        self.modules
     }
     fn buffer_size(&self) -> u32 {
         128
@@ -670,10 +999,50 @@ impl NativeServer for PadmanExt {
     }
 }
 
-/// Add padman's two servers to the IOP (they serve once rom0:PADMAN is loaded).
+/// XPADMAN's new-protocol server: the same pads as [`Padman`] (it answers through it).
+#[derive(Debug, Default)]
+pub struct XPadman;
+
+impl NativeServer for XPadman {
+    fn sid(&self) -> u32 {
+        XPADMAN_SID
+    }
+    fn name(&self) -> &str {
+        "xpadman"
+    }
+    fn modules(&self) -> &[&'static str] {
+        &["XPADMAN"]
+    }
+    fn buffer_size(&self) -> u32 {
+        128
+    }
+    fn call(&mut self, iop: &mut Iop, fno: u32, args: &[u8], _token: u32) -> Result<Reply, String> {
+        let padman = iop
+            .modules
+            .server_mut::<Padman>()
+            .ok_or("the pad driver is not installed")?;
+        // Without INIT's status area XPADMAN writes the old 64-byte frames.
+        let layout = if padman.status.is_some() {
+            Layout::New
+        } else {
+            Layout::Old64
+        };
+        padman
+            .answer_as(fno, args, Protocol::New, layout)
+            .map(Reply::Now)
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
+/// Add padman's servers to the IOP: the old protocol's two serve once rom0:PADMAN or
+/// rom0:XPADMAN is loaded, the new protocol's two once rom0:XPADMAN is.
 pub fn install(iop: &mut Iop) {
     iop.add_server(Box::new(Padman::new()));
-    iop.add_server(Box::new(PadmanExt));
+    iop.add_server(Box::new(PadmanExt::old()));
+    iop.add_server(Box::new(XPadman));
+    iop.add_server(Box::new(PadmanExt::new_protocol()));
 }
 
 impl Machine {
@@ -695,8 +1064,14 @@ impl Machine {
 mod tests {
     use super::*;
 
+    /// One frame of `p` in its layout's bytes.
+    fn step_bytes(p: &mut PortState, r: Option<PadReport>) -> Vec<u8> {
+        let f = p.step(r);
+        p.frame_bytes(&f).1
+    }
+
     fn stable_port() -> PortState {
-        let mut p = PortState::new(0x0010_0000);
+        let mut p = PortState::new(0x0010_0000, Layout::Old128);
         p.phase = Phase::Stable;
         p
     }
@@ -721,12 +1096,12 @@ mod tests {
         let mut p = stable_port();
         p.mode = 1;
         p.align = [0, 1, 0xff, 0xff, 0xff, 0xff];
-        let f = p.step(Some(PadReport::IDLE));
+        let f = step_bytes(&mut p, Some(PadReport::IDLE));
         assert_eq!((f[4], f[6], f[9]), (state::STABLE, 1, ID_ANALOG));
-        let f = p.step(None);
+        let f = step_bytes(&mut p, None);
         assert_eq!((f[4], f[6], f[8]), (state::DISCONN, 0, 0xff));
         assert_eq!((p.mode, p.align), (0, [0xff; 6]));
-        let f = p.step(Some(PadReport::IDLE));
+        let f = step_bytes(&mut p, Some(PadReport::IDLE));
         assert_eq!((f[4], f[9]), (state::FIND_CTP1, ID_DIGITAL));
         assert_eq!(u32::from_le_bytes(f[0..4].try_into().unwrap()), 3);
     }
@@ -744,7 +1119,7 @@ mod tests {
         let p = pm.ports[0][0].as_mut().unwrap();
         let states: Vec<(u8, u8)> = (0..4)
             .map(|_| {
-                let f = p.step(Some(PadReport::IDLE));
+                let f = step_bytes(p, Some(PadReport::IDLE));
                 (f[4], f[5])
             })
             .collect();
