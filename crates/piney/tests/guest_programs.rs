@@ -172,6 +172,7 @@ guest_tests!(
     intr,
     iop_exec,
     iop_rpc,
+    iop_standin,
     iop_startup,
     ipu,
     loadstore,

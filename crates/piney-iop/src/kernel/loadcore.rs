@@ -480,6 +480,21 @@ impl Iop {
                 return kerr::ILLEGAL_OBJECT;
             }
         };
+        if let Some(rom) = crate::modules::native_stand_in(&irx.name)
+            && crate::modules::is_native(self, rom)
+            && let Some(id) = crate::modules::load_native(self, &format!("rom0:{rom}"))
+        {
+            self.log_once(
+                &format!("stand-in-{}", irx.name),
+                &format!(
+                    "module {path} is \"{}\" (version {}.{}), a driver piney answers natively: it is loaded as rom0:{rom}",
+                    irx.name.escape_debug(),
+                    irx.version >> 8,
+                    irx.version & 0xff
+                ),
+            );
+            return id;
+        }
         let (block, text) = match irx.absolute {
             Some(addr) => {
                 let b = self.sysmem_alloc(Mode::Addr, irx.mem_size, addr & 0x1f_ff00);

@@ -112,6 +112,28 @@ const QUIET_ROM_MODULES: &[&str] = &[
     "SIO2MAN", "XSIO2MAN", "MTAPMAN", "XMTAPMAN", "MCMAN", "XMCMAN",
 ];
 
+/// Drivers that programs and discs carry their own copies of (built from Sony's sources or
+/// ps2sdk's): by the module name in their `.iopmod` header, the rom0 module piney answers in
+/// their place. Their work is the SIO2's (pads, memory cards, the multitap), which piney serves
+/// natively rather than at the register level; the newer protocol is the one these copies speak,
+/// and the native XPADMAN and XMCSERV answer the older one too.
+const STAND_INS: &[(&str, &str)] = &[
+    ("sio2man", "XSIO2MAN"),
+    ("padman", "XPADMAN"),
+    ("mcman", "XMCMAN"),
+    ("mcman_cex", "XMCMAN"),
+    ("mcserv", "XMCSERV"),
+    ("multitap_manager", "XMTAPMAN"),
+];
+
+/// The rom0 module piney answers in place of a module named `name`, if it stands in for one.
+pub fn native_stand_in(name: &str) -> Option<&'static str> {
+    STAND_INS
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, rom)| *rom)
+}
+
 /// The modules of the BIOS's boot list (its IOPBTCONF), all emulated natively by the kernel
 /// and the native servers; an IOPRP image's newer copies of them are answered natively too.
 const BIOS_BOOT_MODULES: &[&str] = &[
