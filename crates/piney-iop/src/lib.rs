@@ -19,6 +19,7 @@
 //!   machine.
 
 pub mod cpu;
+pub mod disc;
 pub mod events;
 pub mod hw;
 pub mod irx;
@@ -83,6 +84,8 @@ pub struct Iop {
     /// The EE's RAM while the machine runs an IOP slice (native servers read it as their RDATA
     /// would); empty otherwise.
     pub ee_ram: Vec<u8>,
+    /// The disc in the drive (kept across reboots).
+    pub disc: Option<Box<dyn disc::Disc>>,
 }
 
 impl Default for Iop {
@@ -114,6 +117,7 @@ impl Iop {
             modules: modules::Modules::default(),
             native_ret: 0,
             ee_ram: Vec::new(),
+            disc: None,
         };
         iop.cpu.cycles = cycles;
         iop.bus.hw.sif = sif;
@@ -125,6 +129,11 @@ impl Iop {
         // The boot servers' modules are resident: so the guest's module chain says.
         kernel::image::sync(&mut iop);
         iop
+    }
+
+    /// Put `disc` in the drive (replacing any), or empty it with `None`.
+    pub fn insert_disc(&mut self, disc: Option<Box<dyn disc::Disc>>) {
+        self.disc = disc;
     }
 
     /// The cycle count.
@@ -189,11 +198,13 @@ impl Iop {
         let out = std::mem::take(&mut self.out);
         let ee_ram = std::mem::take(&mut self.ee_ram);
         let host_root = self.modules.host_root.take();
+        let disc = self.disc.take();
         let instructions = self.instructions;
         *self = Iop::new_with(sif, servers, cycles);
         self.out = out;
         self.ee_ram = ee_ram;
         self.modules.host_root = host_root;
+        self.disc = disc;
         self.instructions = instructions;
         self.modules.rom_images = images;
         if modules::boot_images(self) == 0 {
