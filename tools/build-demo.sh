@@ -7,7 +7,7 @@
 #
 # The output is deterministic (relative paths, no timestamps, no build id, no .comment):
 #
-#   tools/build-demo.sh            rebuild demo/demo.elf
+#   tools/build-demo.sh            rebuild demo/demo.elf (and demo/disc/PINY_000.01, its disc's boot file)
 #   tools/build-demo.sh --check    rebuild into a temporary folder and fail if demo/demo.elf
 #                                  differs; with cargo present, also check that every
 #                                  demo/vu/*.bin matches its .vsm
@@ -89,6 +89,11 @@ if [ $MODE = check ]; then
         echo "build-demo: (built with $($CC --version | head -n 1))" >&2
         FAIL=1
     fi
+    # The demo's disc (demo/disc/) boots the same ELF, as its boot file PINY_000.01.
+    if ! cmp -s "$TMP/demo.elf" demo/disc/PINY_000.01; then
+        echo "build-demo: demo/disc/PINY_000.01 differs from the demo's build (run tools/build-demo.sh)" >&2
+        FAIL=1
+    fi
     if command -v cargo >/dev/null 2>&1; then
         $VUASM --check demo/vu || FAIL=1
     fi
@@ -96,4 +101,5 @@ if [ $MODE = check ]; then
     exit $FAIL
 fi
 cp "$TMP/demo.elf" demo/demo.elf
-echo "built demo/demo.elf ($(wc -c <demo/demo.elf) bytes)"
+cp "$TMP/demo.elf" demo/disc/PINY_000.01
+echo "built demo/demo.elf and its disc's boot file demo/disc/PINY_000.01 ($(wc -c <demo/demo.elf) bytes)"

@@ -9,10 +9,12 @@ cd "$(dirname "$0")/.."
 # committed ELFs against their sources) and qemu-user (to check portable guest programs against
 # a MIPS CPU). GPU and window tests: Mesa's lavapipe (Vulkan) and llvmpipe (GL), Xvfb for a real
 # X display, xwd (x11-apps) for its screenshots, xdotool to press keys in a window, and the X
-# client libraries winit loads.
+# client libraries winit loads. Disc image tests: genisoimage and chdman (mame-tools) make the
+# images piney-disc reads back.
 packages=(pkg-config libudev-dev libasound2-dev gcc-mipsel-linux-gnu binutils-mipsel-linux-gnu
   qemu-user mesa-vulkan-drivers libvulkan1 libegl1 libegl-mesa0 libgl1-mesa-dri xvfb xauth
-  x11-apps xdotool libx11-xcb1 libxcursor1 libxi6 libxrandr2 libxkbcommon-x11-0 python3)
+  x11-apps xdotool libx11-xcb1 libxcursor1 libxi6 libxrandr2 libxkbcommon-x11-0 python3
+  genisoimage mame-tools)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

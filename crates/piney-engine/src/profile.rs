@@ -7,6 +7,9 @@
 //! title = "..."                    # optional
 //! elf_fnv1a64 = "0x0123456789abcdef"  # optional: FNV-1a 64 of the ELF file (see fnv1a64)
 //! hooks = ["ccPad_SetActuater"]    # the native functions to install (see crate::natives)
+//! symbols_from_elf = false         # optional: true for a program that carries its symbol
+//!                                  # table (our own titles): addresses and words come from it,
+//!                                  # and no `hooks` means every native it has the symbols for
 //!
 //! [symbols."ccPad::Read"]
 //! address = 0x00102d40             # absent: not known yet
@@ -58,6 +61,9 @@ pub struct Profile {
     pub hooks: Vec<String>,
     /// Symbol name -> what is known of it.
     pub symbols: BTreeMap<String, Symbol>,
+    /// The program carries its symbol table: [`Profile::resolve`] takes addresses and words
+    /// from it.
+    pub symbols_from_elf: bool,
 }
 
 /// A bad profile.
@@ -93,6 +99,8 @@ struct RawProfile {
     hooks: Vec<String>,
     #[serde(default)]
     symbols: BTreeMap<String, RawSymbol>,
+    #[serde(default)]
+    symbols_from_elf: bool,
 }
 
 #[derive(Deserialize)]
@@ -191,7 +199,25 @@ impl Profile {
             elf_fnv1a64,
             hooks: raw.hooks,
             symbols,
+            symbols_from_elf: raw.symbols_from_elf,
         })
+    }
+
+    /// The profile for the loaded program `image`: itself, or, with `symbols_from_elf`, the
+    /// program's own symbols under this profile's name (its `hooks` when it lists any, else
+    /// every native the symbols allow).
+    pub fn resolve(self, image: &[u8]) -> Result<Profile, crate::elfsym::SymbolError> {
+        if !self.symbols_from_elf {
+            return Ok(self);
+        }
+        let mut p = Profile::from_elf_symbols(image)?;
+        p.source = format!("{} (symbols from the ELF)", self.source);
+        p.serial = self.serial;
+        p.title = self.title;
+        if !self.hooks.is_empty() {
+            p.hooks = self.hooks;
+        }
+        Ok(p)
     }
 
     /// Read and parse the profile at `path`.

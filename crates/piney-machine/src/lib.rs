@@ -17,6 +17,7 @@
 
 pub mod bus;
 mod cop2;
+pub mod disc;
 pub mod dmac;
 pub mod elf;
 pub mod gif;

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod frames;
+mod info;
 mod run;
 mod window;
 
@@ -23,9 +24,10 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run a PS2 program (an ELF).
+    /// Run a PS2 program (an ELF), an IOP module (an IRX) or a disc image (ISO, BIN/CUE, CHD,
+    /// CSO, ZSO: booted from its SYSTEM.CNF).
     Run {
-        /// The program.
+        /// The program, module or disc image.
         program: std::path::PathBuf,
         #[command(flatten)]
         options: run::RunOptions,
@@ -34,6 +36,11 @@ enum Command {
     Demo {
         #[command(flatten)]
         options: run::RunOptions,
+    },
+    /// What a disc image is: serial, boot path, region, video mode, boot ELF CRC, profile.
+    Info {
+        /// The disc image.
+        disc: std::path::PathBuf,
     },
     /// Replay a PCSX2 GS dump (.gs, .gs.xz, .gs.zst) through piney's GS.
     Replay(frames::ReplayArgs),
@@ -50,7 +57,15 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Run { program, options } => run::run(&program, &options),
-        Command::Demo { options } => run::run_image(DEMO_ELF, "demo", &options, true, None),
+        Command::Demo { options } => run::run_image(
+            DEMO_ELF,
+            "demo",
+            &options,
+            true,
+            None,
+            run::Boot::host("demo"),
+        ),
+        Command::Info { disc } => info::info(&disc),
         Command::Replay(args) => frames::replay(&args),
         Command::Compare(args) => frames::compare(&args),
         Command::PadTrace { file } => pad_trace(file.as_deref()),

@@ -74,6 +74,10 @@ pub struct RunOptions {
     /// The memory card in port 2, as --memcard1 (default: `Mcd002` beside `Mcd001`).
     #[arg(long, value_name = "PATH")]
     pub memcard2: Option<PathBuf>,
+    /// A disc image (ISO, BIN/CUE, CHD, CSO, ZSO) in the drive while a program (an ELF) runs;
+    /// `piney run DISC` boots a disc itself.
+    #[arg(long, value_name = "IMAGE")]
+    pub disc: Option<PathBuf>,
     /// The window's initial inner size in pixels, WIDTHxHEIGHT (default 1024x768).
     #[arg(long, value_name = "WxH", value_parser = crate::window::parse_size)]
     pub window_size: Option<(u32, u32)>,
@@ -134,8 +138,28 @@ pub fn data_folder() -> Option<PathBuf> {
         .map(|d| d.join("piney"))
 }
 
-/// `piney run`: the program at `path`.
+/// `piney run`: the program, module or disc at `path` (told apart by content: an ELF or IRX
+/// file runs as a program, anything else is opened as a disc image).
 pub fn run(path: &Path, opts: &RunOptions) -> ExitCode {
+    let mut head = [0u8; 4];
+    let is_elf = match std::fs::File::open(path).and_then(|mut f| {
+        use std::io::Read;
+        f.read(&mut head)
+    }) {
+        Ok(n) => n == 4 && head == *b"\x7fELF",
+        Err(e) => {
+            eprintln!("piney: cannot read {}: {e}", path.display());
+            return ExitCode::from(1);
+        }
+    };
+    // `host:` is the program's (or the image's) folder, as PCSX2's host file system is.
+    let folder = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !is_elf {
+        return boot_disc(path, opts, folder);
+    }
     let image = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) => {
@@ -143,18 +167,100 @@ pub fn run(path: &Path, opts: &RunOptions) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    // `host:` is the program's folder, as PCSX2's host file system is.
-    let folder = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let disc = match &opts.disc {
+        Some(d) => match piney_machine::disc::ImageDisc::open(d) {
+            Ok(d) => Some(d),
+            Err(e) => {
+                eprintln!("piney: --disc {e}");
+                return ExitCode::from(1);
+            }
+        },
+        None => None,
+    };
+    let file = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |f| f.to_string_lossy().into_owned(),
+    );
+    let boot = Boot {
+        // argv[0], as LoadExecPS2 gives it: the program's path on the device it came from, here
+        // `host:` (the program's folder).
+        argv0: format!("host:{file}"),
+        disc,
+        serial: None,
+    };
     run_image(
         &image,
         &path.display().to_string(),
         opts,
         false,
         Some(folder),
+        boot,
     )
+}
+
+/// How a program is started: its argv[0], the disc in the drive, the disc's serial.
+pub struct Boot {
+    /// argv[0] (`host:NAME`, `cdrom0:\SLUS_202.67;1`).
+    pub argv0: String,
+    /// The disc in the drive.
+    pub disc: Option<piney_machine::disc::ImageDisc>,
+    /// The disc's serial, which picks the game's profile.
+    pub serial: Option<String>,
+}
+
+impl Boot {
+    /// A program from the host with no disc: argv[0] `host:NAME`.
+    pub fn host(name: &str) -> Self {
+        Self {
+            argv0: format!("host:{name}"),
+            disc: None,
+            serial: None,
+        }
+    }
+}
+
+/// `piney run DISC`: boot a disc as the BIOS does: SYSTEM.CNF's BOOT2 names the ELF, which is
+/// loaded from the disc and run with it as argv[0], the disc in the drive.
+fn boot_disc(path: &Path, opts: &RunOptions, folder: &Path) -> ExitCode {
+    if opts.disc.is_some() {
+        eprintln!(
+            "piney: --disc is for running a program with a disc in the drive; {} is booted as the disc itself",
+            path.display()
+        );
+        return ExitCode::from(2);
+    }
+    let image = match piney_disc::open(path) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("piney: {e} (and it is not an ELF program)");
+            return ExitCode::from(1);
+        }
+    };
+    let booted = (|| {
+        let mut fs = image.into_filesystem()?;
+        let info = fs.boot_info()?;
+        let elf = fs.read_file(&info.boot_file, piney_machine::disc::MAX_PROGRAM_BYTES)?;
+        let layer1 = fs.layer1_start();
+        Ok::<_, piney_disc::DiscError>((
+            info,
+            elf,
+            piney_machine::disc::ImageDisc::new(fs.into_inner(), layer1),
+        ))
+    })();
+    let (info, elf, disc) = match booted {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("piney: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let boot = Boot {
+        argv0: info.boot_path.clone(),
+        disc: Some(disc),
+        serial: info.serial.clone(),
+    };
+    let name = format!("{} ({})", path.display(), info.boot_path);
+    run_image(&elf, &name, opts, false, Some(folder), boot)
 }
 
 /// Run an ELF image. Exit status 0 when the guest exits or a limit is reached; 1 on a guest
@@ -167,6 +273,7 @@ pub fn run_image(
     opts: &RunOptions,
     own_program: bool,
     host: Option<&Path>,
+    boot: Boot,
 ) -> ExitCode {
     if let Some(s) = opts.seconds
         && !(s.is_finite() && s >= 0.0)
@@ -215,12 +322,10 @@ pub fn run_image(
         return ExitCode::from(1);
     }
     let irx = piney_machine::is_irx(image);
-    // argv[0], as LoadExecPS2 gives it: the program's path on the device it came from, here
-    // `host:` (the program's folder).
-    let file = Path::new(name)
-        .file_name()
-        .map_or_else(|| name.to_string(), |f| f.to_string_lossy().into_owned());
-    machine.kernel.args = vec![format!("host:{file}")];
+    machine.kernel.args = vec![boot.argv0.clone()];
+    if let Some(disc) = boot.disc {
+        machine.insert_disc(Some(Box::new(disc)));
+    }
     let loaded = if irx {
         // An IOP module: run on its own beside an idle EE program.
         machine.load_irx(name, image)
@@ -240,6 +345,9 @@ pub fn run_image(
                     return ExitCode::from(1);
                 }
             },
+            None if boot.serial.is_some() => {
+                crate::info::profile_for(boot.serial.as_deref().unwrap_or_default())
+            }
             None if own_program => match piney_engine::Profile::from_elf_symbols(image) {
                 Ok(p) => Some(p),
                 Err(e) => {
@@ -249,6 +357,12 @@ pub fn run_image(
             },
             None => None,
         };
+        let profile = profile.and_then(|p| {
+            let source = p.source.clone();
+            p.resolve(image)
+                .map_err(|e| eprintln!("piney: warning: {source}: no hooks: {e}"))
+                .ok()
+        });
         if let Some(p) = profile {
             for w in piney_engine::install(&mut machine, &p, image).warnings {
                 eprintln!("piney: warning: {w}");

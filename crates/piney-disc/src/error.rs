@@ -1,0 +1,164 @@
+//! The crate's one error type.
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Everything that can go wrong opening or reading a disc image. Every variant names the file
+/// (the image, or the cue sheet/SYSTEM.CNF it came from) and the reason.
+#[derive(Debug, thiserror::Error)]
+pub enum DiscError {
+    /// The operating system refused a read or an open.
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    /// The file is shorter than its own header, index or volume descriptor says it is.
+    #[error("{}: truncated image: {detail}", path.display())]
+    Truncated { path: PathBuf, detail: String },
+    /// A container's magic bytes or signature are wrong.
+    #[error("{}: bad magic: {detail}", path.display())]
+    BadMagic { path: PathBuf, detail: String },
+    /// A format, version or feature this crate does not read.
+    #[error("{}: unsupported: {detail}", path.display())]
+    Unsupported { path: PathBuf, detail: String },
+    /// A header field or index entry that cannot be right (out of range, out of order).
+    #[error("{}: corrupt image: {detail}", path.display())]
+    Corrupt { path: PathBuf, detail: String },
+    /// A CHD hunk that does not decompress, or whose checksum does not match.
+    #[error("{}: CHD hunk {hunk}: {detail}", path.display())]
+    ChdHunk {
+        path: PathBuf,
+        hunk: u64,
+        detail: String,
+    },
+    /// A compressed CSO/ZSO block that does not decompress to its size.
+    #[error("{}: {format} block {block}: {detail}", path.display())]
+    Block {
+        path: PathBuf,
+        format: &'static str,
+        block: u64,
+        detail: String,
+    },
+    /// A sector number at or past the end of the disc.
+    #[error("{}: read past the end of the disc: LBA {lba} (the disc has {sectors} sectors)", path.display())]
+    PastEnd {
+        path: PathBuf,
+        lba: u64,
+        sectors: u64,
+    },
+    /// A cue sheet line that cannot be used.
+    #[error("{}: cue sheet line {line}: {detail}", path.display())]
+    Cue {
+        path: PathBuf,
+        line: usize,
+        detail: String,
+    },
+    /// ISO 9660 structures (volume descriptors, directory records) that cannot be right.
+    #[error("{}: ISO 9660: {detail}", path.display())]
+    FileSystem { path: PathBuf, detail: String },
+    /// A path looked up on the disc that is not there.
+    #[error("{}: no file {name} on the disc", path.display())]
+    NotFound { path: PathBuf, name: String },
+    /// The disc's root directory has no SYSTEM.CNF.
+    #[error("{}: no SYSTEM.CNF in the disc's root directory", path.display())]
+    NoSystemCnf { path: PathBuf },
+    /// A SYSTEM.CNF that cannot be parsed; `line` is 1-based where one line is to blame.
+    #[error("{}: SYSTEM.CNF{}: {detail}", path.display(), LineSuffix(*line))]
+    SystemCnf {
+        path: PathBuf,
+        line: Option<usize>,
+        detail: String,
+    },
+    /// SYSTEM.CNF's BOOT2 names a file the disc does not have.
+    #[error("{}: SYSTEM.CNF's BOOT2 names {boot}, which is not on the disc", path.display())]
+    BootFileMissing { path: PathBuf, boot: String },
+    /// A PlayStation 1 disc (SYSTEM.CNF has `BOOT =`, not `BOOT2 =`).
+    #[error("{}: a PlayStation 1 disc (SYSTEM.CNF: BOOT = {boot}); PS1 discs are not supported", path.display())]
+    Ps1Disc { path: PathBuf, boot: String },
+    /// A caller's mistake: a buffer of the wrong size, raw sectors from an image without them.
+    #[error("{}: {detail}", path.display())]
+    InvalidRequest { path: PathBuf, detail: String },
+}
+
+struct LineSuffix(Option<usize>);
+
+impl fmt::Display for LineSuffix {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(line) => write!(f, " line {line}"),
+            None => Ok(()),
+        }
+    }
+}
+
+impl DiscError {
+    // Shorthands for the variants, for this crate and for other `SectorSource` implementations.
+
+    /// An `Io` error for `path`.
+    pub fn io(path: &Path, source: io::Error) -> Self {
+        DiscError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    /// A `Truncated` error for `path`.
+    pub fn truncated(path: &Path, detail: impl Into<String>) -> Self {
+        DiscError::Truncated {
+            path: path.to_path_buf(),
+            detail: detail.into(),
+        }
+    }
+
+    /// A `Corrupt` error for `path`.
+    pub fn corrupt(path: &Path, detail: impl Into<String>) -> Self {
+        DiscError::Corrupt {
+            path: path.to_path_buf(),
+            detail: detail.into(),
+        }
+    }
+
+    /// An `Unsupported` error for `path`.
+    pub fn unsupported(path: &Path, detail: impl Into<String>) -> Self {
+        DiscError::Unsupported {
+            path: path.to_path_buf(),
+            detail: detail.into(),
+        }
+    }
+
+    /// A `BadMagic` error for `path`.
+    pub fn bad_magic(path: &Path, detail: impl Into<String>) -> Self {
+        DiscError::BadMagic {
+            path: path.to_path_buf(),
+            detail: detail.into(),
+        }
+    }
+
+    /// A `FileSystem` error for `path`.
+    pub fn fs(path: &Path, detail: impl Into<String>) -> Self {
+        DiscError::FileSystem {
+            path: path.to_path_buf(),
+            detail: detail.into(),
+        }
+    }
+
+    /// A `PastEnd` error: `lba` read from a disc of `sectors`.
+    pub fn past_end(path: &Path, lba: u64, sectors: u64) -> Self {
+        DiscError::PastEnd {
+            path: path.to_path_buf(),
+            lba,
+            sectors,
+        }
+    }
+
+    /// An `InvalidRequest` error for `path`.
+    pub fn invalid(path: &Path, detail: impl Into<String>) -> Self {
+        DiscError::InvalidRequest {
+            path: path.to_path_buf(),
+            detail: detail.into(),
+        }
+    }
+}

@@ -1,0 +1,228 @@
+//! Booting a disc through the real command line: the demo title's disc (demo/disc/, made into an
+//! image here by independent tools: genisoimage's ISO and chdman's CHD of it) booted with
+//! `piney run DISC` presents exactly the frames of `piney demo`; `piney info` names the serial,
+//! boot path, CRC and profile; broken discs are one clear error and exit 1.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn piney() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_piney"))
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Run an independent tool; a missing one fails the test (CI installs them).
+fn tool(name: &str, package: &str, args: &[&str]) {
+    let out = Command::new(name)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{name} is needed (apt-get install {package}): {e}"));
+    assert!(
+        out.status.success(),
+        "{name} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The demo disc as an ISO made by genisoimage from demo/disc.
+fn demo_iso(dir: &Path) -> PathBuf {
+    let iso = dir.join("demo.iso");
+    let src = root().join("demo/disc");
+    tool(
+        "genisoimage",
+        "genisoimage",
+        &[
+            "-quiet",
+            "-V",
+            "PINEYDEMO",
+            "-o",
+            iso.to_str().unwrap(),
+            src.to_str().unwrap(),
+        ],
+    );
+    iso
+}
+
+fn ok(o: &Output, what: &str) {
+    assert!(
+        o.status.success(),
+        "{what}: {:?}\n{}",
+        o.status,
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// The frames of a headless run (`args` after the subcommand), one PNG each.
+fn frames(args: &[&str], dir: &Path) -> Vec<Vec<u8>> {
+    let o = piney()
+        .args(args)
+        .args(["--headless", "--frames", "40", "--dump-frames"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    ok(&o, &format!("piney {args:?}"));
+    let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 40, "{args:?}: one frame a vertical blank");
+    names.iter().map(|p| std::fs::read(p).unwrap()).collect()
+}
+
+#[test]
+fn the_demo_disc_boots_to_the_demos_frames() {
+    let d = scratch("disc-boot");
+    let iso = demo_iso(&d);
+    let chd = d.join("demo.chd");
+    tool(
+        "chdman",
+        "mame-tools",
+        &[
+            "createcd",
+            "-i",
+            iso.to_str().unwrap(),
+            "-o",
+            chd.to_str().unwrap(),
+        ],
+    );
+    let demo = frames(&["demo"], &d.join("demo-frames"));
+    for image in [&iso, &chd] {
+        let name = image.file_name().unwrap().to_string_lossy().into_owned();
+        let disc = frames(
+            &["run", image.to_str().unwrap()],
+            &d.join(format!("{name}-frames")),
+        );
+        for (i, (a, b)) in demo.iter().zip(&disc).enumerate() {
+            assert!(a == b, "{name}: frame {i} differs from piney demo's");
+        }
+    }
+}
+
+#[test]
+fn info_describes_the_demo_disc() {
+    let d = scratch("disc-info");
+    let iso = demo_iso(&d);
+    let o = piney().arg("info").arg(&iso).output().unwrap();
+    ok(&o, "piney info");
+    let text = String::from_utf8_lossy(&o.stdout);
+    // PCSX2's CRC of the boot ELF: the XOR of its 32-bit words, computed here from the file.
+    let elf = std::fs::read(root().join("demo/disc/PINY_000.01")).unwrap();
+    let crc = elf
+        .chunks_exact(4)
+        .fold(0u32, |c, w| c ^ u32::from_le_bytes(w.try_into().unwrap()));
+    for line in [
+        "volume: PINEYDEMO".to_string(),
+        "serial: PINY-00001".to_string(),
+        format!("boot: cdrom0:\\PINY_000.01;1 ({} bytes)", elf.len()),
+        "version: 1.00".to_string(),
+        "video mode: NTSC".to_string(),
+        format!("boot ELF CRC: {crc:08X}"),
+        "profile: profiles/PINY-00001.toml".to_string(),
+    ] {
+        assert!(
+            text.lines().any(|l| l == line),
+            "no line {line:?} in:\n{text}"
+        );
+    }
+}
+
+/// The demo disc's boot file is the demo title itself.
+#[test]
+fn the_disc_holds_the_demo_elf() {
+    assert!(
+        std::fs::read(root().join("demo/disc/PINY_000.01")).unwrap()
+            == std::fs::read(root().join("demo/demo.elf")).unwrap(),
+        "demo/disc/PINY_000.01 differs from demo/demo.elf (run tools/build-demo.sh)"
+    );
+}
+
+/// One line on stderr naming the file and the reason, exit 1.
+fn refused(image: &Path, reason: &str) {
+    for sub in ["run", "info"] {
+        let o = piney()
+            .arg(sub)
+            .arg(image)
+            .args(if sub == "run" {
+                &["--headless"][..]
+            } else {
+                &[]
+            })
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{sub} {}: {err}", image.display());
+        let lines: Vec<&str> = err.lines().collect();
+        assert_eq!(lines.len(), 1, "{sub}: one line: {err}");
+        assert!(
+            lines[0].contains(&image.display().to_string()) && lines[0].contains(reason),
+            "{sub}: {:?} should name the file and say {reason:?}",
+            lines[0]
+        );
+    }
+}
+
+#[test]
+fn broken_discs_are_one_clear_error() {
+    let d = scratch("disc-bad");
+    // No SYSTEM.CNF.
+    let empty = d.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    std::fs::write(empty.join("README.TXT"), b"no boot file here\n").unwrap();
+    let no_cnf = d.join("nocnf.iso");
+    tool(
+        "genisoimage",
+        "genisoimage",
+        &[
+            "-quiet",
+            "-o",
+            no_cnf.to_str().unwrap(),
+            empty.to_str().unwrap(),
+        ],
+    );
+    refused(&no_cnf, "no SYSTEM.CNF");
+    // BOOT2 naming a file the disc lacks.
+    let missing = d.join("missing");
+    std::fs::create_dir_all(&missing).unwrap();
+    std::fs::write(
+        missing.join("SYSTEM.CNF"),
+        b"BOOT2 = cdrom0:\\SLUS_999.99;1\nVER = 1.00\nVMODE = NTSC\n",
+    )
+    .unwrap();
+    let bad_boot = d.join("badboot.iso");
+    tool(
+        "genisoimage",
+        "genisoimage",
+        &[
+            "-quiet",
+            "-o",
+            bad_boot.to_str().unwrap(),
+            missing.to_str().unwrap(),
+        ],
+    );
+    refused(&bad_boot, "SLUS_999.99");
+    // Garbage, and a truncated image.
+    let garbage = d.join("garbage.bin");
+    std::fs::write(&garbage, vec![0x5a; 70_000]).unwrap();
+    let o = piney()
+        .args(["run", "--headless"])
+        .arg(&garbage)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&o.stderr).lines().count(), 1);
+    let iso = std::fs::read(demo_iso(&d)).unwrap();
+    let truncated = d.join("truncated.iso");
+    std::fs::write(&truncated, &iso[..iso.len() / 2]).unwrap();
+    refused(&truncated, "truncated");
+}
