@@ -226,3 +226,53 @@ fn broken_discs_are_one_clear_error() {
     std::fs::write(&truncated, &iso[..iso.len() / 2]).unwrap();
     refused(&truncated, "truncated");
 }
+
+/// LoadExecPS2 from one ELF on a disc to another with arguments (tests/guest/exec_first.c and
+/// exec_second.c): the second runs on a fresh kernel (its first semaphore has the first one's
+/// id), with argv = its path and the two arguments, after an IOP reboot; under both CPU engines.
+#[test]
+fn load_exec_chains_two_programs_on_a_disc() {
+    let d = scratch("disc-exec");
+    let files = d.join("files");
+    std::fs::create_dir_all(files.join("BIN")).unwrap();
+    let guest = root().join("tests/guest");
+    std::fs::copy(guest.join("exec_first.elf"), files.join("FIRST.ELF")).unwrap();
+    std::fs::copy(guest.join("exec_second.elf"), files.join("BIN/SECOND.ELF")).unwrap();
+    std::fs::write(
+        files.join("SYSTEM.CNF"),
+        b"BOOT2 = cdrom0:\\FIRST.ELF;1\r\nVER = 1.00\r\nVMODE = NTSC\r\n",
+    )
+    .unwrap();
+    let iso = d.join("exec.iso");
+    tool(
+        "genisoimage",
+        "genisoimage",
+        &[
+            "-quiet",
+            "-o",
+            iso.to_str().unwrap(),
+            files.to_str().unwrap(),
+        ],
+    );
+    for cpu in ["interp", "jit"] {
+        let o = piney()
+            .args(["run", "--headless", "--seconds", "5", "--cpu", cpu])
+            .arg(&iso)
+            .output()
+            .unwrap();
+        ok(&o, cpu);
+        assert_eq!(
+            String::from_utf8_lossy(&o.stdout),
+            "first: my first semaphore is 1\n\
+             first: LoadExecPS2 cdrom0:\\BIN\\SECOND.ELF;1 one \"two words\"\n\
+             second: argc 3: [cdrom0:\\BIN\\SECOND.ELF;1] [one] [two words]\n\
+             second: my first semaphore is 1\n\
+             second: SIF RPC up\n",
+            "{cpu}"
+        );
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("exited with status 7"),
+            "{cpu}: the second program's exit status ends the run"
+        );
+    }
+}

@@ -45,17 +45,8 @@ impl Machine {
                 self.request_exit(a[0] as i32);
                 Ret::Done
             }
-            6 => {
-                let path = self.bus.read_cstr(a[0], 256).unwrap_or_default();
-                return Err(unimplemented(&format!(
-                    "LoadExecPS2 \"{path}\": loading another program is not supported"
-                )));
-            }
-            7 => {
-                return Err(unimplemented(
-                    "ExecPS2: running another program is not supported",
-                ));
-            }
+            6 => self.load_exec_ps2(a, pc)?,
+            7 => self.exec_ps2(a, pc)?,
             // ExecOSD: leave the program for the system menu. There is none: the run ends.
             0x7b => {
                 self.request_exit(0);

@@ -38,6 +38,7 @@
 //!   ps2sdk's crt0 does when main returns), or when the last thread that is not dormant exits.
 
 mod alarm;
+mod exec;
 mod intr;
 mod misc;
 mod sema;
@@ -323,6 +324,9 @@ enum Ret {
     V(i32),
     /// `$v0` already set, or the call does not return to its caller.
     Done,
+    /// Another program has replaced the caller (LoadExecPS2, ExecPS2): nothing of the caller's
+    /// context is resumed.
+    Replaced,
 }
 
 /// The error for a guest address the kernel could not access.
@@ -407,8 +411,11 @@ impl Machine {
     /// Leave the syscall exception: `$v0` per `ret`, continue at `ret_pc` with EXL clear, then
     /// switch threads if the call changed who should run.
     fn finish_syscall(&mut self, ret: Ret, ret_pc: u32) {
-        if let Ret::V(v) = ret {
-            self.cpu.set32(2, v as u32);
+        match ret {
+            Ret::V(v) => self.cpu.set32(2, v as u32),
+            Ret::Done => {}
+            // The kernel started the new program in kernel_boot.
+            Ret::Replaced => return,
         }
         self.cpu.cop0.regs[cop0reg::STATUS] &= !status::EXL;
         self.cpu.jump_to(ret_pc);

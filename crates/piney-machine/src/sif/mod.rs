@@ -322,7 +322,7 @@ impl Machine {
 
     /// (Re)schedule [`Event::Iop`]: a slice ahead while an IOP thread runs, else at the IOP's
     /// next event.
-    fn schedule_iop(&mut self) {
+    pub(crate) fn schedule_iop(&mut self) {
         let now = self.cpu.cycles;
         let iop = &self.bus.iop;
         let mut at = if iop.idle() {
