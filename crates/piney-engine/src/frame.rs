@@ -104,6 +104,7 @@ fn path_busy(m: &mut Machine) -> Result<bool, MachineError> {
 /// Where Ctrl is: the guest-call returns and kernel resumes, plus the steps in between.
 /// State across them: `$s0` the pad being read (0, 1), `$s1` the low word of the cycle count
 /// the GS path wait began at.
+#[derive(Debug)]
 enum Step {
     Path,
     Vsync,
@@ -149,7 +150,12 @@ pub fn ctrl(
         }
         Some(other) => unreachable!("ccSystem_Ctrl does not resume at {other:?}"),
     };
+    let mut steps = 0;
     loop {
+        steps += 1;
+        if steps > guest::MAX_NATIVE_STEPS {
+            return Err(guest::stuck(m, "ccSystem::Ctrl", &format!("at {step:?}")));
+        }
         step = match step {
             // Wait for the GS path (the last frame's lists): nothing it polls changes before
             // the next event, so time passes to it.
@@ -192,6 +198,13 @@ pub fn ctrl(
                     set_field(m, s, sys_field::VSYNC_WAITING, 1)?;
                     let sema = field(m, s, sys_field::VSYNC_SEMA)?;
                     match guest::kernel(m, sys::WAIT_SEMA, [sema, 0, 0, 0], Resume::CtrlVsync)? {
+                        // The kernel refused the wait (no such semaphore: ccSys is not what the
+                        // profile says): the guest's loop would call it again and again while
+                        // time passes; here time passes to the next event before the count is
+                        // looked at again, so that the run still reaches its limits.
+                        Some(r) if r < 0 => {
+                            return Ok(guest::wait_for_next_event(m, Resume::CtrlVsync));
+                        }
                         Some(_) => Step::Vsync,
                         None => return Ok(HookResult::Continue),
                     }

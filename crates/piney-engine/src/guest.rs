@@ -213,6 +213,22 @@ pub fn wr32(m: &mut Machine, addr: u32, v: u32, what: &str) -> Result<(), Machin
     m.bus.write32(addr, v).map_err(|_| fault(m, what, addr))
 }
 
+/// The most steps a native function's loop takes in one call. Each step either blocks (the
+/// call returns), calls guest code (returns) or moves the function's state on; a loop that goes
+/// round this often has met a state it cannot leave (a profile whose addresses are not what it
+/// says), and the run ends with [`stuck`] rather than spinning without emulated time passing.
+pub const MAX_NATIVE_STEPS: u32 = 100_000;
+
+/// The error that ends a run whose native function `name` cannot make progress.
+pub fn stuck(m: &Machine, name: &str, state: &str) -> MachineError {
+    MachineError::Kernel {
+        what: format!(
+            "native {name}: {MAX_NATIVE_STEPS} steps without blocking or returning ({state}); the profile's addresses do not fit this program"
+        ),
+        pc: m.cpu.pc,
+    }
+}
+
 /// Text the guest's printf would have written (its SIO output), in order with the guest's own.
 pub fn print(m: &mut Machine, text: &str) {
     m.bus.out.extend_from_slice(text.as_bytes());

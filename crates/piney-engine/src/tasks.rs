@@ -93,7 +93,12 @@ pub fn th_control(
     at: Option<Resume>,
 ) -> Result<HookResult, MachineError> {
     let mut at = at.unwrap_or(Resume::ThControlMainWoken);
+    let mut steps = 0;
     loop {
+        steps += 1;
+        if steps > guest::MAX_NATIVE_STEPS {
+            return Err(guest::stuck(m, "ccThControl", &format!("at {at:?}")));
+        }
         match at {
             // Sleep until main's WakeupThread, once a frame.
             Resume::ThControlMainWoken => {
@@ -309,6 +314,7 @@ fn current_task(m: &mut Machine, s: &TaskSyms) -> Result<u32, MachineError> {
 }
 
 /// Where Breath is between the kernel's sleeps.
+#[derive(Debug)]
 enum Breath {
     /// Sleep, to resume at this point.
     Sleep(Resume),
@@ -347,7 +353,12 @@ pub fn breath(
         Some(Resume::BreathHeld) => Breath::Hold,
         Some(other) => unreachable!("Breath does not resume at {other:?}"),
     };
+    let mut steps = 0;
     loop {
+        steps += 1;
+        if steps > guest::MAX_NATIVE_STEPS {
+            return Err(guest::stuck(m, "ccTscb::Breath", &format!("at {step:?}")));
+        }
         let t = guest::get(m, reg::T0);
         step = match step {
             Breath::Sleep(then) => match guest::kernel(m, sys::SLEEP_THREAD, [0; 4], then)? {

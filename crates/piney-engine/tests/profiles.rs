@@ -179,3 +179,35 @@ fn a_hook_whose_words_differ_is_refused() {
         got.warnings
     );
 }
+
+/// Issue 17: a profile that puts `ccSys` at a code address (here the demo's `main`) made the
+/// native frame controller spin without emulated time passing (WaitSema on a garbage semaphore
+/// id returns at once, `frameRateCnt < frameRate` never changes), so `--frames` never ended the
+/// run. Now each failed wait lets time pass to the next event, as the guest's polling loop would:
+/// three frames end (whatever the garbage does to the program), within a wall-clock bound.
+#[test]
+fn a_garbage_ccsys_cannot_stop_emulated_time() {
+    let image = demo_elf();
+    let mut p = Profile::from_elf_symbols(&image).unwrap();
+    let main = p.address("main").expect("the demo has main");
+    p.symbols.get_mut("ccSys").expect("ccSys").address = Some(main);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut m = Machine::new(Box::new(std::io::sink()));
+        m.load_elf(&image).unwrap();
+        let _ = install(&mut m, &p, &image);
+        let end = m.run(piney_machine::RunLimits {
+            frames: Some(3),
+            seconds: Some(1.0),
+        });
+        let _ = tx.send((format!("{end:?}"), m.vblank_count, m.cpu.cycles));
+    });
+    let (end, vblanks, cycles) = rx
+        .recv_timeout(std::time::Duration::from_secs(120))
+        .expect("the run ends (it spun without emulated time passing)");
+    assert!(cycles > 0, "{end}");
+    assert!(
+        end.contains("FrameLimit") || end.contains("TimeLimit") || end.contains("Err"),
+        "{end} after {vblanks} vblanks"
+    );
+}
