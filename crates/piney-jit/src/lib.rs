@@ -16,6 +16,8 @@
 //!   (overflow, misalignment, device addresses, stores into compiled code, unusable coprocessor)
 //!   to that same fallback. GPRs are cached in host registers within a block; a block whose
 //!   branch returns to its own start loops without leaving while the budget allows.
+//! - A block is compiled on its second visit ([`HOT_VISITS`]); the first runs interpreted, so
+//!   code that runs once (start-up, a jump into zero words or data) costs no compilation.
 //! - Cycle accounting is the interpreter's (the sum of the table's costs). A block only runs when
 //!   the budget lets every instruction of it start (`cycles` before each is `< target`); otherwise
 //!   the interpreter steps the rest of the budget, so `run` stops exactly where an interpreter
@@ -293,7 +295,17 @@ pub struct Jit {
     stats: JitStats,
     /// The [`HookSet::generation`] the blocks were compiled for.
     hook_generation: u64,
+    /// Visits of block starts not compiled yet: a block is compiled on its `hot_visits`th
+    /// visit and interpreted before that.
+    visits: FastMap<u32, u32>,
+    /// The visit that compiles a block ([`HOT_VISITS`] unless set).
+    hot_visits: u32,
 }
+
+/// The visit on which a block is compiled. Code that runs once (start-up, a jump into a run of
+/// zero words or data) is interpreted and costs no compilation; a block that runs again is
+/// compiled the second time, so a loop's body is native from its second iteration.
+pub const HOT_VISITS: u32 = 2;
 
 impl Jit {
     /// A recompiler for the host, every category native.
@@ -311,7 +323,14 @@ impl Jit {
             kill,
             stats: JitStats::default(),
             hook_generation: 0,
+            visits: FastMap::default(),
+            hot_visits: HOT_VISITS,
         })
+    }
+
+    /// Compile a block on its `n`th visit (1: at once, for tests of the generated code).
+    pub fn set_hot_visits(&mut self, n: u32) {
+        self.hot_visits = n.max(1);
     }
 
     /// The kill switches.
@@ -390,7 +409,32 @@ impl Jit {
             // One table lookup when the block is cached (every block run).
             let mut entry = self.block_at(pc);
             if entry.is_none() {
-                self.compile(bus, pc, if hooked { Some(hooks) } else { None });
+                let hookset = if hooked { Some(hooks) } else { None };
+                let visits = self.visits.entry(pc).or_insert(0);
+                *visits += 1;
+                if *visits < self.hot_visits {
+                    // Cold: the block's instructions interpreted, one by one.
+                    let n = match phys(pc) {
+                        Some(_) => scan(bus, pc, &|a| hookset.is_some_and(|h| h.is_hooked(a)))
+                            .len()
+                            .max(1),
+                        None => 1,
+                    };
+                    // Only the block's own straight line: a branch that leaves it (or a
+                    // not-taken likely branch, which skips its slot) hands back to the loop,
+                    // which looks at hooks, slots and blocks again.
+                    for i in 0..n as u32 {
+                        if cpu.pc != pc.wrapping_add(4 * i) || cpu.cycles >= target {
+                            break;
+                        }
+                        if self.step(cpu, bus)? {
+                            return Ok(());
+                        }
+                    }
+                    continue;
+                }
+                self.visits.remove(&pc);
+                self.compile(bus, pc, hookset);
                 entry = self.block_at(pc);
             }
             let (func, need) = match entry {
@@ -535,6 +579,7 @@ impl Jit {
     pub fn invalidate_all(&mut self) {
         self.stats.blocks_invalidated += self.blocks.len() as u64;
         self.blocks.clear();
+        self.visits.clear();
         for (page, _) in self.page_blocks.drain() {
             if let Some(b) = self.map.bytes.get_mut(page) {
                 *b = 0;

@@ -28,6 +28,8 @@ fn same(words: &[u32], a: u64, b: u64) {
     );
     let ri = interp_run(&mut ci, &mut bi, 1000);
     let mut jit = Jit::new().unwrap();
+    // Each block runs once: compile it at its first visit, so that the native code is what runs.
+    jit.set_hot_visits(1);
     let rj = jit.run(&mut cpu, &mut bus, 1000);
     let words: Vec<String> = words
         .iter()
@@ -88,4 +90,52 @@ fn overflow_traps_and_shifts() {
             }
         }
     }
+}
+
+/// Issue 17: a jump into a long run of zero words (nops) made the recompiler compile every
+/// 64-instruction block it passed once, so a few frames of it took 14-30 s against the
+/// interpreter's second. Blocks are compiled on their second visit now: code that runs once is
+/// interpreted, with the interpreter's exact state, and nothing is compiled for it.
+#[test]
+fn code_that_runs_once_is_not_compiled() {
+    let mut bus = FlatBus::new(0x10_0000);
+    let mut cpu = Cpu::new();
+    cpu.jump_to(0);
+    let (mut ci, mut bi) = (
+        cpu.clone(),
+        FlatBus {
+            mem: bus.mem.clone(),
+        },
+    );
+    // 200,000 nops: 3,125 blocks' worth, each reached once.
+    let target = 200_000;
+    let ri = interp_run(&mut ci, &mut bi, target);
+    let mut jit = Jit::new().unwrap();
+    let rj = loop {
+        match jit.run(&mut cpu, &mut bus, target) {
+            Ok(()) if cpu.cycles < target => continue,
+            r => break r,
+        }
+    };
+    assert_eq!(ri, rj);
+    assert_eq!(ci, cpu);
+    assert_eq!(jit.stats().blocks_compiled, 0, "{:?}", jit.stats());
+    // A loop's body is compiled from its second pass: `L: addiu $2, $2, 1; bne $2, $3, L; nop`.
+    let mut bus = FlatBus::new(0x10000);
+    for (i, w) in [0x2442_0001u32, 0x1443_fffe, 0, 0x0000_000c]
+        .iter()
+        .enumerate()
+    {
+        let at = CODE as usize + 4 * i;
+        bus.mem[at..at + 4].copy_from_slice(&w.to_le_bytes());
+    }
+    let mut cpu = Cpu::new();
+    cpu.jump_to(CODE);
+    cpu.gpr[3] = 1000;
+    let mut jit = Jit::new().unwrap();
+    let e = jit.run(&mut cpu, &mut bus, 1_000_000).unwrap_err();
+    assert_eq!(e.kind, piney_ee::ExceptionKind::Syscall);
+    assert_eq!(cpu.gpr[2], 1000);
+    assert_eq!(jit.stats().blocks_compiled, 1, "{:?}", jit.stats());
+    assert!(jit.stats().block_runs > 0);
 }

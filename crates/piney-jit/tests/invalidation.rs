@@ -6,6 +6,14 @@ use piney_jit::{Jit, interp_run};
 
 const CODE: u32 = 0x1000;
 
+/// A recompiler that compiles every block at its first visit: these tests are about compiled
+/// code going stale, so the blocks must be compiled before they are rewritten.
+fn hot_jit() -> Jit {
+    let mut jit = Jit::new().unwrap();
+    jit.set_hot_visits(1);
+    jit
+}
+
 fn load(words: &[u32]) -> (Cpu, FlatBus) {
     let mut bus = FlatBus::new(0x10000);
     for (i, w) in words.iter().enumerate() {
@@ -63,7 +71,7 @@ fn store_into_the_running_block() {
         },
     );
     let ri = interp_run(&mut ci, &mut bi, 10_000);
-    let mut jit = Jit::new().unwrap();
+    let mut jit = hot_jit();
     // The first block holds both the store and PATCH: it must stop after the store and the
     // rewritten word must run.
     let rj = loop {
@@ -119,7 +127,7 @@ fn stale_block_is_dropped_after_a_loop_rewrites_it() {
         },
     );
     let ri = interp_run(&mut ci, &mut bi, 10_000);
-    let mut jit = Jit::new().unwrap();
+    let mut jit = hot_jit();
     let rj = loop {
         match jit.run(&mut cj, &mut bj, 10_000) {
             Ok(()) if cj.cycles < 10_000 => continue,
@@ -138,7 +146,7 @@ fn invalidate_range_reports_outside_writes() {
     // addiu $2, $2, 1; syscall — run it, patch it from the host (as DMA or a loader would), report
     // the write, run again from the start.
     let (mut cpu, mut bus) = load(&[addiu(2, 2, 1), 0x0000_000c]);
-    let mut jit = Jit::new().unwrap();
+    let mut jit = hot_jit();
     let e = jit.run(&mut cpu, &mut bus, 1000).unwrap_err();
     assert_eq!(e.kind, piney_ee::ExceptionKind::Syscall);
     assert_eq!(cpu.gpr[2], 1);
@@ -175,7 +183,7 @@ fn budget_stops_exactly_where_the_interpreter_does() {
             },
         );
         let ri = interp_run(&mut ci, &mut bi, t);
-        let mut jit = Jit::new().unwrap();
+        let mut jit = hot_jit();
         let rj = jit.run(&mut cj, &mut bj, t);
         assert_eq!(ri, rj, "target {t}");
         assert_eq!(ci, cj, "target {t}");
