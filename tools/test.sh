@@ -10,11 +10,12 @@ cd "$(dirname "$0")/.."
 # a MIPS CPU). GPU and window tests: Mesa's lavapipe (Vulkan) and llvmpipe (GL), Xvfb for a real
 # X display, xwd (x11-apps) for its screenshots, xdotool to press keys in a window, and the X
 # client libraries winit loads. Disc image tests: genisoimage and chdman (mame-tools) make the
-# images piney-disc reads back.
+# images piney-disc reads back. csmith (and its headers) writes the random C programs of the
+# EE's differential against qemu-mipsel.
 packages=(pkg-config libudev-dev libasound2-dev gcc-mipsel-linux-gnu binutils-mipsel-linux-gnu
   qemu-user mesa-vulkan-drivers libvulkan1 libegl1 libegl-mesa0 libgl1-mesa-dri xvfb xauth
   x11-apps xdotool libx11-xcb1 libxcursor1 libxi6 libxrandr2 libxkbcommon-x11-0 python3
-  genisoimage mame-tools)
+  genisoimage mame-tools csmith libcsmith-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -72,6 +73,9 @@ fi
 echo "== the demo's own ccPad code agrees with piney-input (pad-trace)" >&2
 cargo build -p piney --locked
 PINEY="${CARGO_TARGET_DIR:-target}/debug/piney" demo/padcheck/run.sh
+
+echo "== random C programs (csmith) print what a MIPS CPU (qemu-mipsel) prints, both CPU engines" >&2
+PINEY="${CARGO_TARGET_DIR:-target}/debug/piney" tools/csmith-diff.sh 20 1
 
 echo "== cargo test" >&2
 cargo test --workspace --locked
