@@ -778,4 +778,75 @@ IOP_IMPORT(iomanx, 26, int, iomanX_chdir, (const char *name))
 IOP_IMPORT(iomanx, 30, s64, iomanX_lseek64, (int fd, s64 offset, int whence))
 IOP_IMPORT(iomanx, 31, int, iomanX_devctl, (const char *name, int cmd, void *arg, unsigned int arglen, void *buf, unsigned int buflen))
 
+/* ---- cdvdman (CDVDMAN's library: libcdvd-common.h's types, exports.tab's indices) ---------- */
+typedef struct {
+    u8 trycount;    /* read retries */
+    u8 spindlctrl;  /* SCECdSpinMax 0, SCECdSpinNom 1... */
+    u8 datapattern; /* SCECdSecS2048 0 */
+    u8 pad;
+} sceCdRMode;
+
+typedef struct {
+    u32 lsn;
+    u32 size;
+    char name[16];
+    u8 date[8]; /* -, second, minute, hour, day, month, year (u16) */
+} sceCdlFILE;   /* 32 bytes (sceCdSearchFile writes 36: the ISO flags follow) */
+
+typedef struct {
+    u8 stat, second, minute, hour, pad, day, month, year; /* BCD */
+} sceCdCLOCK;
+
+typedef struct {
+    u8 minute, second, sector, track; /* BCD */
+} sceCdlLOCCD;
+
+typedef void (*sceCdCBFunc)(int reason);
+
+#define SCECdINIT      0
+#define SCECdINoD      1
+#define SCECdEXIT      5
+#define SCECdMmodeCd   1
+#define SCECdMmodeDvd  2
+#define SCECdTrayOpen  0
+#define SCECdTrayClose 1
+#define SCECdTrayCheck 2
+#define STMNBLK        0
+#define STMBLK         1
+
+IOP_LIBRARY(cdvdman, 1, 1)
+IOP_IMPORT(cdvdman, 4, int, sceCdInit, (int mode))
+IOP_IMPORT(cdvdman, 5, int, sceCdStandby, (void))
+IOP_IMPORT(cdvdman, 6, int, sceCdRead, (u32 lsn, u32 sectors, void *buffer, sceCdRMode *mode))
+IOP_IMPORT(cdvdman, 7, int, sceCdSeek, (u32 lsn))
+IOP_IMPORT(cdvdman, 8, int, sceCdGetError, (void))
+IOP_IMPORT(cdvdman, 9, int, sceCdGetToc, (u8 *toc))
+IOP_IMPORT(cdvdman, 10, int, sceCdSearchFile, (sceCdlFILE *file, const char *name))
+IOP_IMPORT(cdvdman, 11, int, sceCdSync, (int mode))
+IOP_IMPORT(cdvdman, 12, int, sceCdGetDiskType, (void))
+IOP_IMPORT(cdvdman, 13, int, sceCdDiskReady, (int mode))
+IOP_IMPORT(cdvdman, 14, int, sceCdTrayReq, (int mode, u32 *traychk))
+IOP_IMPORT(cdvdman, 15, int, sceCdStop, (void))
+IOP_IMPORT(cdvdman, 16, u32, sceCdPosToInt, (sceCdlLOCCD *p))
+IOP_IMPORT(cdvdman, 17, sceCdlLOCCD *, sceCdIntToPos, (u32 i, sceCdlLOCCD *p))
+IOP_IMPORT(cdvdman, 21, int, sceCdCheckCmd, (void))
+IOP_IMPORT(cdvdman, 24, int, sceCdReadClock, (sceCdCLOCK *clock))
+IOP_IMPORT(cdvdman, 28, int, sceCdStatus, (void))
+IOP_IMPORT(cdvdman, 37, sceCdCBFunc, sceCdCallback, (sceCdCBFunc function))
+IOP_IMPORT(cdvdman, 38, int, sceCdPause, (void))
+IOP_IMPORT(cdvdman, 39, int, sceCdBreak, (void))
+IOP_IMPORT(cdvdman, 44, u32, sceCdGetReadPos, (void))
+IOP_IMPORT(cdvdman, 46, int, sceCdNop, (void))
+IOP_IMPORT(cdvdman, 56, int, sceCdStInit, (u32 bufmax, u32 bankmax, void *buffer))
+IOP_IMPORT(cdvdman, 57, int, sceCdStRead, (u32 sectors, u32 *buffer, u32 mode, u32 *error))
+IOP_IMPORT(cdvdman, 58, int, sceCdStSeek, (u32 lsn))
+IOP_IMPORT(cdvdman, 59, int, sceCdStStart, (u32 lsn, sceCdRMode *mode))
+IOP_IMPORT(cdvdman, 60, int, sceCdStStat, (void))
+IOP_IMPORT(cdvdman, 61, int, sceCdStStop, (void))
+IOP_IMPORT(cdvdman, 67, int, sceCdStPause, (void))
+IOP_IMPORT(cdvdman, 68, int, sceCdStResume, (void))
+IOP_IMPORT(cdvdman, 75, int, sceCdMmode, (int media))
+IOP_IMPORT(cdvdman, 83, int, sceCdReadDvdDualInfo, (int *on_dual, unsigned int *layer1_start))
+IOP_IMPORT(cdvdman, 84, int, sceCdLayerSearchFile, (sceCdlFILE *fp, const char *path, int layer))
+
 #endif /* PINEY_IRX_H */

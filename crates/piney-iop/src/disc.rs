@@ -48,7 +48,10 @@ impl Disc for MemoryDisc {
         let start = lba
             .checked_mul(2048)
             .and_then(|s| usize::try_from(s).ok())
-            .filter(|&s| s.checked_add(buf.len()).is_some_and(|e| e <= self.data.len()))
+            .filter(|&s| {
+                s.checked_add(buf.len())
+                    .is_some_and(|e| e <= self.data.len())
+            })
             .ok_or_else(|| {
                 format!(
                     "sectors {lba}..{} are past the end of the disc ({} sectors)",

@@ -12,6 +12,10 @@ pub enum EventKind {
     Dma(u8),
     /// Root counter `n` reaches its interrupt.
     Counter(u8),
+    /// The CD/DVD drive's command in flight completes.
+    Cdvd,
+    /// A stream read's sectors have come.
+    CdvdStream,
 }
 
 /// The queue.

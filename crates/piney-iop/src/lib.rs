@@ -15,6 +15,9 @@
 //!   run.
 //! - Guest output (stdio's printf and friends) is appended to [`Iop::out`]; the machine moves it
 //!   to its output stream in order with the EE's.
+//! - The disc in the drive ([`Iop::disc`]) is read through the native CDVDMAN and CDVDFSV and
+//!   the `cdrom` device ([`modules::cdvd`]), with the drive's timing on the same event queue
+//!   ([`Iop::cdvd`]: its `fast` switch is `--fast-cdvd`).
 //! - Nothing here depends on graphics, audio, pads or the host: those reach the IOP through the
 //!   machine.
 
@@ -86,6 +89,8 @@ pub struct Iop {
     pub ee_ram: Vec<u8>,
     /// The disc in the drive (kept across reboots).
     pub disc: Option<Box<dyn disc::Disc>>,
+    /// The CD/DVD drive and cdvdman's state (the drive's part kept across reboots).
+    pub cdvd: modules::cdvd::Cdvd,
 }
 
 impl Default for Iop {
@@ -118,6 +123,7 @@ impl Iop {
             native_ret: 0,
             ee_ram: Vec::new(),
             disc: None,
+            cdvd: modules::cdvd::Cdvd::default(),
         };
         iop.cpu.cycles = cycles;
         iop.bus.hw.sif = sif;
@@ -131,9 +137,12 @@ impl Iop {
         iop
     }
 
-    /// Put `disc` in the drive (replacing any), or empty it with `None`.
+    /// Put `disc` in the drive (replacing any), or empty it with `None`: a command in flight
+    /// ends with SCECdErTRMOPN, cdvdman sees a new disc, detected at once, the head at its start.
     pub fn insert_disc(&mut self, disc: Option<Box<dyn disc::Disc>>) {
         self.disc = disc;
+        self.cd_media_changed();
+        self.cdvd.head = modules::cdvd::timing::Head::default();
     }
 
     /// The cycle count.
@@ -199,12 +208,14 @@ impl Iop {
         let ee_ram = std::mem::take(&mut self.ee_ram);
         let host_root = self.modules.host_root.take();
         let disc = self.disc.take();
+        let cdvd = self.cdvd.rebooted();
         let instructions = self.instructions;
         *self = Iop::new_with(sif, servers, cycles);
         self.out = out;
         self.ee_ram = ee_ram;
         self.modules.host_root = host_root;
         self.disc = disc;
+        self.cdvd = cdvd;
         self.instructions = instructions;
         self.modules.rom_images = images;
         if modules::boot_images(self) == 0 {
@@ -225,7 +236,8 @@ impl Iop {
 
     /// Whether the IOP has nothing left to do by itself: the loader has started everything
     /// queued, no thread runs, no alarm is pending, no thread waits for a vertical blank, no
-    /// reboot is under way. (The EE's commands can still wake it.)
+    /// reboot is under way, the CD/DVD drive has no command in flight. (The EE's commands can
+    /// still wake it.)
     pub fn quiescent(&self) -> bool {
         self.loader_idle()
             && self.idle()
@@ -233,6 +245,7 @@ impl Iop {
             && self.kernel.vblank.start_waiters.is_empty()
             && self.kernel.vblank.end_waiters.is_empty()
             && self.modules.reboot.is_none()
+            && !self.cdvd.pending()
     }
 
     /// A device outside the IOP (the machine: VBlank, the SIF...) raises interrupt `line`.
@@ -328,6 +341,8 @@ impl Iop {
                 self.counter_event(n as usize);
                 Ok(())
             }
+            EventKind::Cdvd => self.cd_complete(),
+            EventKind::CdvdStream => self.st_due(),
         }
     }
 

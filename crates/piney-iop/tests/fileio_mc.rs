@@ -443,8 +443,8 @@ fn no_mc_device_before_mcman_is_loaded() {
     assert_eq!(r.open("mc1:/x", O_RDONLY), -ENXIO);
     assert_eq!(r.open("mc2:/x", O_RDONLY), -ENXIO);
     assert_eq!(r.getstat("mc1:/x").0, -ENXIO);
-    // Other devices are as they were.
-    assert_eq!(r.open("cdrom0:\\X;1", O_RDONLY), -ENODEV);
+    // Other devices are as they were: cdvdman's cdrom, with no disc in the drive.
+    assert_eq!(r.open("cdrom0:\\X;1", O_RDONLY), -ENOENT);
 }
 
 #[test]

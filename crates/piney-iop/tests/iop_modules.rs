@@ -111,6 +111,8 @@ fn every_module_has_a_test() {
         "dmac",
         "bootmods",
         "padcopy",
+        // tests/cdvd.rs runs it with a disc in the drive.
+        "cdvd",
     ];
     for e in std::fs::read_dir(root().join("tests/iop")).unwrap() {
         let p = e.unwrap().path();

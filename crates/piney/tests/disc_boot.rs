@@ -276,3 +276,37 @@ fn load_exec_chains_two_programs_on_a_disc() {
         );
     }
 }
+
+/// The EE's side of the CDVD through the machine (tests/guest/cdvd_ee.c: libcdvd's RPC to the
+/// native cdvdfsv) with the demo's disc in the drive (`--disc`): the disc type, a file search,
+/// a read timed as a 24x CD's (over 2 ms: half a turn before the transfer) and, with
+/// --fast-cdvd, at once.
+#[test]
+fn a_program_reads_the_disc_in_the_drive() {
+    let d = scratch("disc-ee");
+    let iso = demo_iso(&d);
+    let elf = root().join("tests/guest/cdvd_ee.elf");
+    for (fast, slow) in [(false, "yes"), (true, "no")] {
+        let mut cmd = piney();
+        cmd.args(["run", "--headless", "--seconds", "5", "--disc"])
+            .arg(&iso)
+            .arg(&elf);
+        if fast {
+            cmd.arg("--fast-cdvd");
+        }
+        let o = cmd.output().unwrap();
+        ok(&o, "cdvd_ee");
+        assert_eq!(
+            String::from_utf8_lossy(&o.stdout),
+            format!(
+                "bound: yes\n\
+                 init: 1, cdvdfsv version above 0x104: yes\n\
+                 disc type 0x12\n\
+                 search: 1, SYSTEM.CNF;1, 54 bytes\n\
+                 read:BOOT2 = cdrom\n\
+                 the read took over 2 ms: {slow}\n"
+            ),
+            "--fast-cdvd {fast}"
+        );
+    }
+}

@@ -237,6 +237,22 @@ const BOOT_MODULES: &[BootModule] = &[
         data: 0,
         bss: 0,
     },
+    // CDVDMAN and CDVDFSV (after LOADFILE in the console's list; here after the others, so
+    // that the modules before them keep their ids).
+    BootModule {
+        name: "cdvd_driver",
+        libs: &["cdvdman"],
+        internal: &[],
+        data: 0,
+        bss: 0,
+    },
+    BootModule {
+        name: "cdvd_ee_driver",
+        libs: &["cdvdfsv"],
+        internal: &[],
+        data: 0,
+        bss: 0,
+    },
 ];
 
 /// A slot of the native area that holds no function (a ModuleInfo, an export table, data).
@@ -246,6 +262,9 @@ const HOLE: Native = Native {
     name: "",
     func: None,
 };
+
+/// The name of the export entries that share one slot (the first's) in the kernel's image.
+pub const RETZERO: &str = "_retzero";
 
 /// The number of export slots of `lib` (at least the four standard ones).
 fn slot_count(lib: &LibDef) -> u32 {
@@ -353,7 +372,22 @@ fn place_module(
     let mut entry = 0;
     for (l, &table) in libs.iter().zip(&tables) {
         let mut fptrs = Vec::new();
+        // A library's `_retzero` entries are one function, as a module's export table points
+        // them all at its one `_retzero` (cdvdman has 130 of them): one slot, the first's. (A
+        // stub linked to one of them and relinked to a newer library of the name then asks for
+        // the first `_retzero`'s index.)
+        let mut retzero = None;
         for index in 0..slot_count(l) as u16 {
+            let shared = l.funcs.iter().any(|f| f.0 == index && f.1 == RETZERO);
+            match (shared, retzero) {
+                (true, Some(at)) => {
+                    iop.kernel.native_addr.insert((l.name, index), at);
+                    fptrs.push(at);
+                    continue;
+                }
+                (true, None) => retzero = Some(cur),
+                _ => {}
+            }
             place_slot(iop, l, index, cur);
             fptrs.push(cur);
             cur += 8;

@@ -60,6 +60,7 @@ use std::collections::HashSet;
 
 use super::{Cont, Iop, IopError, LibDef, Ret};
 use crate::mem::{RAM_SIZE, physical};
+use crate::modules::cdvd::device::{self as cd, CdFile};
 use crate::modules::fileio::{HostDir, IoDevice, IoFile, IoStat, RomDevice, Tty, TtyDevice};
 use crate::modules::fileio::{errno, flags};
 use crate::modules::fileio_mc::{self, McFile};
@@ -130,6 +131,8 @@ pub enum Device {
     Host,
     /// MCMAN's `mc`.
     Mc,
+    /// cdvdman's `cdrom` ([`crate::modules::cdvd::device`]).
+    Cdrom,
     /// A guest driver: its iop_device_t's address.
     Guest(u32),
 }
@@ -142,6 +145,8 @@ pub enum Handle {
     Dir(Vec<(String, IoStat)>, usize),
     /// A file or directory of `mc`.
     Mc(McFile),
+    /// A file of `cdrom`.
+    Cd(CdFile),
     /// A guest driver's: its iop_file_t in IOP RAM says the rest.
     Guest,
 }
@@ -181,6 +186,8 @@ impl Ioman {
         devices[0] = Some(Device::Native(Box::new(TtyDevice)));
         devices[1] = Some(Device::Native(Box::new(RomDevice)));
         devices[2] = Some(Device::Host);
+        // CDVDMAN, in the boot list, adds its device.
+        devices[3] = Some(Device::Cdrom);
         let mut files: Vec<Option<File>> = (0..MAX_FILES).map(|_| None).collect();
         for (fd, mode) in [(0, flags::O_RDONLY | flags::O_WRONLY), (1, flags::O_WRONLY)] {
             files[fd] = Some(tty_file(mode));
@@ -212,6 +219,22 @@ impl Ioman {
     /// The number of open files.
     pub fn open_files(&self) -> usize {
         self.files.iter().filter(|f| f.is_some()).count()
+    }
+
+    /// The number of open files of `cdrom`.
+    pub fn cd_files(&self) -> usize {
+        self.files
+            .iter()
+            .filter(|f| {
+                matches!(
+                    f,
+                    Some(File {
+                        handle: Handle::Cd(_),
+                        ..
+                    })
+                )
+            })
+            .count()
     }
 
     fn free_fd(&self) -> Option<usize> {
@@ -349,6 +372,7 @@ fn slot_name(iop: &Iop, d: &Device) -> Vec<u8> {
         Device::Native(x) => x.name().as_bytes().to_vec(),
         Device::Host => b"host".to_vec(),
         Device::Mc => b"mc".to_vec(),
+        Device::Cdrom => b"cdrom".to_vec(),
         Device::Guest(a) => {
             let p = iop.bus.ram_u32(a + dv::NAME);
             if (physical(p) as usize) < RAM_SIZE {
@@ -416,11 +440,12 @@ fn path_dev(iop: &mut Iop, path: &[u8]) -> Result<(usize, u32, usize), i32> {
     resolve(iop, path)
 }
 
-/// What kind of device a slot holds: 0 native, 1 `mc`, 2 guest.
+/// What kind of device a slot holds: 0 native, 1 `mc`, 2 guest, 3 `cdrom`.
 fn kind(iop: &Iop, slot: usize) -> u8 {
     match iop.modules.ioman.devices[slot] {
         Some(Device::Mc) => 1,
         Some(Device::Guest(_)) => 2,
+        Some(Device::Cdrom) => 3,
         _ => 0,
     }
 }
@@ -483,6 +508,26 @@ pub fn exec(iop: &mut Iop, req: &IoReq) -> Result<Exec, String> {
             let rest = &path[rest..];
             let (handle, dtype) = match kind(iop, slot) {
                 2 => return Ok(None),
+                3 => {
+                    let r = if open {
+                        cd::open(iop, unit, rest).map(Handle::Cd)
+                    } else {
+                        cd::dopen(iop, unit, rest).map(|l| Handle::Dir(l, 0))
+                    };
+                    match r {
+                        // cdvdman opens its files for reading, whatever was asked.
+                        Ok(h @ Handle::Cd(_)) => {
+                            iop.modules.ioman.files[fd] = Some(File {
+                                mode: flags::O_RDONLY,
+                                dtype: IOP_DT_FS,
+                                handle: h,
+                            });
+                            return done(fd as i32);
+                        }
+                        Ok(h) => (h, IOP_DT_FS),
+                        Err(e) => return done(e),
+                    }
+                }
                 1 => {
                     let r = if open {
                         fileio_mc::open(iop, unit, rest, fl)?
@@ -529,7 +574,7 @@ pub fn exec(iop: &mut Iop, req: &IoReq) -> Result<Exec, String> {
             match f.handle {
                 // MCMAN's close closes both kinds.
                 Handle::Mc(m) => done(fileio_mc::close(iop, m)?),
-                Handle::Native(_) if !dclose => done(0),
+                Handle::Native(_) | Handle::Cd(_) if !dclose => done(0),
                 Handle::Dir(..) if dclose => done(0),
                 handle => {
                     // Not this kind: the native device refuses and the file stays open.
@@ -552,6 +597,7 @@ pub fn exec(iop: &mut Iop, req: &IoReq) -> Result<Exec, String> {
             let n = with_file(iop, i, |iop, f| match &mut f.handle {
                 Handle::Native(file) => Ok(file.read(&mut buf)),
                 Handle::Mc(m) => fileio_mc::read(iop, m, &mut buf),
+                Handle::Cd(c) => Ok(cd::read(iop, c, &mut buf)),
                 _ => Ok(-errno::EBADF),
             })?;
             buf.truncate(n.clamp(0, buf.len() as i32) as usize);
@@ -590,6 +636,7 @@ pub fn exec(iop: &mut Iop, req: &IoReq) -> Result<Exec, String> {
             done(with_file(iop, i, |iop, f| match &mut f.handle {
                 Handle::Native(file) => Ok(file.lseek(*offset, *whence)),
                 Handle::Mc(m) => fileio_mc::lseek(iop, m, *offset, *whence),
+                Handle::Cd(c) => Ok(cd::lseek(c, *offset, *whence)),
                 _ => Ok(-errno::EBADF),
             })?)
         }
@@ -612,6 +659,7 @@ pub fn exec(iop: &mut Iop, req: &IoReq) -> Result<Exec, String> {
             let rest = &path[rest..];
             match kind(iop, slot) {
                 2 => Ok(None),
+                3 => done(unsupported(iop, "remove, mkdir and rmdir on cdrom:", rest)),
                 1 => done(match req {
                     IoReq::Mkdir(_) => fileio_mc::mkdir(iop, unit, rest)?,
                     // McDelete for both.
@@ -656,6 +704,10 @@ pub fn exec(iop: &mut Iop, req: &IoReq) -> Result<Exec, String> {
             let rest = &path[rest..];
             match kind(iop, slot) {
                 2 => Ok(None),
+                3 => Ok(Some(match cd::getstat(iop, unit, rest) {
+                    Ok(st) => (0, st.to_bytes()),
+                    Err(e) => (e, Vec::new()),
+                })),
                 1 => {
                     let (r, st) = fileio_mc::getstat(iop, unit, rest)?;
                     Ok(Some((r, st.map(|s| s.to_bytes()).unwrap_or_default())))

@@ -13,10 +13,12 @@
 //!   (`rom0:PADMAN`...), exactly as a console only answers a module it has loaded. A reboot
 //!   unloads every server that is not the rom's boot set.
 //! - [`read_file`] resolves a module path (`host:PATH` is a file relative to
-//!   [`Modules::host_root`], the current folder by default).
+//!   [`Modules::host_root`], the current folder by default; `cdrom0:\PATH;1` a file of the
+//!   disc, as cdvdman's device finds it).
 //! - The IOP's one ioman ([`crate::kernel::ioman`]: devices and fds) lives in
 //!   [`Modules::ioman`]; FILEIO and the `ioman`/`iomanx` libraries both use it.
 
+pub mod cdvd;
 pub mod fileio;
 pub mod fileio_mc;
 pub mod loadfile;
@@ -245,11 +247,13 @@ pub fn boot_images(iop: &mut Iop) -> usize {
 
 /// The boot set's servers.
 pub fn boot_servers() -> Vec<Box<dyn NativeServer>> {
-    vec![
+    let mut v: Vec<Box<dyn NativeServer>> = vec![
         Box::new(fileio::FileIo::new()),
         Box::new(fileio::IopHeap),
         Box::new(loadfile::LoadFile),
-    ]
+    ];
+    v.extend(cdvd::cdvdfsv::servers());
+    v
 }
 
 /// The native libraries of the native modules, installed at boot beside the kernel's.
@@ -259,6 +263,8 @@ pub fn libraries() -> Vec<&'static LibDef> {
         &crate::kernel::sifcmd::SIFCMD,
         &crate::kernel::ioman::IOMAN,
         &crate::kernel::ioman::IOMANX,
+        &cdvd::cdvdman::CDVDMAN,
+        &cdvd::cdvdfsv::CDVDFSV,
     ]
 }
 
@@ -486,6 +492,7 @@ pub fn continuation(iop: &mut Iop, tag: u32, data: [u32; 6]) -> Result<(), IopEr
         crate::kernel::ioman::CONT_IOMAN => crate::kernel::ioman::op_continue(iop, data),
         fileio::CONT_FIO_LOOP => fileio::thread_loop(iop, data),
         fileio::CONT_FIO_CALL => fileio::call_returned(iop, data),
+        cdvd::CONT_CALLBACK => cdvd::callback_returned(iop),
         _ => Err(iop.fault(format!("unknown kernel continuation {tag:#x}"))),
     }
 }
@@ -528,6 +535,27 @@ pub fn read_file(iop: &mut Iop, path: &str) -> Result<Vec<u8>, i32> {
                 .map(|f| f.data.clone())
                 .or_else(|| fileio::RomDevice::file(rest).map(<[u8]>::to_vec))
                 .ok_or(kerr::NOFILE)
+        }
+        d if d.starts_with("cdrom") && d[5..].bytes().all(|c| c.is_ascii_digit()) => {
+            let unit = d[5..].parse().unwrap_or(0);
+            let mut f = cdvd::device::open(iop, unit, rest.as_bytes()).map_err(|e| {
+                if e == -fileio::errno::ENOENT {
+                    kerr::NOFILE
+                } else {
+                    kerr::FILEERR
+                }
+            })?;
+            if f.size as usize > crate::irx::MAX_IMAGE {
+                eprintln!("piney: iop: {path}: larger than the IOP's memory");
+                return Err(kerr::FILEERR);
+            }
+            let mut buf = vec![0u8; f.size as usize];
+            let n = cdvd::device::read(iop, &mut f, &mut buf);
+            if n < 0 {
+                return Err(kerr::FILEERR);
+            }
+            buf.truncate(n as usize);
+            Ok(buf)
         }
         _ => {
             iop.log_once(
