@@ -62,6 +62,7 @@ module_test!(semaphores, "sema");
 module_test!(event_flags, "evflag");
 module_test!(message_boxes, "mbox");
 module_test!(interrupts, "intr");
+module_test!(the_handler_table_in_ram, "intrtab");
 module_test!(timers_and_alarms, "timers");
 module_test!(variable_pools, "vpl");
 module_test!(fixed_pools, "fpl");
@@ -113,6 +114,7 @@ fn every_module_has_a_test() {
         "padcopy",
         // tests/cdvd.rs runs it with a disc in the drive.
         "cdvd",
+        "intrtab",
     ];
     for e in std::fs::read_dir(root().join("tests/iop")).unwrap() {
         let p = e.unwrap().path();

@@ -23,6 +23,12 @@ pub const DMA_LAST: u32 = 0x2d;
 /// The size of the interrupt stack.
 pub const STACK_SIZE: u32 = 0x800;
 
+/// Where intrman keeps its handler table in IOP RAM, as the console does: a {handler | mode,
+/// argument} pair of words a slot. Programs read and patch it directly (ps2sdk's poweroff.irx
+/// chains its own handler in front of cdvdman's CDVD handler there), so the dispatcher reads
+/// it from RAM.
+pub const TABLE: u32 = 0x480;
+
 /// A registered handler.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Handler {
@@ -146,7 +152,7 @@ pub fn take_interrupt(iop: &mut Iop) -> Result<(), IopError> {
     intc.stat &= !(1 << line);
     // An interrupt costs the dispatcher's few dozen instructions.
     iop.cpu.cycles += 40;
-    let h = iop.kernel.intr_handlers[line as usize];
+    let h = iop.intr_handler(line as usize);
     if h.field == 0 {
         return Ok(());
     }
@@ -165,6 +171,24 @@ pub fn handler_returned(iop: &mut Iop) -> Result<(), IopError> {
     }
     iop.leave_handler();
     Ok(())
+}
+
+impl Iop {
+    /// The handler in table slot `slot` (of [`SLOTS`]).
+    pub fn intr_handler(&self, slot: usize) -> Handler {
+        let at = TABLE + 8 * slot as u32;
+        Handler {
+            field: self.bus.ram_u32(at),
+            arg: self.bus.ram_u32(at + 4),
+        }
+    }
+
+    /// Set table slot `slot`.
+    pub fn set_intr_handler(&mut self, slot: usize, h: Handler) {
+        let at = TABLE + 8 * slot as u32;
+        self.bus.set_ram_u32(at, h.field);
+        self.bus.set_ram_u32(at + 4, h.arg);
+    }
 }
 
 /// The handler table slot of an interrupt code, or None for a bad code.
@@ -188,7 +212,7 @@ fn register(iop: &mut Iop) -> Result<Ret, IopError> {
     let Some(s) = slot(irq) else {
         return v(kerr::ILLEGAL_INTRCODE);
     };
-    if iop.kernel.intr_handlers[s].field != 0 {
+    if iop.intr_handler(s).field != 0 {
         return v(kerr::FOUND_HANDLER);
     }
     // DMA handlers are stored without the mode bits.
@@ -197,7 +221,7 @@ fn register(iop: &mut Iop) -> Result<Ret, IopError> {
     } else {
         handler | (mode & 3)
     };
-    iop.kernel.intr_handlers[s] = Handler { field, arg };
+    iop.set_intr_handler(s, Handler { field, arg });
     v(kerr::OK)
 }
 
@@ -209,10 +233,12 @@ fn release(iop: &mut Iop) -> Result<Ret, IopError> {
     let Some(s) = slot(irq) else {
         return v(kerr::ILLEGAL_INTRCODE);
     };
-    if iop.kernel.intr_handlers[s].field == 0 {
+    let mut h = iop.intr_handler(s);
+    if h.field == 0 {
         return v(kerr::NOTFOUND_HANDLER);
     }
-    iop.kernel.intr_handlers[s].field = 0;
+    h.field = 0;
+    iop.set_intr_handler(s, h);
     v(kerr::OK)
 }
 

@@ -701,7 +701,9 @@ pub fn boot(iop: &mut Iop) {
         .sysmem_alloc(Mode::First, super::intr::STACK_SIZE, 0)
         .expect("boot: interrupt stack");
     iop.kernel.intr_stack = istack + super::intr::STACK_SIZE - 16;
-    iop.kernel.intr_handlers = vec![super::intr::Handler::default(); super::intr::SLOTS];
+    for slot in 0..super::intr::SLOTS {
+        iop.set_intr_handler(slot, super::intr::Handler::default());
+    }
     for (i, w) in (0..super::RETURN_END - super::RETURN_BASE)
         .step_by(8)
         .enumerate()
@@ -728,25 +730,46 @@ pub fn boot(iop: &mut Iop) {
     let vs = iop.native_address("(kernel)", 0).expect("vblank handler");
     let ve = iop.native_address("(kernel)", 1).expect("vblank handler");
     use crate::hw::intc::line;
-    iop.kernel.intr_handlers[line::VBLANK as usize] = super::intr::Handler {
-        field: vs | 1,
-        arg: 0,
-    };
-    iop.kernel.intr_handlers[line::EVBLANK as usize] = super::intr::Handler {
-        field: ve | 1,
-        arg: 0,
-    };
+    iop.set_intr_handler(
+        line::VBLANK as usize,
+        super::intr::Handler {
+            field: vs | 1,
+            arg: 0,
+        },
+    );
+    iop.set_intr_handler(
+        line::EVBLANK as usize,
+        super::intr::Handler {
+            field: ve | 1,
+            arg: 0,
+        },
+    );
     iop.bus.hw.intc.mask |= (1 << line::VBLANK) | (1 << line::EVBLANK);
     // intrman's own handler on the DMA line dispatches the channels' handlers; sifcmd's handler
     // takes SIF1's interrupt (code 0x2b, enabled in DICR2).
     let dd = iop.native_address("(kernel)", 3).expect("dma dispatch");
     let s1 = iop.native_address("(kernel)", 4).expect("sif1 handler");
-    iop.kernel.intr_handlers[line::DMA as usize] = super::intr::Handler {
-        field: dd | 1,
-        arg: 0,
-    };
-    iop.kernel.intr_handlers[0x2b] = super::intr::Handler { field: s1, arg: 0 };
+    iop.set_intr_handler(
+        line::DMA as usize,
+        super::intr::Handler {
+            field: dd | 1,
+            arg: 0,
+        },
+    );
+    iop.set_intr_handler(0x2b, super::intr::Handler { field: s1, arg: 0 });
     iop.bus.hw.intc.mask |= 1 << line::DMA;
+    // cdvdman's handler on the CDVD line (a C handler, mode 1), where programs look for it and
+    // chain theirs in front (ps2sdk's poweroff.irx refuses to load without it). The native drive
+    // completes its commands itself and raises no CDVD interrupt, so it is never entered.
+    if let Some(h) = iop.native_address("cdvdman", 1) {
+        iop.set_intr_handler(
+            line::CDVD as usize,
+            super::intr::Handler {
+                field: h | 1,
+                arg: 0,
+            },
+        );
+    }
     iop.bus.hw.dmac.irq_enable(0x2b - 0x20, true);
     iop.bus.hw.dmac.dicr |= 1 << 23;
     // sifman's tag buffers, sifcmd's receive and send buffers.

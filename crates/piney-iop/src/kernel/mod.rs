@@ -350,8 +350,6 @@ pub struct Kernel {
     pub heap: u32,
     /// Interrupt context, while a handler runs.
     pub intr: Option<intr::IntrFrame>,
-    /// Lines whose handlers are queued or running.
-    pub intr_handlers: Vec<intr::Handler>,
     /// The stack interrupt handlers run on.
     pub intr_stack: u32,
     /// Continuations of native code waiting for guest code called in interrupt context.
@@ -397,7 +395,6 @@ impl Default for Kernel {
             next_ids: [0; 8],
             heap: 0,
             intr: None,
-            intr_handlers: Vec::new(),
             intr_stack: 0,
             intr_cont: Vec::new(),
             semas: BTreeMap::new(),

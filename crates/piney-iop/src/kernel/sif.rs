@@ -333,7 +333,7 @@ fn dma_chain(iop: &mut Iop, ra: u32, sp: u32) -> Result<Ret, IopError> {
         return Ok(Ret::V(1));
     };
     iop.bus.hw.dmac.ack(n);
-    let h = iop.kernel.intr_handlers[(0x20 + n) as usize];
+    let h = iop.intr_handler((0x20 + n) as usize);
     if h.field == 0 {
         iop.bus.hw.dmac.irq_enable(n, false);
         return dma_chain(iop, ra, sp);

@@ -285,10 +285,13 @@ fn set_handler_common(iop: &mut Iop, overflow: bool) -> Result<Ret, IopError> {
     // timrman's own interrupt handler on the timer's line.
     let native = iop.native_address("(kernel)", 5).expect("timer handler");
     let line = counters::irq_line(i) as usize;
-    iop.kernel.intr_handlers[line] = super::intr::Handler {
-        field: native,
-        arg: i as u32,
-    };
+    iop.set_intr_handler(
+        line,
+        super::intr::Handler {
+            field: native,
+            arg: i as u32,
+        },
+    );
     v(kerr::OK)
 }
 
