@@ -10,6 +10,8 @@
 //! - 10 SEARCH_MOD_BY_ADDRESS { address } -> { id };
 //! - 2 SET_ADDR / 3 GET_ADDR { IOP address, type (0 byte, 1 halfword, 2 word), value };
 //! - 0xff GET_VERSION -> the module's version.
+//! - 1 ELF_LOAD { epc, gp, `path[252]`, `secname[252]` } -> { entry, gp, 0, 0 } or
+//!   { 0, .., .., error }: an EE program's loadable segments sent into EE memory.
 //!
 //! A load that starts a module answers once the module's entry returned on the loader thread
 //! (as the console's LOADFILE waits for modload).
@@ -128,13 +130,84 @@ impl NativeServer for LoadFile {
             }
             0xff => reply(&[0x0101]),
             1 => {
+                // ELF_LOAD { epc, gp, path[252], secname[252] }: the EE program's loadable
+                // segments (PT_LOAD with file bytes) sent into EE memory by SIF DMA as they are in
+                // the file (LOADFILE clears no .bss: the program's crt0 does), a segment below
+                // 0x80000 (the EE kernel's) refused; the answer { entry, gp 0, 0 } or
+                // { 0, .., .., error }. Only "all" sections: loading one named section is not
+                // served.
                 let path = cstr(args, 8, 252);
-                return Err(format!(
-                    "ELF_LOAD of {path} (loading an EE program through the IOP) is not served yet"
-                ));
+                let section = cstr(args, 260, 252);
+                if section != "all" {
+                    return Err(format!(
+                        "ELF_LOAD of section \"{section}\" of {path} (a single section) is not served; only \"all\""
+                    ));
+                }
+                match elf_segments(iop, &path) {
+                    Ok((entry, segments)) => {
+                        for (vaddr, bytes) in segments {
+                            iop.send_to_ee(vaddr, bytes);
+                        }
+                        reply(&[entry, 0, 0, 0])
+                    }
+                    Err(e) => reply(&[0, 0, 0, e as u32]),
+                }
             }
             4 | 5 => reply(&[kerr::ILLEGAL_OBJECT as u32, 0]),
             other => return Err(format!("no such LOADFILE function {other}")),
         })
     }
+}
+
+/// The entry and the loadable segments (EE address, file bytes) of the EE ELF at `path`, or the
+/// console's error: KE_NOFILE when it cannot be opened, KE_ILLEGAL_OBJECT when it is not a
+/// 32-bit little-endian MIPS executable or a segment lies below 0x80000.
+fn elf_segments(iop: &mut Iop, path: &str) -> Result<(u32, Vec<(u32, Vec<u8>)>), i32> {
+    let image = super::read_file(iop, path)?;
+    let bad = kerr::ILLEGAL_OBJECT;
+    let u16_at = |o: usize| {
+        image
+            .get(o..o + 2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]))
+    };
+    let u32_at = |o: usize| {
+        image
+            .get(o..o + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    // e_ident: magic, ELFCLASS32, ELFDATA2LSB; e_type 2 (executable), e_machine 8 (MIPS).
+    if image.get(0..6) != Some(&[0x7f, b'E', b'L', b'F', 1, 1][..])
+        || u16_at(16) != Some(2)
+        || u16_at(18) != Some(8)
+    {
+        return Err(bad);
+    }
+    let entry = u32_at(24).ok_or(bad)?;
+    let phoff = u32_at(28).ok_or(bad)? as usize;
+    let phentsize = u16_at(42).ok_or(bad)? as usize;
+    let phnum = u16_at(44).ok_or(bad)? as usize;
+    if phentsize < 32 {
+        return Err(bad);
+    }
+    let mut segments = Vec::new();
+    for i in 0..phnum {
+        let at = phoff.checked_add(i * phentsize).ok_or(bad)?;
+        let (ty, offset, vaddr, filesz) = (
+            u32_at(at).ok_or(bad)?,
+            u32_at(at + 4).ok_or(bad)? as usize,
+            u32_at(at + 8).ok_or(bad)?,
+            u32_at(at + 16).ok_or(bad)? as usize,
+        );
+        if ty != 1 || filesz == 0 {
+            continue;
+        }
+        if vaddr & 0x1fff_ffff < 0x8_0000 {
+            return Err(bad);
+        }
+        let bytes = image
+            .get(offset..offset.checked_add(filesz).ok_or(bad)?)
+            .ok_or(bad)?;
+        segments.push((vaddr, bytes.to_vec()));
+    }
+    Ok((entry, segments))
 }
