@@ -78,10 +78,10 @@ pub fn boot(iop: &mut Iop) {
     let own = data + 8;
     iop.bus.set_ram_u32(data, EXCEPTION_TABLE);
     iop.bus.set_ram_u32(own, 0);
-    iop.bus.set_ram_u32(own + 4, 0);
+    iop.bus.set_ram_u32(own.wrapping_add(4), 0);
     // b . ; nop
-    iop.bus.set_ram_u32(own + 8, 0x1000_ffff);
-    iop.bus.set_ram_u32(own + 12, 0);
+    iop.bus.set_ram_u32(own.wrapping_add(8), 0x1000_ffff);
+    iop.bus.set_ram_u32(own.wrapping_add(12), 0);
     let st = &mut iop.kernel.boot;
     st.handlers = vec![Vec::new(); CODES];
     st.defaults = vec![own];
@@ -105,7 +105,7 @@ fn update_table(iop: &mut Iop) {
         }
         let first = list.first().map_or(default, |f| code_of(f.0));
         iop.bus
-            .set_ram_u32(EXCEPTION_TABLE + 4 * code as u32, first);
+            .set_ram_u32(EXCEPTION_TABLE.wrapping_add(4 * code as u32), first);
     }
 }
 

@@ -770,7 +770,7 @@ fn setjmp(iop: &mut Iop) -> Result<Ret, IopError> {
         r[31], r[16], r[17], r[18], r[19], r[20], r[21], r[22], r[23], r[29], r[30], r[28],
     ];
     for (i, w) in words.iter().enumerate() {
-        iop.bus.set_ram_u32(env + 4 * i as u32, *w);
+        iop.bus.set_ram_u32(env.wrapping_add(4 * i as u32), *w);
     }
     Ok(Ret::V(0))
 }

@@ -336,7 +336,8 @@ pub fn build(iop: &mut Iop, internal: &'static LibDef, libs: &[&'static LibDef])
     if let Some(f) = iop.native_address("loadcore", 3) {
         iop.bus
             .set_ram_u32(f, 0x3c02_0000 | (lc.wrapping_add(0x8000) >> 16));
-        iop.bus.set_ram_u32(f + 4, 0x2442_0000 | (lc & 0xffff));
+        iop.bus
+            .set_ram_u32(f.wrapping_add(4), 0x2442_0000 | (lc & 0xffff));
     }
     let pool = iop.arena_alloc(POOL_ENTRIES * POOL_ENTRY);
     let st = &mut iop.kernel.loadcore.image;
@@ -397,12 +398,12 @@ fn place_module(
             entry = fptrs[0];
         }
         // The table's fixed part; prev and caller are [`sync`]'s.
-        iop.bus.set_ram_u16(table + 8, l.version);
-        iop.bus.set_ram_u16(table + 10, 0);
+        iop.bus.set_ram_u16(table.wrapping_add(8), l.version);
+        iop.bus.set_ram_u16(table.wrapping_add(10), 0);
         let mut n = [0u8; 8];
         let b = l.name.as_bytes();
         n[..b.len().min(8)].copy_from_slice(&b[..b.len().min(8)]);
-        iop.bus.write_ram(table + 12, &n);
+        iop.bus.write_ram(table.wrapping_add(12), &n);
         for (i, f) in fptrs.iter().enumerate() {
             iop.bus.set_ram_u32(table + 20 + 4 * i as u32, *f);
         }
@@ -466,7 +467,7 @@ fn place_slot(iop: &mut Iop, lib: &'static LibDef, index: u16, addr: u32) {
     iop.kernel.native_addr.insert((lib.name, index), addr);
     // What a reader of the slot finds: `jr $ra; nop`.
     iop.bus.set_ram_u32(addr, JR_RA);
-    iop.bus.set_ram_u32(addr + 4, 0);
+    iop.bus.set_ram_u32(addr.wrapping_add(4), 0);
 }
 
 /// A ModuleInfo_t's fixed fields (next and newflags are [`sync`]'s).
@@ -482,11 +483,11 @@ fn write_info(
     sizes: [u32; 3],
 ) {
     iop.bus.set_ram_u32(info, 0);
-    iop.bus.set_ram_u32(info + 4, name);
-    iop.bus.set_ram_u16(info + 8, version);
-    iop.bus.set_ram_u16(info + 10, 0);
-    iop.bus.set_ram_u16(info + 12, id as u16);
-    iop.bus.set_ram_u16(info + 14, 0);
+    iop.bus.set_ram_u32(info.wrapping_add(4), name);
+    iop.bus.set_ram_u16(info.wrapping_add(8), version);
+    iop.bus.set_ram_u16(info.wrapping_add(10), 0);
+    iop.bus.set_ram_u16(info.wrapping_add(12), id as u16);
+    iop.bus.set_ram_u16(info.wrapping_add(14), 0);
     for (i, w) in [entry, 0, text, sizes[0], sizes[1], sizes[2], 0, 0]
         .iter()
         .enumerate()
@@ -520,7 +521,7 @@ pub fn native_module_info(iop: &mut Iop, id: i32) {
     let (version, mut name) = (m.version, m.name.as_bytes().to_vec());
     name.truncate(POOL_ENTRY as usize - MODINFO_SIZE as usize - 1);
     name.resize(POOL_ENTRY as usize - MODINFO_SIZE as usize, 0);
-    iop.bus.write_ram(info + MODINFO_SIZE, &name);
+    iop.bus.write_ram(info.wrapping_add(MODINFO_SIZE), &name);
     let text = info + MODINFO_SIZE;
     write_info(
         iop,
@@ -634,7 +635,7 @@ pub fn link_table(iop: &mut Iop, imp: u32, end: u32, lib: Option<usize>) -> Resu
     let mut s = imp.wrapping_add(20);
     let limit = s.saturating_add(8 * MAX_STUBS).min(end);
     while s.checked_add(8).is_some_and(|e| e <= limit) {
-        let (w0, w1) = (iop.bus.ram_u32(s), iop.bus.ram_u32(s + 4));
+        let (w0, w1) = (iop.bus.ram_u32(s), iop.bus.ram_u32(s.wrapping_add(4)));
         if w0 == 0 && w1 == 0 {
             break;
         }
@@ -658,11 +659,11 @@ pub fn link_table(iop: &mut Iop, imp: u32, end: u32, lib: Option<usize>) -> Resu
             let slot = (f - NATIVE_BASE) / 8;
             iop.bus.set_ram_u32(s, JR_RA);
             iop.bus
-                .set_ram_u32(s + 4, ((super::STUB_TRAP | slot) << 6) | 0x0c);
+                .set_ram_u32(s.wrapping_add(4), ((super::STUB_TRAP | slot) << 6) | 0x0c);
         } else {
             iop.bus
                 .set_ram_u32(s, 0x0800_0000 | ((f >> 2) & 0x03ff_ffff));
-            iop.bus.set_ram_u32(s + 4, 0x2400_0000 | index);
+            iop.bus.set_ram_u32(s.wrapping_add(4), 0x2400_0000 | index);
         }
         s += 8;
     }

@@ -179,7 +179,7 @@ impl Iop {
         let at = TABLE + 8 * slot as u32;
         Handler {
             field: self.bus.ram_u32(at),
-            arg: self.bus.ram_u32(at + 4),
+            arg: self.bus.ram_u32(at.wrapping_add(4)),
         }
     }
 
@@ -187,7 +187,7 @@ impl Iop {
     pub fn set_intr_handler(&mut self, slot: usize, h: Handler) {
         let at = TABLE + 8 * slot as u32;
         self.bus.set_ram_u32(at, h.field);
-        self.bus.set_ram_u32(at + 4, h.arg);
+        self.bus.set_ram_u32(at.wrapping_add(4), h.arg);
     }
 }
 

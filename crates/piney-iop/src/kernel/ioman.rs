@@ -919,7 +919,7 @@ fn call_driver(
         let base = iop.cpu.gpr[29].wrapping_sub(4 * extra) & !7;
         check(iop, "the stack", base.wrapping_sub(16), 16 + 4 * extra)?;
         for (i, a) in args[4..].iter().enumerate() {
-            iop.bus.set_ram_u32(base + 4 * i as u32, *a);
+            iop.bus.set_ram_u32(base.wrapping_add(4 * i as u32), *a);
         }
         iop.cpu.gpr[29] = base;
     }
@@ -1094,7 +1094,7 @@ fn put_xdirent(iop: &mut Iop, buf: u32, d: &[u8]) {
     let n = name.iter().position(|&c| c == 0).unwrap_or(256);
     let mut out = name[..n].to_vec();
     out.resize(256, 0);
-    iop.bus.write_ram(buf + 64, &out);
+    iop.bus.write_ram(buf.wrapping_add(64), &out);
 }
 
 fn v(x: i32) -> Result<Ret, IopError> {

@@ -441,9 +441,9 @@ impl Iop {
                 a += 4;
                 continue;
             }
-            let version = self.bus.ram_u16(a + 8);
+            let version = self.bus.ram_u16(a.wrapping_add(8));
             let mut name = [0u8; 8];
-            self.bus.read_ram(a + 12, &mut name);
+            self.bus.read_ram(a.wrapping_add(12), &mut name);
             let lib = super::image::find_library(self, &name, version);
             match super::image::link_table(self, a, end, lib) {
                 Ok(next) => a = next,
@@ -562,11 +562,11 @@ impl Iop {
                 },
             ];
             self.bus.set_ram_u32(info, words[0]);
-            self.bus.set_ram_u32(info + 4, words[1]);
-            self.bus.set_ram_u16(info + 8, m.version);
-            self.bus.set_ram_u16(info + 10, 1);
-            self.bus.set_ram_u16(info + 12, id as u16);
-            self.bus.set_ram_u16(info + 14, 0);
+            self.bus.set_ram_u32(info.wrapping_add(4), words[1]);
+            self.bus.set_ram_u16(info.wrapping_add(8), m.version);
+            self.bus.set_ram_u16(info.wrapping_add(10), 1);
+            self.bus.set_ram_u16(info.wrapping_add(12), id as u16);
+            self.bus.set_ram_u16(info.wrapping_add(14), 0);
             for (i, w) in [m.entry, m.gp, m.text, m.text_size, m.data_size, m.bss_size]
                 .iter()
                 .enumerate()
@@ -873,7 +873,8 @@ pub fn loader_loop(iop: &mut Iop) -> Result<(), IopError> {
     let argv_at = (str_at - 4 * (offsets.len() as u32 + 1)) & !7;
     iop.bus.write_ram(str_at, &strings);
     for (i, o) in offsets.iter().enumerate() {
-        iop.bus.set_ram_u32(argv_at + 4 * i as u32, str_at + o);
+        iop.bus
+            .set_ram_u32(argv_at.wrapping_add(4 * i as u32), str_at + o);
     }
     iop.bus.set_ram_u32(argv_at + 4 * offsets.len() as u32, 0);
     iop.cpu.gpr[29] = argv_at - 16;
@@ -1201,7 +1202,8 @@ fn get_module_id_list(iop: &mut Iop) -> Result<Ret, IopError> {
     let (buf, size, count) = (iop.arg(0), iop.arg(1), iop.arg(2));
     let ids: Vec<i32> = iop.kernel.loadcore.modules.iter().map(|m| m.id).collect();
     for (i, id) in ids.iter().enumerate().take(size as usize) {
-        iop.bus.set_ram_u32(buf + 4 * i as u32, *id as u32);
+        iop.bus
+            .set_ram_u32(buf.wrapping_add(4 * i as u32), *id as u32);
     }
     if count != 0 {
         iop.bus.set_ram_u32(count, ids.len() as u32);
@@ -1227,9 +1229,9 @@ fn refer_module_status(iop: &mut Iop) -> Result<Ret, IopError> {
     let b = m.name.as_bytes();
     name[..b.len().min(55)].copy_from_slice(&b[..b.len().min(55)]);
     iop.bus.write_ram(p, &name);
-    iop.bus.set_ram_u16(p + 56, m.version);
+    iop.bus.set_ram_u16(p.wrapping_add(56), m.version);
     let flags = super::image::module_flags(m.state);
-    iop.bus.set_ram_u16(p + 58, flags);
+    iop.bus.set_ram_u16(p.wrapping_add(58), flags);
     for (i, w) in [
         m.id as u32,
         m.entry,

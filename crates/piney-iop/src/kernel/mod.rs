@@ -634,7 +634,7 @@ impl Iop {
         self.kernel.next_ids[kind] = self.kernel.next_ids[kind].wrapping_add(1);
         let id = self.kernel.next_ids[kind] & 0xffff;
         self.bus.set_ram_u16(block, tag);
-        self.bus.set_ram_u16(block + 2, id as u16);
+        self.bus.set_ram_u16(block.wrapping_add(2), id as u16);
         Some((block, make_handle(block, id)))
     }
 

@@ -65,8 +65,8 @@ fn create_vpl(iop: &mut Iop) -> Result<Ret, IopError> {
     let p = iop.arg(0);
     let (attr, option, size) = (
         iop.bus.ram_u32(p),
-        iop.bus.ram_u32(p + 4),
-        iop.bus.ram_u32(p + 8),
+        iop.bus.ram_u32(p.wrapping_add(4)),
+        iop.bus.ram_u32(p.wrapping_add(8)),
     );
     if attr & !(A_THPRI | A_MEMBTM) != 0 {
         return v(kerr::ILLEGAL_ATTR);
@@ -217,7 +217,7 @@ fn refer_vpl(iop: &mut Iop) -> Result<Ret, IopError> {
     let free = heaplib::total_free(iop, heap);
     let words = [attr, option, size as u32, free as u32, waiting];
     for (i, w) in words.iter().enumerate() {
-        iop.bus.set_ram_u32(info + 4 * i as u32, *w);
+        iop.bus.set_ram_u32(info.wrapping_add(4 * i as u32), *w);
     }
     v(kerr::OK)
 }
@@ -245,9 +245,9 @@ fn create_fpl(iop: &mut Iop) -> Result<Ret, IopError> {
     let p = iop.arg(0);
     let (attr, option, block_size, blocks) = (
         iop.bus.ram_u32(p),
-        iop.bus.ram_u32(p + 4),
-        iop.bus.ram_u32(p + 8),
-        iop.bus.ram_u32(p + 12),
+        iop.bus.ram_u32(p.wrapping_add(4)),
+        iop.bus.ram_u32(p.wrapping_add(8)),
+        iop.bus.ram_u32(p.wrapping_add(12)),
     );
     if attr & !(A_THPRI | A_MEMBTM) != 0 {
         return v(kerr::ILLEGAL_ATTR);
@@ -394,7 +394,7 @@ fn refer_fpl(iop: &mut Iop) -> Result<Ret, IopError> {
         p.waiters.len() as u32,
     ];
     for (i, w) in words.iter().enumerate() {
-        iop.bus.set_ram_u32(info + 4 * i as u32, *w);
+        iop.bus.set_ram_u32(info.wrapping_add(4 * i as u32), *w);
     }
     v(kerr::OK)
 }

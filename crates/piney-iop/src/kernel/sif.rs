@@ -125,9 +125,11 @@ impl Iop {
             }
             let at = buf + 16 * i as u32;
             self.bus.set_ram_u32(at, data);
-            self.bus.set_ram_u32(at + 4, words & 0x00ff_ffff);
-            self.bus.set_ram_u32(at + 8, count);
-            self.bus.set_ram_u32(at + 12, t.dest & 0x1fff_ffff);
+            self.bus
+                .set_ram_u32(at.wrapping_add(4), words & 0x00ff_ffff);
+            self.bus.set_ram_u32(at.wrapping_add(8), count);
+            self.bus
+                .set_ram_u32(at.wrapping_add(12), t.dest & 0x1fff_ffff);
         }
         let s = &mut self.kernel.sifman;
         s.running = Some(s.batch);
@@ -192,9 +194,9 @@ impl Iop {
                 let t = self.bus.hw.dmac.ch[SIF0].tadr;
                 let (data, words, ee_lo, ee_hi) = (
                     self.bus.ram_u32(t),
-                    self.bus.ram_u32(t + 4),
-                    self.bus.ram_u32(t + 8),
-                    self.bus.ram_u32(t + 12),
+                    self.bus.ram_u32(t.wrapping_add(4)),
+                    self.bus.ram_u32(t.wrapping_add(8)),
+                    self.bus.ram_u32(t.wrapping_add(12)),
                 );
                 let sif = &mut self.bus.hw.sif;
                 sif.fifo0.extend([ee_lo, ee_hi, 0, 0]);
@@ -371,9 +373,9 @@ fn read_transfers(iop: &Iop, p: u32, n: u32) -> Vec<Transfer> {
             let a = p + 16 * i;
             Transfer {
                 src: iop.bus.ram_u32(a),
-                dest: iop.bus.ram_u32(a + 4),
-                size: iop.bus.ram_u32(a + 8),
-                attr: iop.bus.ram_u32(a + 12),
+                dest: iop.bus.ram_u32(a.wrapping_add(4)),
+                size: iop.bus.ram_u32(a.wrapping_add(8)),
+                attr: iop.bus.ram_u32(a.wrapping_add(12)),
             }
         })
         .collect()

@@ -184,12 +184,12 @@ impl Iop {
                 attr: 0,
             });
             self.bus.set_ram_u32(pkt, psize | (extra << 8));
-            self.bus.set_ram_u32(pkt + 4, dest);
+            self.bus.set_ram_u32(pkt.wrapping_add(4), dest);
         } else {
             self.bus.set_ram_u32(pkt, psize);
-            self.bus.set_ram_u32(pkt + 4, 0);
+            self.bus.set_ram_u32(pkt.wrapping_add(4), 0);
         }
-        self.bus.set_ram_u32(pkt + 8, c);
+        self.bus.set_ram_u32(pkt.wrapping_add(8), c);
         list.push(Transfer {
             src: pkt,
             dest: ee,
@@ -311,7 +311,7 @@ fn system_command(iop: &mut Iop, c: u32, p: u32) -> Result<(), IopError> {
         }
         cid::RESET => {
             let len = w(iop, 16).min(80);
-            let arg = iop.bus.ram_cstr(p + 24, len as usize);
+            let arg = iop.bus.ram_cstr(p.wrapping_add(24), len as usize);
             crate::modules::request_reboot(iop, &arg);
         }
         cid::RPC_BIND => rpc_bind(iop, p),
@@ -505,10 +505,10 @@ fn rpc_end(iop: &mut Iop, p: u32) {
     let w = |off: u32| iop.bus.ram_u32(p + off);
     let (cd, c, server, buf) = (w(28), w(32), w(36), w(40));
     if c == cid::RPC_BIND {
-        iop.bus.set_ram_u32(cd + 36, server);
-        iop.bus.set_ram_u32(cd + 20, buf);
+        iop.bus.set_ram_u32(cd.wrapping_add(36), server);
+        iop.bus.set_ram_u32(cd.wrapping_add(20), buf);
     } else if c == cid::RPC_CALL {
-        let end_fn = iop.bus.ram_u32(cd + 28);
+        let end_fn = iop.bus.ram_u32(cd.wrapping_add(28));
         if end_fn != 0 {
             iop.log_once(
                 "iop-end-fn",
@@ -550,10 +550,10 @@ pub fn send_reply(iop: &mut Iop, call: &PendingCall, rec: u32) {
         iop.send_cmd(cid::RPC_END, p, 64, rec, call.recvbuf, size);
     } else {
         // No END: the reply, then the packet with rec_id and rpc_id cleared over the EE's own.
-        iop.bus.set_ram_u32(p + 16, 0);
-        iop.bus.set_ram_u32(p + 24, 0);
+        iop.bus.set_ram_u32(p.wrapping_add(16), 0);
+        iop.bus.set_ram_u32(p.wrapping_add(24), 0);
         iop.bus.set_ram_u32(p, 64);
-        iop.bus.set_ram_u32(p + 8, cid::RPC_CALL);
+        iop.bus.set_ram_u32(p.wrapping_add(8), cid::RPC_CALL);
         let mut list = Vec::new();
         if size as i32 > 0 {
             list.push(Transfer {
@@ -850,8 +850,8 @@ fn client_request(
     for &(off, w) in words {
         iop.bus.set_ram_u32(p + off, w);
     }
-    iop.bus.set_ram_u32(p + 20, p);
-    iop.bus.set_ram_u32(p + 28, cd);
+    iop.bus.set_ram_u32(p.wrapping_add(20), p);
+    iop.bus.set_ram_u32(p.wrapping_add(28), cd);
     // hdr.pkt_addr marks the request in flight until its END.
     iop.bus.set_ram_u32(cd, p);
     let (src, dest, n) = extra.unwrap_or((0, 0, 0));
@@ -871,8 +871,8 @@ fn client_request(
 
 fn bind_rpc(iop: &mut Iop) -> Result<Ret, IopError> {
     let (cd, sid, mode) = (iop.arg(0), iop.arg(1), iop.arg(2));
-    iop.bus.set_ram_u32(cd + 36, 0);
-    iop.bus.set_ram_u32(cd + 20, 0);
+    iop.bus.set_ram_u32(cd.wrapping_add(36), 0);
+    iop.bus.set_ram_u32(cd.wrapping_add(20), 0);
     client_request(iop, cd, cid::RPC_BIND, &[(32, sid)], None, mode & 1 != 0)
 }
 
@@ -888,10 +888,10 @@ fn call_rpc(iop: &mut Iop) -> Result<Ret, IopError> {
     );
     let end_fn = iop.arg(7);
     let end_param = iop.arg(8);
-    iop.bus.set_ram_u32(cd + 28, end_fn);
-    iop.bus.set_ram_u32(cd + 32, end_param);
-    let server = iop.bus.ram_u32(cd + 36);
-    let buf = iop.bus.ram_u32(cd + 20);
+    iop.bus.set_ram_u32(cd.wrapping_add(28), end_fn);
+    iop.bus.set_ram_u32(cd.wrapping_add(32), end_param);
+    let server = iop.bus.ram_u32(cd.wrapping_add(36));
+    let buf = iop.bus.ram_u32(cd.wrapping_add(20));
     let rmode = if mode & 1 == 0 || end_fn != 0 { 1 } else { 0 };
     client_request(
         iop,

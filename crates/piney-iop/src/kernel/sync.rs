@@ -159,9 +159,9 @@ fn create_sema(iop: &mut Iop) -> Result<Ret, IopError> {
     let p = iop.arg(0);
     let (attr, option, initial, max) = (
         iop.bus.ram_u32(p),
-        iop.bus.ram_u32(p + 4),
-        iop.bus.ram_u32(p + 8) as i32,
-        iop.bus.ram_u32(p + 12) as i32,
+        iop.bus.ram_u32(p.wrapping_add(4)),
+        iop.bus.ram_u32(p.wrapping_add(8)) as i32,
+        iop.bus.ram_u32(p.wrapping_add(12)) as i32,
     );
     if attr & !SA_VALID != 0 {
         return v(kerr::ILLEGAL_ATTR);
@@ -289,7 +289,7 @@ fn refer_sema_common(iop: &mut Iop) -> Result<Ret, IopError> {
         s.waiters.len() as u32,
     ];
     for (i, w) in words.iter().enumerate() {
-        iop.bus.set_ram_u32(info + 4 * i as u32, *w);
+        iop.bus.set_ram_u32(info.wrapping_add(4 * i as u32), *w);
     }
     v(kerr::OK)
 }
@@ -341,8 +341,8 @@ fn create_evf(iop: &mut Iop) -> Result<Ret, IopError> {
     let p = iop.arg(0);
     let (attr, option, bits) = (
         iop.bus.ram_u32(p),
-        iop.bus.ram_u32(p + 4),
-        iop.bus.ram_u32(p + 8),
+        iop.bus.ram_u32(p.wrapping_add(4)),
+        iop.bus.ram_u32(p.wrapping_add(8)),
     );
     if attr & !EA_MULTI != 0 {
         return v(kerr::ILLEGAL_ATTR);
@@ -549,7 +549,7 @@ fn refer_evf_common(iop: &mut Iop) -> Result<Ret, IopError> {
         f.waiters.len() as u32,
     ];
     for (i, w) in words.iter().enumerate() {
-        iop.bus.set_ram_u32(info + 4 * i as u32, *w);
+        iop.bus.set_ram_u32(info.wrapping_add(4 * i as u32), *w);
     }
     v(kerr::OK)
 }
@@ -605,7 +605,7 @@ fn create_mbx(iop: &mut Iop) -> Result<Ret, IopError> {
         return r;
     }
     let p = iop.arg(0);
-    let (attr, option) = (iop.bus.ram_u32(p), iop.bus.ram_u32(p + 4));
+    let (attr, option) = (iop.bus.ram_u32(p), iop.bus.ram_u32(p.wrapping_add(4)));
     if attr & !(MBA_THPRI | MBA_MSPRI) != 0 {
         return v(kerr::ILLEGAL_ATTR);
     }
@@ -663,12 +663,12 @@ fn send_common(iop: &mut Iop, intr: bool) -> Result<Ret, IopError> {
     }
     if m.attr & MBA_MSPRI != 0 {
         // By the message's priority byte (offset 4), lower first, FIFO among equals.
-        let p = iop.bus.ram_u32(msg + 4) & 0xff;
+        let p = iop.bus.ram_u32(msg.wrapping_add(4)) & 0xff;
         let m = &iop.kernel.mbxs[&id];
         let at = m
             .messages
             .iter()
-            .position(|&o| iop.bus.ram_u32(o + 4) & 0xff > p)
+            .position(|&o| iop.bus.ram_u32(o.wrapping_add(4)) & 0xff > p)
             .unwrap_or(m.messages.len());
         iop.kernel
             .mbxs
@@ -761,7 +761,7 @@ fn refer_mbx_common(iop: &mut Iop) -> Result<Ret, IopError> {
         m.messages.front().copied().unwrap_or(0),
     ];
     for (i, w) in words.iter().enumerate() {
-        iop.bus.set_ram_u32(info + 4 * i as u32, *w);
+        iop.bus.set_ram_u32(info.wrapping_add(4 * i as u32), *w);
     }
     v(kerr::OK)
 }

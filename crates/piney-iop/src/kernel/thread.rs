@@ -379,10 +379,10 @@ fn create_thread(iop: &mut Iop) -> Result<Ret, IopError> {
     let b = &iop.bus;
     let (attr, option, entry, stack, prio) = (
         b.ram_u32(p),
-        b.ram_u32(p + 4),
-        b.ram_u32(p + 8),
-        b.ram_u32(p + 12),
-        b.ram_u32(p + 16),
+        b.ram_u32(p.wrapping_add(4)),
+        b.ram_u32(p.wrapping_add(8)),
+        b.ram_u32(p.wrapping_add(12)),
+        b.ram_u32(p.wrapping_add(16)),
     );
     v(iop.create_thread(attr, entry, prio, stack, option))
 }
@@ -729,7 +729,7 @@ fn write_status(iop: &mut Iop, id: u32, info: u32) {
         0,
     ];
     for (i, w) in words.iter().enumerate() {
-        iop.bus.set_ram_u32(info + 4 * i as u32, *w);
+        iop.bus.set_ram_u32(info.wrapping_add(4 * i as u32), *w);
     }
 }
 

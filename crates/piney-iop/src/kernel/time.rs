@@ -179,7 +179,7 @@ pub fn get_system_time(iop: &mut Iop) -> Result<Ret, IopError> {
     let p = iop.arg(0);
     let now = iop.cpu.cycles;
     iop.bus.set_ram_u32(p, now as u32);
-    iop.bus.set_ram_u32(p + 4, (now >> 32) as u32);
+    iop.bus.set_ram_u32(p.wrapping_add(4), (now >> 32) as u32);
     v(kerr::OK)
 }
 
@@ -194,7 +194,7 @@ fn set_alarm_common(iop: &mut Iop) -> Result<Ret, IopError> {
         return v(kerr::FOUND_HANDLER);
     }
     let lo = iop.bus.ram_u32(clock) as u64;
-    let hi = iop.bus.ram_u32(clock + 4) as u64;
+    let hi = iop.bus.ram_u32(clock.wrapping_add(4)) as u64;
     let delta = (hi << 32) | lo;
     if hi == 0 && lo < MIN_WAIT {
         // The console writes the clamped value back into the caller's clock.
@@ -252,14 +252,14 @@ pub fn usec2sysclock(iop: &mut Iop) -> Result<Ret, IopError> {
     let (usec, p) = (iop.arg(0), iop.arg(1));
     let c = usec_to_clock(usec);
     iop.bus.set_ram_u32(p, c as u32);
-    iop.bus.set_ram_u32(p + 4, (c >> 32) as u32);
+    iop.bus.set_ram_u32(p.wrapping_add(4), (c >> 32) as u32);
     Ok(Ret::V(0))
 }
 
 /// SysClock2USec(clock*, sec*, usec*).
 pub fn sysclock2usec(iop: &mut Iop) -> Result<Ret, IopError> {
     let (p, sec, usec) = (iop.arg(0), iop.arg(1), iop.arg(2));
-    let c = iop.bus.ram_u32(p) as u64 | ((iop.bus.ram_u32(p + 4) as u64) << 32);
+    let c = iop.bus.ram_u32(p) as u64 | ((iop.bus.ram_u32(p.wrapping_add(4)) as u64) << 32);
     // The console: clock * 125 / 0x1200, then split into seconds and microseconds (64-bit).
     let total = (c as u128 * 125 / 0x1200) as u64;
     iop.bus.set_ram_u32(sec, (total / 1_000_000) as u32);

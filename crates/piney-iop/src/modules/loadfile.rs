@@ -159,10 +159,13 @@ impl NativeServer for LoadFile {
     }
 }
 
+/// A loadable segment: its EE address and its bytes in the file.
+type Segment = (u32, Vec<u8>);
+
 /// The entry and the loadable segments (EE address, file bytes) of the EE ELF at `path`, or the
 /// console's error: KE_NOFILE when it cannot be opened, KE_ILLEGAL_OBJECT when it is not a
 /// 32-bit little-endian MIPS executable or a segment lies below 0x80000.
-fn elf_segments(iop: &mut Iop, path: &str) -> Result<(u32, Vec<(u32, Vec<u8>)>), i32> {
+fn elf_segments(iop: &mut Iop, path: &str) -> Result<(u32, Vec<Segment>), i32> {
     let image = super::read_file(iop, path)?;
     let bad = kerr::ILLEGAL_OBJECT;
     let u16_at = |o: usize| {

@@ -348,8 +348,8 @@ impl Iop {
             self.bus.set_ram_u32(data + off, 0);
         }
         self.bus.set_ram_u32(data, sid);
-        self.bus.set_ram_u32(data + 8, buf);
-        self.bus.set_ram_u32(data + 12, size);
+        self.bus.set_ram_u32(data.wrapping_add(8), buf);
+        self.bus.set_ram_u32(data.wrapping_add(12), size);
         let id = self.native_module(&name);
         let s = &mut self.modules.slots[i];
         s.loaded = true;
