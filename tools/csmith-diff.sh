@@ -88,7 +88,8 @@ seed=$FIRST
 last=$((FIRST + COUNT - 1))
 while [ "$seed" -le "$last" ]; do
     src="$TMP/p$seed.c"
-    csmith --seed "$seed" --max-funcs 4 --max-block-depth 3 --max-expr-complexity 6 -o "$src"
+    # csmith writes a platform.info beside where it runs: in the scratch folder.
+    (cd "$TMP" && csmith --seed "$seed" --max-funcs 4 --max-block-depth 3 --max-expr-complexity 6 -o "$src")
     # shellcheck disable=SC2086
     $CC $EE -c "$src" -o "$TMP/p$seed.o"
     # shellcheck disable=SC2086
