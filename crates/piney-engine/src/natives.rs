@@ -215,10 +215,31 @@ pub struct Installed {
     pub warnings: Vec<String>,
 }
 
+/// The first difference between the words at `addr` and `words`, described; `None` when they
+/// are all there.
+fn mismatch(m: &mut Machine, addr: u32, words: &[u32]) -> Option<String> {
+    for (i, &want) in words.iter().enumerate() {
+        let at = addr.wrapping_add(4 * i as u32);
+        match m.bus.read32(at) {
+            Ok(have) if have == want => {}
+            Ok(have) => {
+                return Some(format!(
+                    "the word at {at:#010x} is {have:#010x}, the profile expects {want:#010x}"
+                ));
+            }
+            Err(_) => return Some(format!("{at:#010x} cannot be read")),
+        }
+    }
+    None
+}
+
 /// Install the profile's hooks in `machine`, whose program (`image`, already loaded) the profile
 /// should describe. A hook is refused with a warning when its native function is unknown, a
-/// symbol it needs has no address, the words the profile expects are not the loaded code, or the
-/// profile pins another ELF (every hook refused then).
+/// symbol it needs has no address, or the profile pins another ELF (every hook refused then).
+/// A hook whose words (the instruction words the profile expects at its address) are not the
+/// loaded code waits, with a warning: it runs from the first call that finds them there (an
+/// overlay the program loads later), and a hooked function whose code is replaced runs as the
+/// guest's own again. [`Installed::hooks`] lists the hooks active at once.
 pub fn install(machine: &mut Machine, profile: &Profile, image: &[u8]) -> Installed {
     let mut out = Installed::default();
     let src = &profile.source;
@@ -254,35 +275,50 @@ pub fn install(machine: &mut Machine, profile: &Profile, image: &[u8]) -> Instal
         }
         let sym = &profile.symbols[native.needs[0]];
         let addr = sym.address.unwrap_or(0);
-        for (i, &want) in sym.words.iter().enumerate() {
-            let at = addr.wrapping_add(4 * i as u32);
-            match machine.bus.read32(at) {
-                Ok(have) if have == want => {}
-                Ok(have) => {
-                    out.warnings.push(format!(
-                        "{src}: hook {name} refused: the word at {at:#010x} is {have:#010x}, \
-                         the profile expects {want:#010x}"
-                    ));
-                    continue 'hooks;
-                }
-                Err(_) => {
-                    out.warnings.push(format!(
-                        "{src}: hook {name} refused: {at:#010x} cannot be read"
-                    ));
-                    continue 'hooks;
-                }
-            }
+        // The words the profile expects guard the hook at every call: code that is not (or no
+        // longer) the profile's runs as the guest's own, and code that arrives later (an
+        // overlay loaded from the disc by DMA) is hooked from the first call that finds it.
+        let words = sym.words.clone();
+        let waiting = mismatch(machine, addr, &words);
+        if let Some(why) = &waiting {
+            out.warnings.push(format!(
+                "{src}: hook {name} waits: {why}; the guest's own code runs until the code                  there is the profile's (an overlay loaded later)"
+            ));
         }
         let f = (native.make)(profile);
         let entry: HookFn = {
             let f = f.clone();
-            Arc::new(move |m| f(m, None))
+            if words.is_empty() {
+                Arc::new(move |m| f(m, None))
+            } else {
+                let hook = name.clone();
+                let active = Arc::new(std::sync::atomic::AtomicBool::new(waiting.is_none()));
+                Arc::new(move |m| {
+                    use std::sync::atomic::Ordering;
+                    match mismatch(m, addr, &words) {
+                        None => {
+                            active.store(true, Ordering::Relaxed);
+                            f(m, None)
+                        }
+                        Some(why) => {
+                            if active.swap(false, Ordering::Relaxed) {
+                                eprintln!(
+                                    "piney: warning: hook {hook}: {why}: the code there changed; the guest's own code runs"
+                                );
+                            }
+                            Ok(HookResult::RunGuest)
+                        }
+                    }
+                })
+            }
         };
         if let Err(e) = machine.hooks.install(addr, name, entry) {
             out.warnings.push(format!("{src}: {e}"));
             continue;
         }
-        out.hooks.push((name.clone(), addr));
+        if waiting.is_none() {
+            out.hooks.push((name.clone(), addr));
+        }
         for &r in native.resumes {
             let step: HookFn = {
                 let f = f.clone();

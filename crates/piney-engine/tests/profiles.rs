@@ -1,5 +1,5 @@
 //! The shipped profiles parse; garbage never panics and its errors name file and line; the demo's
-//! profile comes from its symbols and a hook whose words do not match is refused.
+//! profile comes from its symbols and a hook whose words do not match waits for its code.
 
 use std::path::Path;
 
@@ -150,23 +150,40 @@ fn bad_elves_are_named_not_panicked_on() {
     );
 }
 
+/// A hook whose words are not the loaded code waits: the guest's own code runs while they
+/// differ, and the native function runs once the profile's code is there (an overlay loaded
+/// later, here written into memory as a DMA would).
 #[test]
-fn a_hook_whose_words_differ_is_refused() {
+fn a_hook_whose_words_differ_waits_for_its_code() {
     let image = demo_elf();
     let mut p = Profile::from_elf_symbols(&image).unwrap();
     p.symbols.get_mut("ccPad_ActTick").unwrap().words[1] ^= 1;
+    let want = p.symbols["ccPad_ActTick"].words[1];
     let mut m = Machine::new(Box::new(std::io::sink()));
     m.load_elf(&image).unwrap();
     let got = install(&mut m, &p, &image);
     assert_eq!(got.hooks.len(), piney_engine::NATIVES.len() - 1);
     assert_eq!(got.warnings.len(), 1);
     assert!(
-        got.warnings[0].contains("hook ccPad_ActTick refused: the word at"),
+        got.warnings[0].contains("hook ccPad_ActTick waits: the word at"),
         "{:?}",
         got.warnings
     );
     let at = p.address("ccPad_ActTick").unwrap();
-    assert!(m.hooks.get(at).is_none());
+    let run = |m: &mut Machine, frames: u64| {
+        m.run(piney_machine::RunLimits {
+            frames: Some(frames),
+            seconds: None,
+        })
+        .unwrap();
+    };
+    run(&mut m, 30);
+    assert_eq!(m.hooks.get(at).expect("installed, waiting").calls, 0);
+    // The profile's code arrives: the hook runs from its next call.
+    m.bus.write_bytes(at + 4, &want.to_le_bytes()).unwrap();
+    m.invalidate_code();
+    run(&mut m, 60);
+    assert!(m.hooks.get(at).unwrap().calls > 0);
     // Another ELF's profile: nothing installed.
     p.elf_fnv1a64 = Some(1);
     let mut m = Machine::new(Box::new(std::io::sink()));
