@@ -69,6 +69,7 @@ module_test!(fixed_pools, "fpl");
 module_test!(rpc_server_module, "rpcserver");
 module_test!(a_library_between_two_modules, "libexport", "libimport");
 module_test!(stop_and_unload, "stopee", "stopper");
+module_test!(a_module_cannot_stop_itself, "selfstop");
 module_test!(plain_computation, "compute");
 module_test!(files_through_ioman, "ioman");
 module_test!(a_guest_device_driver, "iodriver");
@@ -115,6 +116,7 @@ fn every_module_has_a_test() {
         // tests/cdvd.rs runs it with a disc in the drive.
         "cdvd",
         "intrtab",
+        "selfstop",
     ];
     for e in std::fs::read_dir(root().join("tests/iop")).unwrap() {
         let p = e.unwrap().path();

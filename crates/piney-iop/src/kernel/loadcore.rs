@@ -1161,9 +1161,23 @@ fn stop_module(iop: &mut Iop) -> Result<Ret, IopError> {
     if iop.in_interrupt() {
         return v(kerr::ILLEGAL_CONTEXT);
     }
+    // modload finds the calling module by its return address; a caller outside every module,
+    // or a module asking to stop itself (SelfStopModule's work), gets KE_CAN_NOT_STOP, the
+    // latter after the target's own state checks.
+    let caller = iop
+        .kernel
+        .loadcore
+        .module_at(iop.cpu.gpr[31] & 0x1fff_ffff)
+        .map(|m| m.id);
+    let Some(caller) = caller else {
+        return v(kerr::CAN_NOT_STOP);
+    };
     let e = iop.stop_check(id);
     if e < 0 {
         return v(e);
+    }
+    if caller == id {
+        return v(kerr::CAN_NOT_STOP);
     }
     let args = args_of(iop, len, argp);
     let cur = iop.current_thread();
