@@ -591,6 +591,9 @@ IOP_LIBRARY(stdio, 1, 1)
 IOP_IMPORT(stdio, 4, int, printf, (const char *format, ...) __attribute__((format(printf, 1, 2))))
 IOP_IMPORT(stdio, 6, int, putchar, (int c))
 IOP_IMPORT(stdio, 7, int, puts, (const char *s))
+IOP_IMPORT(stdio, 9, int, fdprintf, (int fd, const char *format, ...) __attribute__((format(printf, 2, 3))))
+IOP_IMPORT(stdio, 11, int, fdputc, (int c, int fd))
+IOP_IMPORT(stdio, 12, int, fdputs, (const char *s, int fd))
 
 IOP_LIBRARY(thbase, 1, 1)
 IOP_IMPORT(thbase, 4, int, CreateThread, (iop_thread_t *thread))
@@ -777,6 +780,7 @@ IOP_IMPORT(iomanx, 25, int, iomanX_rename, (const char *old, const char *new_nam
 IOP_IMPORT(iomanx, 26, int, iomanX_chdir, (const char *name))
 IOP_IMPORT(iomanx, 30, s64, iomanX_lseek64, (int fd, s64 offset, int whence))
 IOP_IMPORT(iomanx, 31, int, iomanX_devctl, (const char *name, int cmd, void *arg, unsigned int arglen, void *buf, unsigned int buflen))
+IOP_IMPORT(iomanx, 23, void, StdioInit, (int mode))
 
 /* ---- cdvdman (CDVDMAN's library: libcdvd-common.h's types, exports.tab's indices) ---------- */
 typedef struct {

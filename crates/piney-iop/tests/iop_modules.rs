@@ -72,6 +72,7 @@ module_test!(stop_and_unload, "stopee", "stopper");
 module_test!(a_module_cannot_stop_itself, "selfstop");
 module_test!(plain_computation, "compute");
 module_test!(files_through_ioman, "ioman");
+module_test!(stdio_through_fd_1_and_stdio_init, "stdioinit");
 module_test!(a_guest_device_driver, "iodriver");
 // The demo title's module on its own (no EE calls it): it starts and stays.
 #[test]
@@ -117,6 +118,7 @@ fn every_module_has_a_test() {
         "cdvd",
         "intrtab",
         "selfstop",
+        "stdioinit",
     ];
     for e in std::fs::read_dir(root().join("tests/iop")).unwrap() {
         let p = e.unwrap().path();

@@ -235,12 +235,19 @@ pub fn format(iop: &mut Iop, fmt: u32, mut args: Args) -> Vec<u8> {
     out
 }
 
-/// printf with the format at argument `fmt_arg` and the values after it, to the output stream.
-/// Returns the number of bytes written.
-pub fn printf_to_out(iop: &mut Iop, fmt_arg: usize) -> Result<u32, IopError> {
+/// The text of a printf-style call whose format is argument `fmt_arg`.
+pub fn format_call(iop: &mut Iop, fmt_arg: usize) -> Vec<u8> {
     let fmt = iop.arg(fmt_arg);
-    let s = format(iop, fmt, Args::Call(fmt_arg + 1));
-    iop.out.extend_from_slice(&s);
+    format(iop, fmt, Args::Call(fmt_arg + 1))
+}
+
+/// printf with the format at argument `fmt_arg` and the values after it, written to fd 1
+/// (printf) or to the fd in argument 0 (fdprintf), as stdio writes through ioman. Returns the
+/// number of bytes written.
+pub fn printf_to_out(iop: &mut Iop, fmt_arg: usize) -> Result<u32, IopError> {
+    let s = format_call(iop, fmt_arg);
+    let fd = if fmt_arg == 0 { 1 } else { iop.arg(0) };
+    iop.stdio_write(fd, &s);
     Ok(s.len() as u32)
 }
 
@@ -250,15 +257,15 @@ fn printf(iop: &mut Iop) -> Result<Ret, IopError> {
 
 fn putchar(iop: &mut Iop) -> Result<Ret, IopError> {
     let c = iop.arg(0);
-    iop.out.push(c as u8);
+    iop.stdio_write(1, &[c as u8]);
     Ok(Ret::V(c & 0xff))
 }
 
 fn puts(iop: &mut Iop) -> Result<Ret, IopError> {
     let s = iop.arg(0);
-    let b = iop.bus.ram_cbytes(s, 1 << 20);
-    iop.out.extend_from_slice(&b);
-    iop.out.push(b'\n');
+    let mut b = iop.bus.ram_cbytes(s, 1 << 20);
+    b.push(b'\n');
+    iop.stdio_write(1, &b);
     Ok(Ret::V(0))
 }
 
@@ -268,27 +275,29 @@ fn getchar(_: &mut Iop) -> Result<Ret, IopError> {
 }
 
 fn fdprintf(iop: &mut Iop) -> Result<Ret, IopError> {
-    // fdprintf(fd, fmt, ...): fds 0..2 are the console's tty; others need ioman (not here).
+    // fdprintf(fd, fmt, ...).
     Ok(Ret::V(printf_to_out(iop, 1)?))
 }
 
 fn vfdprintf(iop: &mut Iop) -> Result<Ret, IopError> {
-    let (fmt, ap) = (iop.arg(1), iop.arg(2));
+    let (fd, fmt, ap) = (iop.arg(0), iop.arg(1), iop.arg(2));
     let s = format(iop, fmt, Args::Mem(ap));
-    iop.out.extend_from_slice(&s);
+    iop.stdio_write(fd, &s);
     Ok(Ret::V(s.len() as u32))
 }
 
 fn fdputc(iop: &mut Iop) -> Result<Ret, IopError> {
-    let c = iop.arg(0);
-    iop.out.push(c as u8);
+    // fdputc(c, fd).
+    let (c, fd) = (iop.arg(0), iop.arg(1));
+    iop.stdio_write(fd, &[c as u8]);
     Ok(Ret::V(c & 0xff))
 }
 
 fn fdputs(iop: &mut Iop) -> Result<Ret, IopError> {
-    let s = iop.arg(0);
+    // fdputs(s, fd).
+    let (s, fd) = (iop.arg(0), iop.arg(1));
     let b = iop.bus.ram_cbytes(s, 1 << 20);
-    iop.out.extend_from_slice(&b);
+    iop.stdio_write(fd, &b);
     Ok(Ret::V(0))
 }
 

@@ -53,8 +53,9 @@
 //! `mc` (and chstat on `mc`) answer -EIO with a note on stderr; iomanx's extended calls 25..34
 //! (rename, chdir, sync, mount, umount, lseek64, devctl, symlink, readlink, ioctl2) answer what
 //! iomanX answers for a device without IOP_DT_FSEXT (every native one: -EUNSUP, 48) but are not
-//! made for a guest driver that has them, and 23 StdioInit is not implemented (both stop the
-//! run naming the call).
+//! made for a guest driver that has them (that stops the run naming the call). 23 StdioInit
+//! reopens fds 0 and 1 on the tty (mode 0) or on a `dummytty` that drops what it is given
+//! (mode 1); the stdio library's output goes to fd 1 ([`crate::Iop::stdio_write`]).
 
 use std::collections::HashSet;
 
@@ -252,6 +253,77 @@ impl Ioman {
             eprintln!("piney: ioman: {msg}");
         }
     }
+}
+
+/// StdioInit(1)'s `dummytty`: writes are taken and dropped, reads find nothing.
+struct DummyTty;
+
+impl IoFile for DummyTty {
+    fn read(&mut self, _buf: &mut [u8]) -> i32 {
+        0
+    }
+    fn write(&mut self, data: &[u8], _stdout: &mut Vec<u8>) -> i32 {
+        data.len() as i32
+    }
+    fn lseek(&mut self, _offset: i32, _whence: u32) -> i32 {
+        0
+    }
+}
+
+impl crate::Iop {
+    /// What the stdio library's printf, puts and putchar (fd 1) and fdprintf/fdputs/fdputc
+    /// write: the bytes go to the file `fd` is open on, as the console's stdio writes them
+    /// through ioman. The tty is piney's output stream; StdioInit(1)'s dummytty and a closed fd
+    /// drop them; a native file (a host file opened on fd 1) takes them. A guest driver's file or
+    /// a card's or disc's cannot be written from inside a native call: the bytes go to the output
+    /// stream, with one line saying so.
+    pub fn stdio_write(&mut self, fd: u32, data: &[u8]) {
+        let Some(file) = self
+            .modules
+            .ioman
+            .files
+            .get_mut(fd as usize)
+            .and_then(|f| f.as_mut())
+        else {
+            return;
+        };
+        match &mut file.handle {
+            Handle::Native(h) => {
+                h.write(data, &mut self.out);
+            }
+            _ => {
+                self.modules.ioman.log_once(
+                    format!("stdio-fd{fd}"),
+                    format!("stdio output to fd {fd}, which is not a native file, goes to piney's output"),
+                );
+                self.out.extend_from_slice(data);
+            }
+        }
+    }
+}
+
+/// StdioInit(mode): fds 0 and 1 closed and opened again on the tty (mode 0) or on `dummytty`,
+/// whose output goes nowhere (mode 1); other modes change nothing (iomanX's StdioInit).
+fn stdio_init(iop: &mut crate::Iop) -> Result<Ret, IopError> {
+    let mode = iop.arg(0);
+    let io = &mut iop.modules.ioman;
+    match mode {
+        0 => {
+            io.files[0] = Some(tty_file(flags::O_RDONLY | flags::O_WRONLY));
+            io.files[1] = Some(tty_file(flags::O_WRONLY));
+        }
+        1 => {
+            for (fd, m) in [(0, flags::O_RDONLY | flags::O_WRONLY), (1, flags::O_WRONLY)] {
+                io.files[fd] = Some(File {
+                    mode: m,
+                    dtype: IOP_DT_CHAR,
+                    handle: Handle::Native(Box::new(DummyTty)),
+                });
+            }
+        }
+        _ => {}
+    }
+    Ok(Ret::V(0))
 }
 
 fn tty_file(mode: u32) -> File {
@@ -1453,12 +1525,6 @@ fn extended(iop: &mut Iop, name: &str, by_fd: bool, two: bool) -> Result<Ret, Io
     }
 }
 
-fn not_implemented(iop: &mut Iop, name: &str) -> Result<Ret, IopError> {
-    Err(iop.fault(format!(
-        "call of iomanx {name}, which piney does not implement"
-    )))
-}
-
 /// The unused entries: they return at once, leaving v0 as it was.
 fn retonly(iop: &mut Iop) -> Result<Ret, IopError> {
     Ok(Ret::V(iop.cpu.gpr[2]))
@@ -1520,7 +1586,7 @@ pub const IOMANX: LibDef = LibDef {
         (20, "AddDrv", add_drv),
         (21, "DelDrv", del_drv),
         (22, "GetDevType", get_dev_type),
-        (23, "StdioInit", |iop| not_implemented(iop, "StdioInit")),
+        (23, "StdioInit", stdio_init),
         (24, "_retonly", retonly),
         (25, "rename", |iop| extended(iop, "rename", false, true)),
         (26, "chdir", |iop| extended(iop, "chdir", false, false)),

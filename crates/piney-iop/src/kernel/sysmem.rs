@@ -248,7 +248,10 @@ fn query_block_size(iop: &mut Iop) -> Result<Ret, IopError> {
 }
 
 fn kprintf(iop: &mut Iop) -> Result<Ret, IopError> {
-    let n = super::clib::printf_to_out(iop, 0)?;
+    // The kernel's own printer, not ioman's fd 1.
+    let text = super::clib::format_call(iop, 0);
+    iop.out.extend_from_slice(&text);
+    let n = text.len() as u32;
     Ok(Ret::V(n))
 }
 
