@@ -1,5 +1,5 @@
 //! Booting a disc through the real command line: the demo title's disc (demo/disc/, made into an
-//! image here by independent tools: genisoimage's ISO and chdman's CHD of it) booted with
+//! image here by independent tools: genisoimage's ISO, chdman's CHD and tools/make-cso.py's CSO of it) booted with
 //! `piney run DISC` presents exactly the frames of `piney demo`; `piney info` names the serial,
 //! boot path, CRC and profile; broken discs are one clear error and exit 1.
 
@@ -96,8 +96,18 @@ fn the_demo_disc_boots_to_the_demos_frames() {
             chd.to_str().unwrap(),
         ],
     );
+    // The CSO by a converter written apart from piney's reader (tools/make-cso.py: Python's
+    // zlib), in 4 KiB blocks with a 4-byte index shift so that blocks are not sector-sized.
+    let cso = d.join("demo.cso");
+    let status = Command::new("python3")
+        .arg(root().join("tools/make-cso.py"))
+        .args([&iso, &cso])
+        .args(["--block-size", "4096", "--shift", "2"])
+        .status()
+        .expect("python3 runs tools/make-cso.py");
+    assert!(status.success(), "tools/make-cso.py failed");
     let demo = frames(&["demo"], &d.join("demo-frames"));
-    for image in [&iso, &chd] {
+    for image in [&iso, &chd, &cso] {
         let name = image.file_name().unwrap().to_string_lossy().into_owned();
         let disc = frames(
             &["run", image.to_str().unwrap()],
