@@ -16,6 +16,8 @@ pub enum EventKind {
     Cdvd,
     /// A stream read's sectors have come.
     CdvdStream,
+    /// The SPU2's next batch of samples is due.
+    Spu2,
 }
 
 /// The queue.

@@ -30,6 +30,7 @@ pub mod kernel;
 pub mod mem;
 pub mod modules;
 pub mod romdir;
+pub mod sound;
 
 use cpu::Cpu;
 use events::{EventKind, Events};
@@ -91,6 +92,8 @@ pub struct Iop {
     pub disc: Option<Box<dyn disc::Disc>>,
     /// The CD/DVD drive and cdvdman's state (the drive's part kept across reboots).
     pub cdvd: modules::cdvd::Cdvd,
+    /// The SPU2 DMA channels' transfers (core 0, core 1).
+    pub spu2_transfer: [sound::Transfer; 2],
 }
 
 impl Default for Iop {
@@ -124,6 +127,7 @@ impl Iop {
             ee_ram: Vec::new(),
             disc: None,
             cdvd: modules::cdvd::Cdvd::default(),
+            spu2_transfer: [sound::Transfer::default(); 2],
         };
         iop.cpu.cycles = cycles;
         iop.bus.hw.sif = sif;
@@ -134,6 +138,7 @@ impl Iop {
         }
         // The boot servers' modules are resident: so the guest's module chain says.
         kernel::image::sync(&mut iop);
+        iop.spu2_start();
         iop
     }
 
@@ -210,7 +215,16 @@ impl Iop {
         let disc = self.disc.take();
         let cdvd = self.cdvd.rebooted();
         let instructions = self.instructions;
+        // The SPU2 is a device of its own: an IOP reboot leaves its state, its clock and the
+        // samples not yet taken (a reboot's DMA is stopped).
+        self.spu2_sync();
+        let spu2 = std::mem::take(&mut self.bus.hw.spu2);
+        let (spu2_due, audio) = (self.bus.hw.spu2_due, std::mem::take(&mut self.bus.hw.audio));
         *self = Iop::new_with(sif, servers, cycles);
+        self.bus.hw.spu2 = spu2;
+        self.bus.hw.spu2_due = spu2_due;
+        self.bus.hw.audio = audio;
+        self.spu2_start();
         self.out = out;
         self.ee_ram = ee_ram;
         self.modules.host_root = host_root;
@@ -343,6 +357,7 @@ impl Iop {
             }
             EventKind::Cdvd => self.cd_complete(),
             EventKind::CdvdStream => self.st_due(),
+            EventKind::Spu2 => self.spu2_event(),
         }
     }
 

@@ -15,6 +15,7 @@
 //! - Guest output (the SIO transmit register, the IOP's printf and FILEIO writes to stdout) goes
 //!   to [`Machine::stdout`], in time order; piney's own logs go elsewhere.
 
+pub mod audio;
 pub mod bus;
 mod cop2;
 pub mod disc;
@@ -157,6 +158,8 @@ pub struct Machine {
     irx_run: Option<String>,
     /// The benchmark's watch on the IOP's slices.
     iop_watch: Option<Box<dyn sif::IopWatch>>,
+    /// Who takes the sound ([`audio`]).
+    audio_sink: Option<Box<dyn audio::AudioSink>>,
 }
 
 impl Machine {
@@ -177,6 +180,7 @@ impl Machine {
             logged: std::collections::HashSet::new(),
             irx_run: None,
             iop_watch: None,
+            audio_sink: None,
         };
         m.reset();
         m

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod audio;
 mod frames;
 mod info;
 mod run;

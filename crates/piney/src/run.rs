@@ -45,6 +45,14 @@ pub struct RunOptions {
     /// when the run ends; `piney replay FILE` gives the run's frames again.
     #[arg(long, value_name = "FILE")]
     pub dump_gs: Option<PathBuf>,
+    /// Write the sound (the SPU2's 48 kHz stereo output) to FILE as a 16-bit WAV, headless or
+    /// in a window: the same program, input and options give the same file.
+    #[arg(long, value_name = "FILE")]
+    pub dump_audio: Option<PathBuf>,
+    /// Play no sound in the window (the SPU2 still runs, so timing and --dump-audio are the
+    /// same).
+    #[arg(long)]
+    pub no_audio: bool,
     /// Print run statistics on stderr at the end (guest instructions, emulated time, frames).
     #[arg(long)]
     pub stats: bool,
@@ -382,6 +390,19 @@ pub fn run_image(
             return ExitCode::from(1);
         }
     }
+    let wav = match &opts.dump_audio {
+        Some(path) => match crate::audio::WavDump::create(path) {
+            Ok(w) => {
+                machine.set_audio_sink(Box::new(w.clone()));
+                Some(w)
+            }
+            Err(e) => {
+                eprintln!("piney: {e}");
+                return ExitCode::from(1);
+            }
+        },
+        None => None,
+    };
     let iop_time = std::rc::Rc::new(std::cell::Cell::new(0.0f64));
     if opts.stats {
         machine.set_iop_watch(Box::new(IopClock {
@@ -432,6 +453,13 @@ pub fn run_image(
                 hook.name, hook.calls
             );
         }
+    }
+    machine.flush_audio();
+    if let Some(w) = &wav
+        && let Err(e) = w.finish()
+    {
+        eprintln!("piney: {e}");
+        return ExitCode::from(1);
     }
     if let (Some(path), Some(done)) = (&opts.dump_gs, machine.bus.gif.gs.finish_capture()) {
         match done {

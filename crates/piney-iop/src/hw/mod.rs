@@ -3,8 +3,13 @@
 //!
 //! Contract: [`Hardware::read`] and [`Hardware::write`] take a physical address and an access
 //! size (1, 2 or 4 bytes); `None`/`false` means nothing answers there (a bus error). Units that
-//! piney does not emulate yet (the SPU2, the CD/DVD drive, DEV9) answer reads with 0 and drop
-//! writes, so that probing drivers do not fault.
+//! piney does not emulate at the register level (the CD/DVD drive's registers, DEV9) answer
+//! reads with 0 and drop writes, so that probing drivers do not fault.
+//!
+//! The SPU2 (0x1f90_0000..0x1f90_0800, 16-bit registers; a 32-bit access is two of them, low
+//! half first) is brought up to the bus's time before every access: it makes one 48 kHz sample
+//! per [`piney_spu2::IOP_CYCLES_PER_SAMPLE`] IOP cycles, and its samples collect in
+//! [`Hardware::audio`] for the machine to take.
 
 pub mod counters;
 pub mod dmac;
@@ -15,6 +20,10 @@ use intc::Intc;
 
 /// Physical base of the hardware register window.
 pub const HW_BASE: u32 = 0x1f80_1000;
+/// The SPU2's registers: both cores (0x000 and 0x400) and the common block (0x760..0x800).
+pub const SPU2_BASE: u32 = 0x1f90_0000;
+/// The last word of the SPU2's registers.
+pub const SPU2_END: u32 = 0x1f90_07fc;
 
 /// The hardware units.
 #[derive(Debug, Default)]
@@ -31,6 +40,14 @@ pub struct Hardware {
     pub now: u64,
     /// Counters whose interrupt timing changed (a register write), for the IOP to reschedule.
     pub counters_changed: bool,
+    /// The sound processor.
+    pub spu2: piney_spu2::Spu2,
+    /// The IOP cycle the SPU2's next sample is due at (its samples so far times 768).
+    pub spu2_due: u64,
+    /// The SPU2's output not yet taken: 48 kHz stereo, left then right.
+    pub audio: Vec<i16>,
+    /// The SPU2 raised its interrupt during a catch-up (for the IOP to raise INTC line 9).
+    pub spu2_irq: bool,
     /// Registers stored as written, read back as stored, with no behaviour (the memory
     /// controller's delay and size registers at 0x1f80_1000.., 0x1f80_1400..; the POST register).
     plain: std::collections::BTreeMap<u32, u32>,
@@ -46,6 +63,45 @@ impl Hardware {
     /// Power-on state of every unit.
     pub fn reset(&mut self) {
         *self = Self::default();
+    }
+
+    /// Bring the SPU2 up to the IOP cycle [`Hardware::now`]: every sample due by then is made.
+    pub fn spu2_catch_up(&mut self) {
+        while self.spu2_due <= self.now {
+            let [l, r] = self.spu2.tick();
+            self.audio.extend_from_slice(&[l, r]);
+            self.spu2_due += piney_spu2::IOP_CYCLES_PER_SAMPLE;
+            if self.spu2.take_irq() {
+                self.spu2_irq = true;
+            }
+        }
+    }
+
+    fn spu2_read(&mut self, word: u32) -> u32 {
+        self.spu2_catch_up();
+        let off = word - SPU2_BASE;
+        self.spu2.read(off) as u32 | (self.spu2.read(off + 2) as u32) << 16
+    }
+
+    fn spu2_write(&mut self, p: u32, size: u32, v: u32) {
+        self.spu2_catch_up();
+        let off = p - SPU2_BASE;
+        match size {
+            4 => {
+                self.spu2.write(off & !3, v as u16);
+                self.spu2.write((off & !3) + 2, (v >> 16) as u16);
+            }
+            2 => self.spu2.write(off & !1, v as u16),
+            _ => {
+                // A byte store reaches the 16-bit register with the byte on both halves of
+                // the bus; the SPU2 takes the whole halfword (no known driver does this).
+                let b = v as u16 & 0xff;
+                self.spu2.write(off & !1, b | b << 8);
+            }
+        }
+        if self.spu2.take_irq() {
+            self.spu2_irq = true;
+        }
     }
 
     /// Read `size` bytes at physical `p`.
@@ -68,7 +124,8 @@ impl Hardware {
             0x1f80_1000..=0x1f80_1fff | 0x1f80_8000..=0x1f80_8fff => {
                 self.plain.get(&word).copied().unwrap_or(0)
             }
-            // The SPU2, the CD/DVD drive, DEV9: not emulated.
+            SPU2_BASE..=SPU2_END => self.spu2_read(word),
+            // The SPU2's mirror above its registers, the CD/DVD drive, DEV9: not emulated.
             0x1f90_0000..=0x1f90_ffff | 0x1f40_2000..=0x1f40_2fff | 0x1000_0000..=0x1001_ffff => 0,
             _ => return None,
         };
@@ -124,6 +181,7 @@ impl Hardware {
                 let old = self.plain.get(&word).copied().unwrap_or(0);
                 self.plain.insert(word, merge(old));
             }
+            SPU2_BASE..=SPU2_END => self.spu2_write(p, size, v),
             0x1f90_0000..=0x1f90_ffff | 0x1f40_2000..=0x1f40_2fff | 0x1000_0000..=0x1001_ffff => {}
             _ => return false,
         }

@@ -127,6 +127,7 @@ impl Iop {
                     self.events
                         .schedule(self.cpu.cycles + TAG_CYCLES, EventKind::Dma(SIF1 as u8));
                 }
+                crate::sound::CH_CORE0 | crate::sound::CH_CORE1 => self.spu2_dma_start(n)?,
                 SIF0 | SIF1 => {
                     return Err(self.fault(format!(
                         "DMA channel {n} ({name}) started with CHCR {:#010x}: piney moves SIF0 in chain mode from memory and SIF1 in slice mode to memory only",

@@ -170,6 +170,7 @@ impl Iop {
         match c {
             SIF0 => self.sif0_step(),
             SIF1 => self.sif1_step(),
+            crate::sound::CH_CORE0 | crate::sound::CH_CORE1 => self.spu2_dma_event(c),
             _ => Ok(()),
         }
     }

@@ -362,6 +362,9 @@ impl Machine {
             if let Some(w) = &mut self.iop_watch {
                 w.slice(false);
             }
+            // The frame's sound: everything the SPU2 made up to now.
+            self.bus.iop.spu2_sync();
+            self.flush_audio();
         } else {
             iop.raise_irq(piney_iop::hw::intc::line::EVBLANK);
         }
