@@ -76,6 +76,8 @@ pub struct ImageState {
     pub data: Vec<(&'static str, u32)>,
     pool: u32,
     pool_end: u32,
+    /// Where the next native module's text may go (after boot's).
+    next: u32,
 }
 
 impl ImageState {
@@ -324,6 +326,7 @@ pub fn build(iop: &mut Iop, internal: &'static LibDef, libs: &[&'static LibDef])
         at = at.next_multiple_of(16);
         at = place_module(iop, at, name, &mlibs, internal, &internals, data, bss);
     }
+    iop.kernel.loadcore.image.next = at;
     iop.kernel.loadcore.image.internals = iop
         .kernel
         .loadcore
@@ -344,6 +347,27 @@ pub fn build(iop: &mut Iop, internal: &'static LibDef, libs: &[&'static LibDef])
     st.pool = pool;
     st.pool_end = pool + POOL_ENTRIES * POOL_ENTRY;
     sync(iop);
+}
+
+/// A native rom module loaded after boot (rom0:LIBSD): its module entry and library laid out
+/// after the kernel's, registered as a loaded module's are. Its id.
+pub fn place_late(
+    iop: &mut Iop,
+    name: &'static str,
+    lib: &'static LibDef,
+    internal: &'static LibDef,
+) -> i32 {
+    let at = iop.kernel.loadcore.image.next.next_multiple_of(16);
+    let end = place_module(iop, at, name, &[lib], internal, &[], 0, 0);
+    iop.kernel.loadcore.image.next = end;
+    sync(iop);
+    iop.kernel
+        .loadcore
+        .modules
+        .iter()
+        .rev()
+        .find(|m| m.name == name)
+        .map_or(0, |m| m.id)
 }
 
 /// Lay out one module at `info`; returns where the next may start.

@@ -208,7 +208,7 @@ impl LoadCore {
 
 /// The kernel's internal natives (not in any export table): the vblank line handlers, the
 /// loader thread's entry.
-const INTERNAL: LibDef = LibDef {
+pub(crate) const INTERNAL: LibDef = LibDef {
     name: "(kernel)",
     version: 0x0100,
     funcs: &[

@@ -21,6 +21,7 @@
 pub mod cdvd;
 pub mod fileio;
 pub mod fileio_mc;
+pub mod libsd;
 pub mod loadfile;
 pub mod mcserv;
 
@@ -97,6 +98,8 @@ pub struct Modules {
     pub rom_images: Vec<crate::romdir::RomImage>,
     /// The boot list's modules still to start before BOOTEND.
     pub boot_pending: bool,
+    /// LIBSD's state (rom0:LIBSD, native).
+    pub libsd: libsd::Libsd,
 }
 
 impl std::fmt::Debug for Modules {
@@ -179,6 +182,7 @@ pub fn is_native(iop: &Iop, name: &str) -> bool {
     let n = name.to_ascii_uppercase();
     BIOS_BOOT_MODULES.contains(&n.as_str())
         || QUIET_ROM_MODULES.contains(&n.as_str())
+        || n == "LIBSD"
         || iop.modules.slots.iter().any(|s| {
             s.server
                 .as_ref()
@@ -493,6 +497,7 @@ pub fn continuation(iop: &mut Iop, tag: u32, data: [u32; 6]) -> Result<(), IopEr
         fileio::CONT_FIO_LOOP => fileio::thread_loop(iop, data),
         fileio::CONT_FIO_CALL => fileio::call_returned(iop, data),
         cdvd::CONT_CALLBACK => cdvd::callback_returned(iop),
+        libsd::CONT_CALLBACK => libsd::callback_returned(iop, data),
         _ => Err(iop.fault(format!("unknown kernel continuation {tag:#x}"))),
     }
 }
@@ -593,6 +598,9 @@ pub fn load_native(iop: &mut Iop, path: &str) -> Option<i32> {
     }
     if QUIET_ROM_MODULES.contains(&name.as_str()) {
         return Some(iop.native_module(&name));
+    }
+    if name == "LIBSD" {
+        return Some(libsd::load(iop));
     }
     if crate::romdir::select(&iop.modules.rom_images, &name).is_some() {
         // An IOPRP image's module: read and run as code.
