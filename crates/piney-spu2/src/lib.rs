@@ -421,8 +421,8 @@ impl Spu2 {
                     0 => v.vol[0].reg,
                     1 => v.vol[1].reg,
                     2 => v.pitch,
-                    3 => v.env.adsr1,
-                    4 => v.env.adsr2,
+                    3 => v.env.adsr1(),
+                    4 => v.env.adsr2(),
                     5 => v.env.level as u16,
                     6 => v.vol[0].level as u16,
                     _ => v.vol[1].level as u16,
@@ -525,8 +525,8 @@ impl Spu2 {
                     0 => v.vol[0].set(value),
                     1 => v.vol[1].set(value),
                     2 => v.pitch = value,
-                    3 => v.env.adsr1 = value,
-                    4 => v.env.adsr2 = value,
+                    3 => v.env.set_adsr1(value),
+                    4 => v.env.set_adsr2(value),
                     // ENVX and VOLX are not writable (PCSX2 RegWrite_VoiceParams, hardware-confirmed).
                     _ => {}
                 }

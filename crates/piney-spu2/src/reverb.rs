@@ -126,8 +126,22 @@ impl Reverb {
         let base = (sample >> 1) as i64;
         let size = (self.eea - self.esa + 1) as i64;
         let esa = self.esa;
+        let b = base.rem_euclid(size);
         let at = |off: i64| -> usize {
-            ((esa as i64 + (base + off).rem_euclid(size)) as u32 & RAM_MASK) as usize
+            // (base + off) mod size, without a division when the offset is in range.
+            let x = if (-size..size).contains(&off) {
+                let x = b + off;
+                if x >= size {
+                    x - size
+                } else if x < 0 {
+                    x + size
+                } else {
+                    x
+                }
+            } else {
+                (b + off).rem_euclid(size)
+            };
+            ((esa as i64 + x) as u32 & RAM_MASK) as usize
         };
         let a = &self.addr;
         let o = |i: usize| a[i] as i64;

@@ -56,11 +56,23 @@ pub(crate) enum Phase {
 /// Generator" (the SPU2 keeps the PS1 layout).
 #[derive(Clone, Debug)]
 pub(crate) struct Envelope {
-    pub adsr1: u16,
-    pub adsr2: u16,
+    adsr1: u16,
+    adsr2: u16,
     pub phase: Phase,
     pub level: i32,
     counter: u32,
+    /// The current phase's rate, decoded once per phase or register change.
+    p: PhaseRate,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct PhaseRate {
+    shift: u32,
+    step: i32,
+    exp: bool,
+    decr: bool,
+    stall: bool,
+    target: i32,
 }
 
 impl Envelope {
@@ -71,53 +83,71 @@ impl Envelope {
             phase: Phase::Off,
             level: 0,
             counter: 0,
+            p: PhaseRate {
+                shift: 0,
+                step: 0,
+                exp: false,
+                decr: false,
+                stall: false,
+                target: 0,
+            },
         }
     }
 
-    pub(crate) fn attack(&mut self) {
-        self.phase = Phase::Attack;
-        self.level = 0;
-        self.counter = 0;
+    pub(crate) fn adsr1(&self) -> u16 {
+        self.adsr1
     }
 
-    pub(crate) fn release(&mut self) {
-        if self.phase != Phase::Off {
-            self.phase = Phase::Release;
-            self.counter = 0;
-        }
+    pub(crate) fn adsr2(&self) -> u16 {
+        self.adsr2
     }
 
-    pub(crate) fn off(&mut self) {
-        self.phase = Phase::Off;
-        self.level = 0;
+    pub(crate) fn set_adsr1(&mut self, v: u16) {
+        self.adsr1 = v;
+        self.decode_rate();
     }
 
-    /// One sample's envelope step (PCSX2 SPU2/ADSR.cpp `V_ADSR::Calculate`: the phase
-    /// advances once its target is reached; a sustain that reaches 0, or a release that
-    /// reaches 0, stops the voice).
-    pub(crate) fn tick(&mut self) {
+    pub(crate) fn set_adsr2(&mut self, v: u16) {
+        self.adsr2 = v;
+        self.decode_rate();
+    }
+
+    fn enter(&mut self, phase: Phase) {
+        self.phase = phase;
+        self.decode_rate();
+    }
+
+    fn decode_rate(&mut self) {
         let (a1, a2) = (self.adsr1 as u32, self.adsr2 as u32);
-        let (exp, decr, shift, step, target, stall) = match self.phase {
-            Phase::Off => return,
+        let r = |shift, step, exp, decr, stall, target| PhaseRate {
+            shift,
+            step,
+            exp,
+            decr,
+            stall,
+            target,
+        };
+        self.p = match self.phase {
+            Phase::Off => r(0, 0, false, false, true, 0),
             Phase::Attack => {
                 let stepf = (a1 >> 8) & 3;
                 let shift = (a1 >> 10) & 0x1F;
-                (
-                    a1 & 0x8000 != 0,
-                    false,
+                r(
                     shift,
                     7 - stepf as i32,
-                    0x7FFF,
+                    a1 & 0x8000 != 0,
+                    false,
                     shift == 0x1F && stepf == 3,
+                    0x7FFF,
                 )
             }
-            Phase::Decay => (
-                true,
-                true,
+            Phase::Decay => r(
                 (a1 >> 4) & 0xF,
                 -8,
-                (((a1 & 0xF) + 1) << 11) as i32,
+                true,
+                true,
                 false,
+                (((a1 & 0xF) + 1) << 11) as i32,
             ),
             Phase::Sustain => {
                 let stepf = (a2 >> 6) & 3;
@@ -128,18 +158,47 @@ impl Envelope {
                 } else {
                     7 - stepf as i32
                 };
-                (
-                    a2 & 0x8000 != 0,
-                    decr,
+                r(
                     shift,
                     step,
-                    0,
+                    a2 & 0x8000 != 0,
+                    decr,
                     shift == 0x1F && stepf == 3,
+                    0,
                 )
             }
-            Phase::Release => (a2 & 0x20 != 0, true, a2 & 0x1F, -8, 0, false),
+            Phase::Release => r(a2 & 0x1F, -8, a2 & 0x20 != 0, true, false, 0),
         };
-        let (counter_inc, level_inc) = rate(shift, step, exp, decr, self.level, stall);
+    }
+
+    pub(crate) fn attack(&mut self) {
+        self.enter(Phase::Attack);
+        self.level = 0;
+        self.counter = 0;
+    }
+
+    pub(crate) fn release(&mut self) {
+        if self.phase != Phase::Off {
+            self.enter(Phase::Release);
+            self.counter = 0;
+        }
+    }
+
+    pub(crate) fn off(&mut self) {
+        self.enter(Phase::Off);
+        self.level = 0;
+    }
+
+    /// One sample's envelope step (PCSX2 SPU2/ADSR.cpp `V_ADSR::Calculate`: the phase
+    /// advances once its target is reached; a sustain that reaches 0, or a release that
+    /// reaches 0, stops the voice).
+    #[inline]
+    pub(crate) fn tick(&mut self) {
+        if self.phase == Phase::Off {
+            return;
+        }
+        let p = self.p;
+        let (counter_inc, level_inc) = rate(p.shift, p.step, p.exp, p.decr, self.level, p.stall);
         self.counter += counter_inc;
         if self.counter >= 0x8000 {
             self.counter = 0;
@@ -151,14 +210,11 @@ impl Envelope {
             }
             return;
         }
-        if (!decr && self.level >= target) || (decr && self.level <= target) {
-            self.phase = match self.phase {
-                Phase::Attack => Phase::Decay,
-                Phase::Decay => Phase::Sustain,
-                _ => Phase::Off,
-            };
-            if self.phase == Phase::Off {
-                self.level = 0;
+        if (!p.decr && self.level >= p.target) || (p.decr && self.level <= p.target) {
+            match self.phase {
+                Phase::Attack => self.enter(Phase::Decay),
+                Phase::Decay => self.enter(Phase::Sustain),
+                _ => self.off(),
             }
         }
     }
