@@ -38,6 +38,15 @@
 //!   INTC line 9 for it.
 //! - No audio host, no threads: this crate only computes samples. No allocation per tick.
 //!
+//! Timing as modelled: a KON takes effect on the second sample after the write (a KON or KOFF
+//! within 2 samples of the voice's last KON is dropped); a voice's decoder reaches a halfword
+//! (for IRQA) at the end of the sample before the one that first uses it; a DMA's IRQA hit is
+//! raised at once (PCSX2 waits for the DMA's end); stopped voices keep walking memory.
+//!
+//! Not modelled: the PS1-mode register window (0x1F801C00), the SPDIF bypass / CDDA play
+//! modes (the input buffers always play as PCM), ATTR's mute and core-reset bits, and PCSX2's
+//! own output post-processing (its DC filter and 0x4FFF output scaling are not hardware).
+//!
 //! Hardware sources: psx-spx (PS1 SPU: ADPCM, pitch, Gaussian table, ADSR, sweeps, noise,
 //! reverb formula; the SPU2's two cores are each that SPU), PCSX2 SPU2/ (the SPU2's register
 //! map, mixing order, AutoDMA, DMA, IRQ, KON timing, reverb at 48 kHz), Neill Corlett's SPU2
