@@ -9,7 +9,7 @@
 //! - Manual DMA (ADMAS clear for the core): the block-mode transfer of BCR's words moves at the
 //!   start to (or from) sound RAM at the core's TSA; the channel ends [`CYCLES_PER_WORD`] IOP
 //!   cycles a word later (a choice: about 37 MB/s, the SIF's rate), with its DICR interrupt and
-//!   the SPU2 told ([`piney_spu2::Spu2::dma_done`]).
+//!   the SPU2 told ([`piney_spu2::Spu2::dma_end`]).
 //! - AutoDMA (the core's ADMAS bit set): the channel moves what the core's input buffer takes
 //!   ([`piney_spu2::Spu2::adma_wants`]) at each batch, and ends when BCR's words have gone.
 
@@ -144,7 +144,7 @@ impl Iop {
         let core = core_of(ch);
         self.spu2_transfer[core] = Transfer::default();
         self.bus.hw.dmac.ch[ch].bcr &= 0xffff;
-        self.bus.hw.spu2.dma_done(core);
+        self.bus.hw.spu2.dma_end(core);
         if self.bus.hw.dmac.finish(ch) {
             self.bus.hw.intc.raise(line::DMA);
         }

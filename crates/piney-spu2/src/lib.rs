@@ -867,11 +867,6 @@ impl Spu2 {
         }
     }
 
-    /// The IOP's DMA channel of core `core` ended a manual transfer.
-    pub fn dma_done(&mut self, core: usize) {
-        let _ = core;
-    }
-
     /// Whether a core raised its interrupt since the last call.
     pub fn take_irq(&mut self) -> bool {
         std::mem::take(&mut self.irq)

@@ -1084,7 +1084,7 @@ fn clear_area(iop: &mut Iop, core: u32, mode: u32) {
     iop.spu2_sync();
     let zeros = vec![0u16; (size / 2) as usize];
     iop.bus.hw.spu2.dma_write(core as usize, &zeros);
-    iop.bus.hw.spu2.dma_done(core as usize);
+    iop.bus.hw.spu2.dma_end(core as usize);
 }
 
 fn clear_effect_work_area(iop: &mut Iop) -> Result<Ret, IopError> {
