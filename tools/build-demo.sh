@@ -2,8 +2,8 @@
 # Builds the demo title, demo/demo.elf, from demo/src/*.c|*.S, the VU1 microprogram
 # demo/vu/*.bin (assembled from demo/vu/*.vsm by demo/vuasm and committed) and tools/guest's
 # crt0, linker script, runtime, SIF RPC client (its IOP variant), libpad and IOP libraries
-# (loadfile, iopheap, iopreset), and the title's IOP module demo/iop/ccmon.irx (built by
-# tools/build-iop.sh), with Debian's gcc-mipsel-linux-gnu.
+# (loadfile, iopheap, iopreset), and the title's IOP modules demo/iop/ccmon.irx and
+# demo/iop/ccsnd.irx (built by tools/build-iop.sh), with Debian's gcc-mipsel-linux-gnu.
 #
 # The output is deterministic (relative paths, no timestamps, no build id, no .comment):
 #
@@ -58,11 +58,13 @@ trap 'rm -rf "$TMP"' EXIT
 OBJS="$TMP/crt0.o"
 # shellcheck disable=SC2086
 $CC $CFLAGS -c tools/guest/crt0.S -o "$TMP/crt0.o"
-# The title's IOP module is embedded (demo/src/cciop.c): tools/build-iop.sh builds it.
-if [ ! -f demo/iop/ccmon.irx ]; then
-    echo "build-demo: demo/iop/ccmon.irx is missing (run tools/build-iop.sh ccmon)" >&2
-    exit 2
-fi
+# The title's IOP modules are embedded (demo/src/cciop.c): tools/build-iop.sh builds them.
+for m in ccmon ccsnd; do
+    if [ ! -f demo/iop/$m.irx ]; then
+        echo "build-demo: demo/iop/$m.irx is missing (run tools/build-iop.sh $m)" >&2
+        exit 2
+    fi
+done
 # The SIF client is the IOP variant (reset, RDATA; tools/guest/sifrpc.h), with the EE's IOP
 # libraries: the title resets the IOP and loads modules.
 for src in $(ls demo/src/*.c demo/src/*.S | LC_ALL=C sort) tools/guest/runtime.c \

@@ -1,4 +1,4 @@
-/* cciop.c: the demo title's IOP start-up and its monitor module's client (see cciop.h). */
+/* cciop.c: the demo title's IOP start-up and the clients of its two modules (see cciop.h). */
 #include "cciop.h"
 #include "iopreset.h"
 #include "loadfile.h"
@@ -7,23 +7,33 @@
 /* ccmon's server id and its one function (demo/iop/ccmon.c). */
 #define CCMON_SID 0x63634d4e
 #define CCMON_STATUS 0
+/* ccsnd's server id and its one function (demo/iop/ccsnd.c). */
+#define CCSND_SID 0x6363534e
+#define CCSND_PLAY_EFFECT 0
 
-/* The module, 64-byte aligned: SIF DMA reads whole quadwords from whole cache lines. */
+/* The modules, 64-byte aligned: SIF DMA reads whole quadwords from whole cache lines. */
 __asm__(".section .rodata\n"
         ".balign 64\n"
         "ccmon_irx:\n"
         ".incbin \"demo/iop/ccmon.irx\"\n"
         "ccmon_irx_end:\n"
+        ".balign 64\n"
+        "ccsnd_irx:\n"
+        ".incbin \"demo/iop/ccsnd.irx\"\n"
+        "ccsnd_irx_end:\n"
         ".balign 16\n"
         ".previous\n");
 extern u8 ccmon_irx[], ccmon_irx_end[];
+extern u8 ccsnd_irx[], ccsnd_irx_end[];
 
 ccIopStat ccIop;
 
 static SifRpcClientData_t monitor;
+static SifRpcClientData_t sound;
 /* The reply lands here by SIF DMA: a cache line of its own. */
 static u32 reply[16] __attribute__((aligned(64)));
 static int inFlight;
+static int soundInFlight;
 static u32 frames;
 
 static void load(const char *path)
@@ -31,6 +41,27 @@ static void load(const char *path)
     int id = SifLoadModule(path, 0, NULL);
     if (id < 0)
         printf("ccIop: %s failed to load (%d)\n", path, id);
+}
+
+/* Start an embedded module; its id, or <0 (with a line) when it did not start. */
+static int exec(const char *name, u8 *irx, u8 *end)
+{
+    int result = -1;
+    int id = SifExecModuleBuffer(irx, (u32)(end - irx), 0, NULL, &result);
+    if (id < 0 || result != 0) {
+        printf("ccIop: %s did not start (%d, %d)\n", name, id, result);
+        return id < 0 ? id : -1;
+    }
+    return id;
+}
+
+/* A module's server thread registers once its _start has returned: bind until it answers. */
+static int bind(SifRpcClientData_t *client, u32 sid)
+{
+    for (int tries = 0; tries < 100 && !client->server; tries++)
+        if (SifBindRpc(client, sid, 0) < 0)
+            break;
+    return client->server != NULL;
 }
 
 void ccIop_Init(void)
@@ -45,20 +76,31 @@ void ccIop_Init(void)
     SifLoadFileInit();
     load("rom0:SIO2MAN");
     load("rom0:PADMAN");
-    int result = -1;
-    ccIop.module = SifExecModuleBuffer(ccmon_irx, (u32)(ccmon_irx_end - ccmon_irx), 0, NULL,
-                                       &result);
-    if (ccIop.module < 0 || result != 0) {
-        printf("ccIop: ccmon did not start (%d, %d)\n", ccIop.module, result);
-        return;
+    /* The console's sound library, which ccsnd imports (libsd). */
+    load("rom0:LIBSD");
+    ccIop.module = exec("ccmon", ccmon_irx, ccmon_irx_end);
+    if (ccIop.module >= 0) {
+        ccIop.bound = bind(&monitor, CCMON_SID);
+        printf("ccIop: IOP reset, SIO2MAN PADMAN ccmon loaded, monitor %s\n",
+               ccIop.bound ? "bound" : "not found");
     }
-    /* ccmon's server thread registers once its _start has returned: bind until it answers. */
-    for (int tries = 0; tries < 100 && !monitor.server; tries++)
-        if (SifBindRpc(&monitor, CCMON_SID, 0) < 0)
-            break;
-    ccIop.bound = monitor.server != NULL;
-    printf("ccIop: IOP reset, SIO2MAN PADMAN ccmon loaded, monitor %s\n",
-           ccIop.bound ? "bound" : "not found");
+    /* The sound driver: it transfers its samples and starts its tune in its _start. */
+    ccIop.soundModule = exec("ccsnd", ccsnd_irx, ccsnd_irx_end);
+    if (ccIop.soundModule >= 0) {
+        ccIop.soundBound = bind(&sound, CCSND_SID);
+        printf("ccIop: LIBSD ccsnd loaded, sound %s\n", ccIop.soundBound ? "bound" : "not found");
+    }
+}
+
+void ccIop_PlayEffect(void)
+{
+    /* One call in flight at a time: a press while the last is still on its way is dropped. */
+    if (!ccIop.soundBound || (soundInFlight && SifCheckStatRpc(&sound)))
+        return;
+    soundInFlight = SifCallRpc(&sound, CCSND_PLAY_EFFECT, SIF_RPC_M_NOWAIT, NULL, 0, NULL, 0,
+                               NULL, NULL) == 0;
+    if (soundInFlight)
+        ccIop.effects++;
 }
 
 void ccIop_Poll(void)

@@ -7,7 +7,8 @@
  * ccThMother starts the title's tasks: the menu (pad input: frame rate, rumble, the Adjust
  * Screen page), a short-lived ticker (started and deleted over and over, through both delete
  * stages), the 3D scene and the 2D layer. Every task does one frame's work between two Breath
- * calls. Controls (pad 0): select 60/30 fps; circle a short hit (SetActuater(1, 0, 100));
+ * calls. Controls (pad 0): select 60/30 fps; circle a short hit (SetActuater(1, 0, 100))
+ * and the sound effect (ccIop_PlayEffect: the IOP's sound driver keys its effect voice);
  * triangle a long low rumble (SetActuater(0, 80, 1000)); start the Adjust Screen page (D-pad
  * moves the picture, cross centres it); square suspends the scene task for a frame. */
 #include "cciop.h"
@@ -57,8 +58,10 @@ static void ccThMenu(void *arg)
             SetFrameRate(ccSys.frameRate == 1 ? 2 : 1);
             printf("menu: frameRate %d (%d fps)\n", ccSys.frameRate, 60 / ccSys.frameRate);
         }
-        if (p->push & PAD_CIRCLE)
+        if (p->push & PAD_CIRCLE) {
             ccPad_SetActuater(p, 1, 0, 100); /* a short hit: the small motor, 100 ms */
+            ccIop_PlayEffect();              /* and its sound, the IOP's effect voice */
+        }
         if (p->push & PAD_TRIANGLE)
             ccPad_SetActuater(p, 0, 80, 1000); /* a long low rumble: large motor 80, 1 s */
         if (p->push & PAD_SQUARE)

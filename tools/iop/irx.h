@@ -853,4 +853,142 @@ IOP_IMPORT(cdvdman, 75, int, sceCdMmode, (int media))
 IOP_IMPORT(cdvdman, 83, int, sceCdReadDvdDualInfo, (int *on_dual, unsigned int *layer1_start))
 IOP_IMPORT(cdvdman, 84, int, sceCdLayerSearchFile, (sceCdlFILE *fp, const char *path, int layer))
 
+/* ---- libsd (rom0:LIBSD, the console's sound library: libsd-common.h's values, exports.tab's
+ * indices) ------------------------------------------------------------------------------------
+ * Every call names what it sets with one 16-bit "entry": the kind of thing in bits 8..15, the
+ * core (0 or 1) in bit 0 and, for a voice's parameters and addresses, the voice (0..23) in bits
+ * 1..5 (SD_VOICE). A master parameter carries 0x80 as well. Addresses are byte addresses in
+ * the SPU2's 2 MiB of sound RAM; the library halves them for the registers, which count
+ * halfwords. Volumes: bit 15 clear is a fixed volume, 0..0x3fff (0x7fff for the effect and
+ * external-input volumes). Pitch: 0x1000 plays a sample at 48 kHz, one sample per output
+ * sample; 0x3fff is the most (almost two octaves up). */
+#define SD_CORE_0 0
+#define SD_CORE_1 1
+#define SD_VOICE(core, v) ((core) | ((v) << 1))
+
+/* sceSdSetParam / sceSdGetParam: a voice's (with SD_VOICE) */
+#define SD_VP_VOLL  (0x00 << 8) /* volume, left */
+#define SD_VP_VOLR  (0x01 << 8) /* volume, right */
+#define SD_VP_PITCH (0x02 << 8)
+#define SD_VP_ADSR1 (0x03 << 8) /* attack mode and rate, decay rate, sustain level */
+#define SD_VP_ADSR2 (0x04 << 8) /* sustain mode and rate, release mode and rate */
+#define SD_VP_ENVX  (0x05 << 8) /* the envelope's current level (read) */
+#define SD_VP_VOLXL (0x06 << 8) /* current volumes (read) */
+#define SD_VP_VOLXR (0x07 << 8)
+/* ... and a core's (with the core) */
+#define SD_P_MMIX   (0x08 << 8) /* which sources reach the core's dry and effect mixes */
+#define SD_P_MVOLL  ((0x09 << 8) | 0x80) /* master volume */
+#define SD_P_MVOLR  ((0x0a << 8) | 0x80)
+#define SD_P_EVOLL  ((0x0b << 8) | 0x80) /* effect (reverb) return volume */
+#define SD_P_EVOLR  ((0x0c << 8) | 0x80)
+#define SD_P_AVOLL  ((0x0d << 8) | 0x80) /* external input volume (core 1: core 0's output) */
+#define SD_P_AVOLR  ((0x0e << 8) | 0x80)
+#define SD_P_BVOLL  ((0x0f << 8) | 0x80) /* sound data input volume */
+#define SD_P_BVOLR  ((0x10 << 8) | 0x80)
+#define SD_P_MVOLXL ((0x11 << 8) | 0x80) /* current master volumes (read) */
+#define SD_P_MVOLXR ((0x12 << 8) | 0x80)
+
+/* sceSdSetSwitch / sceSdGetSwitch (with the core): a 24-bit mask, bit n = voice n */
+#define SD_S_PMON   (0x13 << 8) /* pitch modulation by the voice below */
+#define SD_S_NON    (0x14 << 8) /* noise instead of the sample */
+#define SD_S_KON    (0x15 << 8) /* key on: start the voices set */
+#define SD_S_KOFF   (0x16 << 8) /* key off: release the voices set */
+#define SD_S_ENDX   (0x17 << 8) /* voices that reached an end block (read) */
+#define SD_S_VMIXL  (0x18 << 8) /* voices in the dry mix, left */
+#define SD_S_VMIXEL (0x19 << 8) /* voices sent to the effect, left */
+#define SD_S_VMIXR  (0x1a << 8)
+#define SD_S_VMIXER (0x1b << 8)
+
+/* sceSdSetAddr / sceSdGetAddr: a core's (with the core) ... */
+#define SD_A_ESA  (0x1c << 8) /* effect work area start */
+#define SD_A_EEA  (0x1d << 8) /* effect work area end: only its top bits (128 KiB units) exist,
+                                 the end is always at xx1ffff */
+#define SD_A_TSA  (0x1e << 8) /* transfer start address */
+#define SD_A_IRQA (0x1f << 8) /* the address that raises the core's interrupt */
+/* ... and a voice's (with SD_VOICE), 16-byte aligned */
+#define SD_VA_SSA  (0x20 << 8) /* the sample's start, taken at key on */
+#define SD_VA_LSAX (0x21 << 8) /* loop start */
+#define SD_VA_NAX  (0x22 << 8) /* the address playing now (read) */
+
+/* sceSdSetCoreAttr / sceSdGetCoreAttr (with the core): value 0 or 1 */
+#define SD_C_EFFECT_ENABLE (1 << 1) /* the core's reverb runs (and writes its work area) */
+#define SD_C_IRQ_ENABLE    (2 << 1)
+#define SD_C_MUTE_ENABLE   (3 << 1)
+#define SD_C_NOISE_CLK     (4 << 1) /* value: the noise generator's clock, 0..0x3f */
+#define SD_C_SPDIF_MODE    (5 << 1)
+
+/* The envelope (ADSR1, ADSR2). Rates: 0 is the fastest, 0x7f (sustain) stops the envelope.
+ * The attack and sustain may be linear or exponential; the decay is exponential down to
+ * the sustain level ((sl + 1) / 16 of full); the release linear or exponential. */
+#define SD_ADSR_A_LINEAR 0
+#define SD_ADSR_A_EXP    1
+#define SD_ADSR_S_LINEAR_INC 0
+#define SD_ADSR_S_LINEAR_DEC 2
+#define SD_ADSR_S_EXP_INC    4
+#define SD_ADSR_S_EXP_DEC    6
+#define SD_ADSR_R_LINEAR 0
+#define SD_ADSR_R_EXP    1
+#define SD_ADSR1(amode, ar, dr, sl) \
+    ((((amode) & 1) << 15) | (((ar) & 0x7f) << 8) | (((dr) & 0xf) << 4) | ((sl) & 0xf))
+#define SD_ADSR2(smode, sr, rmode, rr) \
+    ((((smode) & 7) << 13) | (((sr) & 0x7f) << 6) | (((rmode) & 1) << 5) | ((rr) & 0x1f))
+
+/* sceSdVoiceTrans: the channel is the core whose DMA moves the data (0: IOP DMA channel 4,
+ * 1: channel 7); DMA moves whole 64-byte blocks. sceSdVoiceTransStatus(channel, 1) waits for
+ * the transfer to finish, (channel, 0) asks (1: done). */
+#define SD_TRANS_WRITE    0
+#define SD_TRANS_READ     1
+#define SD_TRANS_STOP     2
+#define SD_TRANS_MODE_DMA 0
+#define SD_TRANS_MODE_IO  8
+#define SD_TRANS_WAIT     1
+#define SD_TRANS_POLL     0
+
+/* sceSdSetEffectAttr: the reverb's mode (its preset coefficients and work area size; the area
+ * is placed to end at the core's EEA, and ESA is set from it), the effect return volume
+ * (depth, as EVOLL/EVOLR) and, for echo and delay only, the delay and feedback (0..127). A
+ * mode ORed with SD_EFFECT_MODE_CLEAR also zeroes the work area (by sound DMA transfers of
+ * its own, so no transfer of the caller's may be running). Work area sizes (bytes): room 0x26c0, studio A/B/C 0x1f40/0x4840/0x6fe0, hall
+ * 0xade0, space 0xf6c0, echo and delay 0x18040, pipe 0x3c00. */
+#define SD_EFFECT_MODE_OFF      0
+#define SD_EFFECT_MODE_ROOM     1
+#define SD_EFFECT_MODE_STUDIO_A 2
+#define SD_EFFECT_MODE_STUDIO_B 3
+#define SD_EFFECT_MODE_STUDIO_C 4
+#define SD_EFFECT_MODE_HALL     5
+#define SD_EFFECT_MODE_SPACE    6
+#define SD_EFFECT_MODE_ECHO     7
+#define SD_EFFECT_MODE_DELAY    8
+#define SD_EFFECT_MODE_PIPE     9
+#define SD_EFFECT_MODE_CLEAR    0x100
+
+typedef struct {
+    int core;
+    int mode;
+    s16 depth_L;
+    s16 depth_R;
+    int delay;
+    int feedback;
+} sceSdEffectAttr; /* 20 bytes */
+
+/* sceSdInit(0): the whole SPU2 and library state (voices keyed off, volumes 0, every voice at
+ * 0x5000, the 16-byte silent block libsd writes there, effects off); (1): a quick one that
+ * keeps the volumes and effect settings. libsd's export table is version 1.4. */
+IOP_LIBRARY(libsd, 1, 4)
+IOP_IMPORT(libsd, 4, int, sceSdInit, (int flag))
+IOP_IMPORT(libsd, 5, void, sceSdSetParam, (u16 entry, u16 value))
+IOP_IMPORT(libsd, 6, u16, sceSdGetParam, (u16 entry))
+IOP_IMPORT(libsd, 7, void, sceSdSetSwitch, (u16 entry, u32 value))
+IOP_IMPORT(libsd, 8, u32, sceSdGetSwitch, (u16 entry))
+IOP_IMPORT(libsd, 9, void, sceSdSetAddr, (u16 entry, u32 value))
+IOP_IMPORT(libsd, 10, u32, sceSdGetAddr, (u16 entry))
+IOP_IMPORT(libsd, 11, void, sceSdSetCoreAttr, (u16 entry, u16 value))
+IOP_IMPORT(libsd, 12, u16, sceSdGetCoreAttr, (u16 entry))
+IOP_IMPORT(libsd, 13, u16, sceSdNote2Pitch, (u16 center_note, u16 center_fine, u16 note, s16 fine))
+IOP_IMPORT(libsd, 17, int, sceSdVoiceTrans, (s16 channel, u16 mode, u8 *iop_addr, u32 *spu_addr, u32 size))
+IOP_IMPORT(libsd, 19, u32, sceSdVoiceTransStatus, (s16 channel, s16 flag))
+IOP_IMPORT(libsd, 23, int, sceSdSetEffectAttr, (int core, const sceSdEffectAttr *attr))
+IOP_IMPORT(libsd, 24, void, sceSdGetEffectAttr, (int core, sceSdEffectAttr *attr))
+IOP_IMPORT(libsd, 25, int, sceSdClearEffectWorkArea, (int core, int channel, int effect_mode))
+
 #endif /* PINEY_IRX_H */
