@@ -358,7 +358,8 @@ pub fn place_late(
     internal: &'static LibDef,
 ) -> i32 {
     let at = iop.kernel.loadcore.image.next.next_multiple_of(16);
-    let end = place_module(iop, at, name, &[lib], internal, &[], 0, 0);
+    let internals: Vec<u16> = internal.funcs.iter().map(|f| f.0).collect();
+    let end = place_module(iop, at, name, &[lib], internal, &internals, 0, 0);
     iop.kernel.loadcore.image.next = end;
     sync(iop);
     iop.kernel

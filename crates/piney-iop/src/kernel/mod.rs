@@ -48,8 +48,9 @@ use crate::{Iop, IopError};
 /// has an 8-byte slot (two words of `jr $ra; nop` in RAM, for anyone who reads them; the CPU
 /// never executes them).
 pub const NATIVE_BASE: u32 = image::IMAGE_BASE;
-/// The end of the kernel's image and its native function slots.
-pub const NATIVE_END: u32 = 0x0000_3000;
+/// The end of the kernel's image and its native function slots (room after the boot image for
+/// native rom modules loaded later, such as rom0:LIBSD).
+pub const NATIVE_END: u32 = 0x0000_3800;
 /// The SYSCALL code marking a linked import stub's trap into the kernel (bits 16..19 of the
 /// 20-bit code; the slot number is in the low 16 bits).
 pub const STUB_TRAP: u32 = 0xf_0000;
