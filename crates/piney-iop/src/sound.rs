@@ -76,6 +76,7 @@ impl Iop {
     /// Channel 4 or 7 was started (CHCR's bit 24 written).
     pub(crate) fn spu2_dma_start(&mut self, ch: usize) -> Result<(), IopError> {
         self.spu2_sync();
+        self.bus.hw.spu2_touch();
         let c = self.bus.hw.dmac.ch[ch];
         let mode = (c.chcr >> 9) & 3;
         let from_memory = c.chcr & 1 != 0;

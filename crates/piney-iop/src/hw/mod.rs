@@ -22,6 +22,8 @@ use intc::Intc;
 pub const HW_BASE: u32 = 0x1f80_1000;
 /// The SPU2's registers: both cores (0x000 and 0x400) and the common block (0x760..0x800).
 pub const SPU2_BASE: u32 = 0x1f90_0000;
+/// The most samples [`Hardware::audio`] keeps untaken (4 s of stereo): older ones are dropped.
+pub const AUDIO_KEPT: usize = 4 * 48_000 * 2;
 /// The last word of the SPU2's registers.
 pub const SPU2_END: u32 = 0x1f90_07fc;
 
@@ -48,6 +50,11 @@ pub struct Hardware {
     pub audio: Vec<i16>,
     /// The SPU2 raised its interrupt during a catch-up (for the IOP to raise INTC line 9).
     pub spu2_irq: bool,
+    /// Whether anything wrote the SPU2's registers or sent it DMA since power-on.
+    pub spu2_touched: bool,
+    /// Silent samples made without running the SPU2 (before it was first touched); the SPU2
+    /// runs them itself at its first touch, so its own clock stays the IOP's.
+    pub spu2_idle_samples: u64,
     /// Registers stored as written, read back as stored, with no behaviour (the memory
     /// controller's delay and size registers at 0x1f80_1000.., 0x1f80_1400..; the POST register).
     plain: std::collections::BTreeMap<u32, u32>,
@@ -67,6 +74,18 @@ impl Hardware {
 
     /// Bring the SPU2 up to the IOP cycle [`Hardware::now`]: every sample due by then is made.
     pub fn spu2_catch_up(&mut self) {
+        if !self.spu2_touched {
+            // Never written since power-on: its output is silence, made without running it
+            // (most IOP programs never touch the SPU2). Its sample count is kept in step.
+            if self.spu2_due <= self.now {
+                let n = (self.now - self.spu2_due) / piney_spu2::IOP_CYCLES_PER_SAMPLE + 1;
+                self.spu2_due += n * piney_spu2::IOP_CYCLES_PER_SAMPLE;
+                self.spu2_idle_samples += n;
+                let len = (self.audio.len() + 2 * n as usize).min(AUDIO_KEPT);
+                self.audio.resize(len, 0);
+            }
+            return;
+        }
         while self.spu2_due <= self.now {
             let [l, r] = self.spu2.tick();
             self.audio.extend_from_slice(&[l, r]);
@@ -74,6 +93,23 @@ impl Hardware {
             if self.spu2.take_irq() {
                 self.spu2_irq = true;
             }
+        }
+        if self.audio.len() > AUDIO_KEPT {
+            // Nobody takes the sound (an IOP run without a machine): keep the newest.
+            let extra = self.audio.len() - AUDIO_KEPT;
+            self.audio.drain(..extra);
+        }
+    }
+
+    /// From the first write on, the SPU2 runs: the silent samples it skipped are run first (a
+    /// powered-on SPU2's own idle state), so every later sample is the hardware's.
+    pub fn spu2_touch(&mut self) {
+        if !self.spu2_touched {
+            self.spu2_touched = true;
+            for _ in 0..std::mem::take(&mut self.spu2_idle_samples) {
+                self.spu2.tick();
+            }
+            self.spu2.take_irq();
         }
     }
 
@@ -85,6 +121,7 @@ impl Hardware {
 
     fn spu2_write(&mut self, p: u32, size: u32, v: u32) {
         self.spu2_catch_up();
+        self.spu2_touch();
         let off = p - SPU2_BASE;
         match size {
             4 => {
