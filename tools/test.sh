@@ -64,6 +64,8 @@ if command -v mipsel-linux-gnu-gcc >/dev/null && [ -x tools/build-guest.sh ]; th
   tools/build-demo.sh --check
   echo "== IOP modules (tests/iop, demo/iop) match their sources" >&2
   tools/build-iop.sh --check
+  echo "== the demo's ADPCM samples match tools/adpcm.py" >&2
+  python3 tools/adpcm.py --check
   if command -v qemu-mipsel >/dev/null; then
     echo "== portable guest programs print what a MIPS CPU (qemu-mipsel) prints" >&2
     tools/check-qemu.sh
