@@ -50,7 +50,8 @@ pub struct RunOptions {
     #[arg(long, value_name = "FILE")]
     pub dump_audio: Option<PathBuf>,
     /// Play no sound in the window (the SPU2 still runs, so timing and --dump-audio are the
-    /// same).
+    /// same). The window has no sound output yet (it comes with the cpal player), so today
+    /// every run is silent and this changes nothing.
     #[arg(long)]
     pub no_audio: bool,
     /// Print run statistics on stderr at the end (guest instructions, emulated time, frames).

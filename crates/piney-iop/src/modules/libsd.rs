@@ -26,7 +26,7 @@
 //! area writes the zeros at once instead of by DMA.
 
 use crate::hw::dmac::{self, CHCR_BUSY};
-use crate::kernel::{Cont, LibDef, Ret, Wait, ret};
+use crate::kernel::{Cont, LibDef, Ret, Wait};
 use crate::{Iop, IopError};
 
 /// SPU2 register offsets (from 0x1F90_0000) a core's register `off` is at.
@@ -878,7 +878,7 @@ fn block_trans(iop: &mut Iop) -> Result<Ret, IopError> {
         }
         1 => {
             iop.modules.libsd.trans_mode[core as usize] = kind(true);
-            let ok = block_read(iop, core, iopaddr, half, mode)?;
+            let ok = block_read(iop, core, iopaddr, half)?;
             v(if ok { 0 } else { u32::MAX })
         }
         _ => v(dma_stop(iop, core)),
@@ -930,13 +930,7 @@ fn block_write(
     Ok(true)
 }
 
-fn block_read(
-    iop: &mut Iop,
-    core: u32,
-    iopaddr: u32,
-    size: u32,
-    mode: u32,
-) -> Result<bool, IopError> {
+fn block_read(iop: &mut Iop, core: u32, iopaddr: u32, size: u32) -> Result<bool, IopError> {
     let sd = &mut iop.modules.libsd;
     let c = core as usize;
     sd.block_buf[c] = 0;
@@ -947,7 +941,6 @@ fn block_read(
     }
     // Reading a core's output back (the "memory out" areas at 0x800.. halfwords) is not
     // modelled by the SPU2 yet: say so rather than hand back silence as if it were sound.
-    let _ = mode;
     Err(iop.fault(format!(
         "libsd: sceSdBlockTrans read (core {core}, {size} bytes to {iopaddr:#x}): reading a core's output back by AutoDMA is not emulated"
     )))
@@ -1104,13 +1097,8 @@ fn trans_interrupt(iop: &mut Iop) -> Result<Ret, IopError> {
     let read = mode & MODE_READ != 0;
     if mode & MODE_BLOCK == 0 {
         iop.sd_modify(core_reg(core, ATTR), |a| a & !ATTR_DMA);
-        let (h, data) = iop.modules.libsd.trans_handler[c];
-        let cb = iop.modules.libsd.trans_callback[c];
-        if h != 0 {
-            return call_from_interrupt(iop, h, &[core, data]);
-        }
-        if cb != 0 {
-            return call_from_interrupt(iop, cb, &[0]);
+        if let Some(r) = trans_notify(iop, core)? {
+            return Ok(r);
         }
         iop.modules.libsd.trans_complete[c] = true;
         // A thread waiting in VoiceTransStatus(.., 1) sees it.
@@ -1147,15 +1135,22 @@ fn trans_interrupt(iop: &mut Iop) -> Result<Ret, IopError> {
         iop.sd_modify(core_reg(core, MMIX), |m| m & 0xff3f);
         iop.sd_write(core_reg(core, ADMAS), 0);
     }
+    Ok(trans_notify(iop, core)?.unwrap_or(Ret::V(1)))
+}
+
+/// A transfer's end told to the program: its handler (core, data), else its callback (0), from
+/// interrupt context; `None` when it set neither.
+fn trans_notify(iop: &mut Iop, core: u32) -> Result<Option<Ret>, IopError> {
+    let c = core as usize;
     let (h, data) = iop.modules.libsd.trans_handler[c];
     let cb = iop.modules.libsd.trans_callback[c];
     if h != 0 {
-        return call_from_interrupt(iop, h, &[core, data]);
+        return call_from_interrupt(iop, h, &[core, data]).map(Some);
     }
     if cb != 0 {
-        return call_from_interrupt(iop, cb, &[0]);
+        return call_from_interrupt(iop, cb, &[0]).map(Some);
     }
-    v(1)
+    Ok(None)
 }
 
 /// libsd's handler of the SPU2's interrupt (line 9): which cores reached IRQA (IRQINFO bits 2
@@ -1209,7 +1204,6 @@ pub fn callback_returned(iop: &mut Iop, data: [u32; 6]) -> Result<(), IopError> 
     iop.cpu.gpr[29] = sp;
     iop.cpu.gpr[2] = 1;
     iop.cpu.set_pc(ra);
-    let _ = ret::CONTINUE;
     Ok(())
 }
 
