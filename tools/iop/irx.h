@@ -944,6 +944,46 @@ IOP_IMPORT(cdvdman, 84, int, sceCdLayerSearchFile, (sceCdlFILE *fp, const char *
 #define SD_TRANS_WAIT     1
 #define SD_TRANS_POLL     0
 
+/* sceSdBlockTrans: AutoDMA of a buffer into the core's sound data input (the BVOL input; a
+ * block of 1 KiB, 256 stereo samples, every 5.33 ms), one-shot or (SD_TRANS_LOOP) as two
+ * halves sent in turn for ever, each half's end calling the transfer handler or callback;
+ * SD_TRANS_WRITE_FROM starts within the buffer (a fifth argument). sceSdBlockTransStatus:
+ * (the half being sent << 24) | the DMA's address (0 when no AutoDMA runs). SD_TRANS_STOP:
+ * stops it, returning that same word. */
+#define SD_TRANS_WRITE_FROM 3
+#define SD_TRANS_LOOP       0x10
+
+/* sceSdProcBatch(batch, rets, num): the commands in order, rets[i] each one's result (0 for
+ * the setters); the count done, or -1 - i at the first unknown command i.
+ * SD_BATCH_WRITEIOP stores the entry at the IOP address the value names. */
+#define SD_BATCH_SETPARAM  0x1
+#define SD_BATCH_SETSWITCH 0x2
+#define SD_BATCH_SETADDR   0x3
+#define SD_BATCH_SETCORE   0x4
+#define SD_BATCH_WRITEIOP  0x5
+#define SD_BATCH_WRITEEE   0x6
+#define SD_BATCH_EERETURN  0x7
+#define SD_BATCH_GETPARAM  0x11
+#define SD_BATCH_GETSWITCH 0x12
+#define SD_BATCH_GETADDR   0x13
+#define SD_BATCH_GETCORE   0x14
+
+typedef struct {
+    u16 func;
+    u16 entry;
+    u32 value;
+} sceSdBatch; /* 8 bytes */
+
+/* Callbacks and handlers, called from libsd's interrupt handlers (interrupt context): a
+ * transfer's end (its handler gets the core and its argument; a callback gets 0), the SPU2's
+ * interrupt at IRQA (the handler gets the cores that reached it, bit 0 core 0, bit 1 core 1,
+ * and its argument; the callback 0). libsd clears the IRQ enable of each core that reached
+ * its IRQA: a program enables it again for the next one. A voice transfer's end with a
+ * handler or callback set is told only to it: VoiceTransStatus no longer sees it. */
+typedef int (*sceSdTransIntrHandler)(int core, void *arg);
+typedef int (*sceSdSpu2IntrHandler)(int core_bit, void *arg);
+typedef int (*SdIntrCallback)(void *data);
+
 /* sceSdSetEffectAttr: the reverb's mode (its preset coefficients and work area size; the area
  * is placed to end at the core's EEA, and ESA is set from it), the effect return volume
  * (depth, as EVOLL/EVOLR) and, for echo and delay only, the delay and feedback (0..127). A
@@ -975,6 +1015,7 @@ typedef struct {
  * 0x5000, the 16-byte silent block libsd writes there, effects off); (1): a quick one that
  * keeps the volumes and effect settings. libsd's export table is version 1.4. */
 IOP_LIBRARY(libsd, 1, 4)
+IOP_IMPORT(libsd, 2, int, sceSdQuit, (void))
 IOP_IMPORT(libsd, 4, int, sceSdInit, (int flag))
 IOP_IMPORT(libsd, 5, void, sceSdSetParam, (u16 entry, u16 value))
 IOP_IMPORT(libsd, 6, u16, sceSdGetParam, (u16 entry))
@@ -985,10 +1026,18 @@ IOP_IMPORT(libsd, 10, u32, sceSdGetAddr, (u16 entry))
 IOP_IMPORT(libsd, 11, void, sceSdSetCoreAttr, (u16 entry, u16 value))
 IOP_IMPORT(libsd, 12, u16, sceSdGetCoreAttr, (u16 entry))
 IOP_IMPORT(libsd, 13, u16, sceSdNote2Pitch, (u16 center_note, u16 center_fine, u16 note, s16 fine))
+IOP_IMPORT(libsd, 14, u16, sceSdPitch2Note, (u16 center_note, u16 center_fine, u16 pitch))
+IOP_IMPORT(libsd, 15, int, sceSdProcBatch, (const sceSdBatch *batch, u32 *rets, u32 num))
 IOP_IMPORT(libsd, 17, int, sceSdVoiceTrans, (s16 channel, u16 mode, u8 *iop_addr, u32 *spu_addr, u32 size))
+IOP_IMPORT(libsd, 18, int, sceSdBlockTrans, (s16 channel, u16 mode, u8 *iop_addr, u32 size, ...))
 IOP_IMPORT(libsd, 19, u32, sceSdVoiceTransStatus, (s16 channel, s16 flag))
+IOP_IMPORT(libsd, 20, u32, sceSdBlockTransStatus, (s16 channel, s16 flag))
+IOP_IMPORT(libsd, 21, SdIntrCallback, sceSdSetTransCallback, (s32 core, SdIntrCallback cb))
+IOP_IMPORT(libsd, 22, SdIntrCallback, sceSdSetIRQCallback, (SdIntrCallback cb))
 IOP_IMPORT(libsd, 23, int, sceSdSetEffectAttr, (int core, const sceSdEffectAttr *attr))
 IOP_IMPORT(libsd, 24, void, sceSdGetEffectAttr, (int core, sceSdEffectAttr *attr))
 IOP_IMPORT(libsd, 25, int, sceSdClearEffectWorkArea, (int core, int channel, int effect_mode))
+IOP_IMPORT(libsd, 26, sceSdTransIntrHandler, sceSdSetTransIntrHandler, (int channel, sceSdTransIntrHandler func, void *arg))
+IOP_IMPORT(libsd, 27, sceSdSpu2IntrHandler, sceSdSetSpu2IntrHandler, (sceSdSpu2IntrHandler func, void *arg))
 
 #endif /* PINEY_IRX_H */

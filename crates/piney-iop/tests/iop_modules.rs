@@ -119,6 +119,8 @@ fn every_module_has_a_test() {
         "intrtab",
         "selfstop",
         "stdioinit",
+        "sdload",
+        "libsd",
     ];
     for e in std::fs::read_dir(root().join("tests/iop")).unwrap() {
         let p = e.unwrap().path();
@@ -137,3 +139,7 @@ module_test!(boot_module_libraries, "bootmods");
 // A module named "padman" with no native pad driver to stand in for it (the bare IOP: the
 // machine adds the pad driver) runs as its own code.
 module_test!(a_driver_with_no_native_stand_in_runs_as_code, "padcopy");
+// rom0:LIBSD loaded by a small loader first (as a game's loader does: the sound driver's
+// imports of libsd are linked when it loads), then the driver-style test of the library over
+// the SPU2.
+module_test!(libsd_over_the_spu2, "sdload", "libsd");

@@ -361,14 +361,22 @@ pub fn place_late(
     let internals: Vec<u16> = internal.funcs.iter().map(|f| f.0).collect();
     let end = place_module(iop, at, name, &[lib], internal, &internals, 0, 0);
     iop.kernel.loadcore.image.next = end;
-    sync(iop);
-    iop.kernel
+    // Loaded, not yet started: the start that follows (LoadStartModule, SifLoadModule) makes
+    // it resident with RESIDENT_END (0), as the console's module's entry answers once it has
+    // registered its library; a second copy's start answers 1 (the loader's native path).
+    let id = iop
+        .kernel
         .loadcore
         .modules
-        .iter()
+        .iter_mut()
         .rev()
         .find(|m| m.name == name)
-        .map_or(0, |m| m.id)
+        .map_or(0, |m| {
+            m.state = ModState::Loaded;
+            m.id
+        });
+    sync(iop);
+    id
 }
 
 /// Lay out one module at `info`; returns where the next may start.

@@ -1094,6 +1094,39 @@ fn start_and_wait(
         return v(kerr::ILLEGAL_CONTEXT);
     }
     let cur = iop.current_thread();
+    let native = iop
+        .kernel
+        .loadcore
+        .modules
+        .iter()
+        .find(|m| m.id == id)
+        .filter(|m| m.text == 0)
+        .map(|m| m.state);
+    if cur == iop.kernel.loadcore.loader
+        && let Some(state) = native
+    {
+        // A native rom module (rom0:LIBSD) loaded by a module's entry: it has no entry to
+        // run, so its start is over at once, as the console's nested start would be by the
+        // time LoadStartModule returns: the result is written now (0, RESIDENT_END; a second
+        // copy 1, as in the loader's own path below).
+        let first = state == ModState::Loaded;
+        iop.module_mut(id).expect("module").state = ModState::Resident;
+        let req = StartRequest {
+            module: id,
+            path: path.to_string(),
+            args: args.to_vec(),
+            waiter: None,
+            token: None,
+            image: None,
+            stop: false,
+        };
+        let result = if first { 0 } else { 1 };
+        finish_request(iop, &req, id, result);
+        if res != 0 {
+            iop.bus.set_ram_u32(res, result as u32);
+        }
+        return v(id);
+    }
     if cur == iop.kernel.loadcore.loader {
         // The loader itself (a module's entry loading another module): the console runs the
         // nested start on the same thread; piney queues it behind the current one.

@@ -13,7 +13,7 @@
 //! | 9/10 | sceSdSetAddr/GetAddr | byte addresses into the halfword address registers (hi = addr >> 17, lo = addr >> 1 masked to 8 halfwords; EEA has only hi) |
 //! | 11/12 | sceSdSetCoreAttr/GetCoreAttr | effect enable (ATTR bit 7), IRQ enable (6), mute (14), noise clock (8-13), SPDIF mode |
 //! | 13/14 | sceSdNote2Pitch/Pitch2Note | the library's note/pitch tables (2^(n/12), 2^(f/1536) in 0x8000 units) |
-//! | 15/16 | sceSdProcBatch/ProcBatchEx | the batch's set/get commands in order |
+//! | 15/16 | sceSdProcBatch/ProcBatchEx | the batch's set/get commands in order; an unknown one ends it with -1 - the results given |
 //! | 17/19 | sceSdVoiceTrans/VoiceTransStatus | DMA (64-byte blocks) or I/O-port transfers; status 1 waits for the DMA's end |
 //! | 18/20 | sceSdBlockTrans/BlockTransStatus | AutoDMA from the core's input (one buffer or two halves in a loop, restarted by the DMA interrupt) |
 //! | 21/22/26/27 | callbacks and handlers | run in interrupt context from the DMA (0x24, 0x28) and SPU2 (9) interrupts |
@@ -634,8 +634,11 @@ fn pitch2note(iop: &mut Iop) -> Result<Ret, IopError> {
 }
 
 /// sceSdProcBatch(batch, rets, num) and sceSdProcBatchEx(batch, rets, num, voices): each
-/// 8-byte command {u16 func, u16 entry, u32 value}; the Ex form repeats a command whose entry
-/// names a voice for every voice set in `voices`. Returns the commands done.
+/// 8-byte command {u16 func, u16 entry, u32 value}, in order, `rets` taking each one's result
+/// (0 for the setters). The Ex form repeats a voice command whose entry names voice 31 (voice
+/// bits 0x3e all set: "every voice of the mask") for each voice set in `voices`, each
+/// repetition one result. Returns the results given, or -1 - that count at the first unknown
+/// command, which ends the batch (ps2sdk freesd batch.c: `default: return -1 - loop`).
 fn proc_batch_common(iop: &mut Iop, voices: Option<u32>) -> Result<Ret, IopError> {
     let (batch, rets, num) = (iop.arg(0), iop.arg(1), iop.arg(2));
     check(
@@ -651,14 +654,16 @@ fn proc_batch_common(iop: &mut Iop, voices: Option<u32>) -> Result<Ret, IopError
         let entry = iop.bus.ram_u16(at.wrapping_add(2)) as u32;
         let value = iop.bus.ram_u32(at.wrapping_add(4));
         let targets: Vec<u32> = match voices {
-            Some(mask) if matches!(func, 1 | 3 | 0x11 | 0x13) => (0..24)
+            Some(mask) if matches!(func, 1 | 3 | 0x11 | 0x13) && entry & 0x3e == 0x3e => (0..24)
                 .filter(|v| mask & (1 << v) != 0)
                 .map(|v| (entry & !0x3e) | (v << 1))
                 .collect(),
             _ => vec![entry],
         };
         for e in targets {
-            let r = batch_one(iop, func, e, value)?;
+            let Some(r) = batch_one(iop, func, e, value)? else {
+                return v((-1 - done as i32) as u32);
+            };
             if rets != 0 {
                 check(
                     iop,
@@ -674,7 +679,8 @@ fn proc_batch_common(iop: &mut Iop, voices: Option<u32>) -> Result<Ret, IopError
     v(done)
 }
 
-fn batch_one(iop: &mut Iop, func: u32, entry: u32, value: u32) -> Result<u32, IopError> {
+/// One batch command's result; `None` for an unknown command.
+fn batch_one(iop: &mut Iop, func: u32, entry: u32, value: u32) -> Result<Option<u32>, IopError> {
     let args = |iop: &mut Iop, a: u32, b: u32| {
         iop.cpu.gpr[4] = a;
         iop.cpu.gpr[5] = b;
@@ -732,10 +738,13 @@ fn batch_one(iop: &mut Iop, func: u32, entry: u32, value: u32) -> Result<u32, Io
             args(iop, entry, 0);
             result(get_core_attr(iop)?)
         }
-        _ => 0,
+        _ => {
+            iop.cpu.gpr[4..8].copy_from_slice(&saved);
+            return Ok(None);
+        }
     };
     iop.cpu.gpr[4..8].copy_from_slice(&saved);
-    Ok(r)
+    Ok(Some(r))
 }
 
 fn proc_batch(iop: &mut Iop) -> Result<Ret, IopError> {
