@@ -385,6 +385,33 @@ static void blocks(void)
     printf("libsd: after it: status 0x%x, MMIX (core 1) 0x%03x\n", sceSdBlockTransStatus(1, 0),
            sceSdGetParam(SD_CORE_1 | SD_P_MMIX));
     sceSdSetTransIntrHandler(1, NULL, NULL);
+
+    /* Reading the output back: core 0, one shot of 1024 bytes from its output area left
+       (mode bits 8-11 = 2: TSA 0x400 + (2 << 9) = 0x800 halfwords, core 0's output after its
+       master volume, which init left at 0: silence). */
+    for (int i = 0; i < 1024; i++)
+        stream[i] = 0xee;
+    trans_calls = 0;
+    sceSdSetTransCallback(0, trans_callback);
+    r = sceSdBlockTrans(0, SD_TRANS_READ | 0x200, stream, 1024);
+    DelayThread(30000);
+    int zero = 1;
+    for (int i = 0; i < 1024; i++)
+        zero &= stream[i] == 0;
+    /* MMIX 0xff0 & 0xff3f. */
+    printf("libsd: block read (core 0's output, one shot) -> %d; callbacks %d; all zero: %s; status 0x%x, MMIX 0x%03x\n",
+           r, trans_calls, yes(zero), sceSdBlockTransStatus(0, 0), sceSdGetParam(SD_CORE_0 | SD_P_MMIX));
+    /* Looping, from core 1's voice 1 area (bits 8-11 = 4: 0xc00), then stopped. */
+    trans_calls = 0;
+    r = sceSdBlockTrans(0, SD_TRANS_READ | SD_TRANS_LOOP | 0x400, stream, 1024);
+    DelayThread(40000);
+    calls = trans_calls;
+    st = sceSdBlockTrans(0, SD_TRANS_STOP, NULL, 0);
+    DelayThread(10000);
+    printf("libsd: block read (loop) -> %d; callbacks: more than one: %s; the stop names the half calls & 1: %s; none since: %s\n",
+           r, yes(calls > 1), yes(st >> 24 == (u32)(calls & 1)), yes(trans_calls == calls));
+    sceSdSetTransCallback(0, NULL);
+    sceSdSetParam(SD_CORE_0 | SD_P_MMIX, 0xff0);
 }
 
 static void effects(void)

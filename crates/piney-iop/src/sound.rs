@@ -12,6 +12,9 @@
 //!   the SPU2 told ([`piney_spu2::Spu2::dma_end`]).
 //! - AutoDMA (the core's ADMAS bit set): the channel moves what the core's input buffer takes
 //!   ([`piney_spu2::Spu2::adma_wants`]) at each batch, and ends when BCR's words have gone.
+//! - The output read back (ADMAS 4, a read: sceSdBlockTrans's read direction, TSA at one of
+//!   the core's output areas): the words are read from TSA at the start as a manual read's
+//!   are, TSA left where it was, and the channel ends one output sample per halfword later.
 
 use crate::events::EventKind;
 use crate::hw::dmac::CHCR_BUSY;
@@ -112,10 +115,32 @@ impl Iop {
             }
             self.bus.hw.spu2.dma_write(core, &data);
         } else {
+            // ADMAS 4: the core's output read back (sceSdBlockTrans's read; TSA at one of the
+            // output areas, each a ring of 0x200 halfwords the core writes one of per sample).
+            let memory_out = admas & 4 != 0;
+            let tsa = (0x1a8 + 0x400 * core as u32, 0x1aa + 0x400 * core as u32);
+            let at = (self.bus.hw.spu2.read(tsa.0), self.bus.hw.spu2.read(tsa.1));
             let mut data = vec![0u16; halves];
             self.bus.hw.spu2.dma_read(core, &mut data);
             for (i, h) in data.iter().enumerate() {
                 self.bus.set_ram_u16(madr.wrapping_add(2 * i as u32), *h);
+            }
+            if memory_out {
+                // A choice: each transfer takes the area from its start (TSA stays), and
+                // ends once the core has made as many samples as it read halfwords, the
+                // output's own pace (a looping read then comes back every 256 samples per
+                // KiB, as a block write does).
+                self.bus.hw.spu2.write(tsa.0, at.0);
+                self.bus.hw.spu2.write(tsa.1, at.1);
+                if self.bus.hw.spu2.take_irq() {
+                    self.bus.hw.intc.raise(line::SPU);
+                }
+                self.bus.hw.dmac.ch[ch].madr = madr.wrapping_add(4 * words);
+                self.events.schedule(
+                    self.cpu.cycles + halves as u64 * piney_spu2::IOP_CYCLES_PER_SAMPLE,
+                    EventKind::Dma(ch as u8),
+                );
+                return Ok(());
             }
         }
         if self.bus.hw.spu2.take_irq() {

@@ -15,7 +15,7 @@
 //! | 13/14 | sceSdNote2Pitch/Pitch2Note | the library's note/pitch tables (2^(n/12), 2^(f/1536) in 0x8000 units) |
 //! | 15/16 | sceSdProcBatch/ProcBatchEx | the batch's set/get commands in order; an unknown one ends it with -1 - the results given |
 //! | 17/19 | sceSdVoiceTrans/VoiceTransStatus | DMA (64-byte blocks) or I/O-port transfers; status 1 waits for the DMA's end |
-//! | 18/20 | sceSdBlockTrans/BlockTransStatus | AutoDMA from the core's input (one buffer or two halves in a loop, restarted by the DMA interrupt) |
+//! | 18/20 | sceSdBlockTrans/BlockTransStatus | AutoDMA to the core's input, or (read) from one of its output areas (one buffer or two halves in a loop, restarted by the DMA interrupt) |
 //! | 21/22/26/27 | callbacks and handlers | run in interrupt context from the DMA (0x24, 0x28) and SPU2 (9) interrupts |
 //! | 23/24/25 | sceSdSetEffectAttr/GetEffectAttr/ClearEffectWorkArea | the ten reverb presets, their work area ending at EEA |
 //!
@@ -887,7 +887,7 @@ fn block_trans(iop: &mut Iop) -> Result<Ret, IopError> {
         }
         1 => {
             iop.modules.libsd.trans_mode[core as usize] = kind(true);
-            let ok = block_read(iop, core, iopaddr, half)?;
+            let ok = block_read(iop, core, iopaddr, half, mode)?;
             v(if ok { 0 } else { u32::MAX })
         }
         _ => v(dma_stop(iop, core)),
@@ -939,7 +939,19 @@ fn block_write(
     Ok(true)
 }
 
-fn block_read(iop: &mut Iop, core: u32, iopaddr: u32, size: u32) -> Result<bool, IopError> {
+/// sceSdBlockTrans's read: the core's output read back by DMA, as the library sets it up
+/// (ps2sdk freesd block.c BlockTransRead): TSA at the output area that `mode`'s bits 8-11
+/// pick (halfword 0x400 + 0x200 n: 0x400/0x600 voice 1/3, 0x800/0xa00 core 0's output
+/// left/right, 0xc00.. core 1's voices, 0x1000.. the dry and wet mixes), 0x1ae from bits
+/// 12-15, ADMAS 4, then channel 4/7 from sound RAM in 64-byte blocks. The DMA paces it as
+/// the core makes its output (crate::sound).
+fn block_read(
+    iop: &mut Iop,
+    core: u32,
+    iopaddr: u32,
+    size: u32,
+    mode: u32,
+) -> Result<bool, IopError> {
     let sd = &mut iop.modules.libsd;
     let c = core as usize;
     sd.block_buf[c] = 0;
@@ -948,11 +960,25 @@ fn block_read(iop: &mut Iop, core: u32, iopaddr: u32, size: u32) -> Result<bool,
     if iop.sd_busy(core) {
         return Ok(false);
     }
-    // Reading a core's output back (the "memory out" areas at 0x800.. halfwords) is not
-    // modelled by the SPU2 yet: say so rather than hand back silence as if it were sound.
-    Err(iop.fault(format!(
-        "libsd: sceSdBlockTrans read (core {core}, {size} bytes to {iopaddr:#x}): reading a core's output back by AutoDMA is not emulated"
-    )))
+    let lp = mode & 0x10 != 0;
+    check(
+        iop,
+        "sceSdBlockTrans's buffer",
+        iopaddr,
+        if lp { 2 * size } else { size },
+    )?;
+    iop.sd_modify(core_reg(core, ATTR), |a| a & 0xffcf);
+    iop.sd_write(core_reg(core, TSA), 0);
+    iop.sd_write(
+        core_reg(core, TSA) + 2,
+        (((mode & 0xf00) << 1) + 0x400) as u16,
+    );
+    iop.sd_write(core_reg(core, 0x1ae), ((mode & 0xf000) >> 11) as u16);
+    iop.sd_write(core_reg(core, ADMAS), 4);
+    set_dma_dir(iop, core, true);
+    let chcr = CHCR_BUSY | (1 << 9);
+    iop.sd_dma(core, iopaddr, (size.div_ceil(64) << 16) | 0x10, chcr)?;
+    Ok(true)
 }
 
 fn block_trans_status(iop: &mut Iop) -> Result<Ret, IopError> {
