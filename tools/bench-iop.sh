@@ -7,7 +7,10 @@
 #      36.864 MHz IOP it ran (emulated time over wall time);
 #   2. what the IOP costs the demo: `piney demo --headless --frames N --stats`: the host time
 #      spent in the IOP's slices (and its native modules' per-frame work), the share of the
-#      run, and the frame rate with it and without it.
+#      run, and the frame rate with it and without it;
+#   3. what sound costs the demo: the host time of the SPU2's samples, its share and the frame
+#      rate without it (the SPU2's own cost with all 48 voices on: `cargo run --release -p
+#      piney-spu2 --example spu2_bench`).
 #
 #   tools/bench-iop.sh [--piney PATH] [FRAMES]      (FRAMES defaults to 600, ten seconds)
 #
@@ -74,3 +77,11 @@ if [ -z "$line" ]; then
     exit 1
 fi
 echo "demo, $FRAMES frames: $line"
+# 3. what sound costs the demo: the host time of the SPU2's samples (inside the IOP's slices).
+line=$(sed -n 's/^piney: SPU2: //p' "$TMP/err")
+if [ -z "$line" ]; then
+    echo "bench-iop: no SPU2 --stats line from the demo:" >&2
+    cat "$TMP/err" >&2
+    exit 1
+fi
+echo "demo, $FRAMES frames, SPU2: $line"

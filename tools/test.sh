@@ -11,11 +11,12 @@ cd "$(dirname "$0")/.."
 # X display, xwd (x11-apps) for its screenshots, xdotool to press keys in a window, and the X
 # client libraries winit loads. Disc image tests: genisoimage and chdman (mame-tools) make the
 # images piney-disc reads back. csmith (and its headers) writes the random C programs of the
-# EE's differential against qemu-mipsel.
+# EE's differential against qemu-mipsel. pulseaudio and pulseaudio-utils: the window test plays
+# the demo's sound into a private PulseAudio server's null sink and records it with parec.
 packages=(pkg-config libudev-dev libasound2-dev gcc-mipsel-linux-gnu binutils-mipsel-linux-gnu
   qemu-user mesa-vulkan-drivers libvulkan1 libegl1 libegl-mesa0 libgl1-mesa-dri xvfb xauth
   x11-apps xdotool libx11-xcb1 libxcursor1 libxi6 libxrandr2 libxkbcommon-x11-0 python3
-  genisoimage mame-tools csmith libcsmith-dev)
+  genisoimage mame-tools csmith libcsmith-dev pulseaudio pulseaudio-utils)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -133,7 +133,8 @@ impl Frame {
 /// The emulated machine as the window drives it: one vertical blank at a time.
 ///
 /// The window calls, per vertical blank: [`Emulator::set_pad`] for both ports, then
-/// [`Emulator::run_vblank`], then [`Emulator::take_rumble`]; and it ends the session once
+/// [`Emulator::run_vblank`], then [`Emulator::take_rumble`] and [`Emulator::take_audio`]; and
+/// it ends the session once
 /// [`Emulator::finished`] says so.
 pub trait Emulator {
     /// Runs the machine to the next vertical blank (NTSC: 1/59.94 s of emulated time).
@@ -155,6 +156,12 @@ pub trait Emulator {
     /// What `ccPad::Ctrl` sent to the motors since the last call, in order, per port.
     fn take_rumble(&mut self) -> Vec<(Port, Motors)> {
         Vec::new()
+    }
+
+    /// Moves the sound made since the last call (interleaved left, right, 48 kHz) onto the end
+    /// of `out`; the window plays it. The default makes none.
+    fn take_audio(&mut self, out: &mut Vec<i16>) {
+        let _ = out;
     }
 
     /// Whether the run is over (the guest exited): the window closes and

@@ -8,7 +8,9 @@
 //!   sends [`Emulator::take_rumble`]'s motor sends to the pads, runs
 //!   [`Emulator::run_vblank`] at 59.94 Hz ([`Pacer`]: exact, no drift; after a stall at most
 //!   a few vblanks are caught up, then the schedule restarts, so the game never runs fast),
-//!   and presents each new picture. With no display it returns
+//!   and presents each new picture. Tab held fast-forwards (unpaced). The emulator's sound
+//!   ([`Emulator::take_audio`]) plays through [`audio::Player`] (cpal; the picture paces, the
+//!   sound follows by a stretch of at most 0.5%; see the module). With no display it returns
 //!   [`FrontendError::NoDisplay`], whose message is "no display available; run with
 //!   --headless".
 //! - The picture is shown 4:3, letterboxed ([`layout::letterbox`]), nearest neighbour, moved
@@ -19,6 +21,7 @@
 //! - This crate knows nothing of the emulator's crates: they meet at [`Emulator`] and
 //!   [`Frame`].
 
+pub mod audio;
 mod error;
 mod frame;
 mod gpu;
@@ -28,6 +31,7 @@ pub mod reference;
 mod session;
 mod window;
 
+pub use audio::{AudioOptions, AudioStats, FastForwardAudio, Player};
 pub use error::FrontendError;
 pub use frame::{Emulator, Frame, FrameError, MAX_FRAME_SIDE};
 pub use gpu::{GPU_PACKAGES, Gpu, Headless, PRESENT_WGSL, Presenter};

@@ -1,11 +1,17 @@
-//! The windowed session's logic without a window: vblanks paced against a clock, pads in,
-//! rumble out, the newest picture handed on. The window (`crate::window`) drives it; tests
-//! drive it with a fake clock, a fake emulator and fake pads.
+//! The windowed session's logic without a window: vblanks paced against a clock (or as fast as
+//! they run while fast-forwarding), pads in, rumble and sound out, the newest picture handed on.
+//! The window (`crate::window`) drives it; tests drive it with a fake clock, a fake emulator
+//! and fake pads.
 
 use piney_input::{Keyboard, PadBackend, Port, PortEvent};
 
+use crate::audio::Player;
 use crate::frame::{Emulator, Frame};
-use crate::pacing::Pacer;
+use crate::pacing::{NTSC_PERIOD_NS, Pacer};
+
+/// Vblanks one [`Session::advance`] runs while fast-forwarding (then the window presents and
+/// reads its events again).
+pub const FAST_FORWARD_BATCH: u32 = 4;
 
 /// What one [`Session::advance`] did.
 #[derive(Debug, Default)]
@@ -30,6 +36,11 @@ pub struct Session<'e, E: Emulator + ?Sized> {
     pads: Option<Box<dyn PadBackend + 'e>>,
     vblanks: u64,
     frames: u64,
+    player: Option<Player>,
+    audio: Vec<i16>,
+    /// Fast-forward: since when (host ns) and how many vblanks since, for the speed.
+    fast: Option<(u64, u64)>,
+    speed: f64,
 }
 
 impl<'e, E: Emulator + ?Sized> Session<'e, E> {
@@ -50,7 +61,55 @@ impl<'e, E: Emulator + ?Sized> Session<'e, E> {
             pads,
             vblanks: 0,
             frames: 0,
+            player: None,
+            audio: Vec::new(),
+            fast: None,
+            speed: 1.0,
         }
+    }
+
+    /// Plays the emulator's sound through `player` from now on.
+    pub fn set_player(&mut self, player: Player) {
+        self.player = Some(player);
+    }
+
+    /// The sound's player, when there is one.
+    pub fn player(&self) -> Option<&Player> {
+        self.player.as_ref()
+    }
+
+    /// Fast-forward on (vblanks as fast as they run, [`FAST_FORWARD_BATCH`] per
+    /// [`Session::advance`]) or off (paced again from `now_ns`).
+    pub fn set_fast_forward(&mut self, on: bool, now_ns: u64) {
+        match (on, self.fast.is_some()) {
+            (true, false) => {
+                self.fast = Some((now_ns, 0));
+                // Until the first batches measure it: "faster than real time".
+                self.speed = 2.0;
+                if let Some(p) = &mut self.player {
+                    p.set_speed(self.speed);
+                }
+            }
+            (false, true) => {
+                self.fast = None;
+                self.speed = 1.0;
+                self.restart_clock(now_ns);
+                if let Some(p) = &mut self.player {
+                    p.set_speed(1.0);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether fast-forward is on.
+    pub fn fast_forward(&self) -> bool {
+        self.fast.is_some()
+    }
+
+    /// The emulation's speed against real time while fast-forwarding (1 otherwise).
+    pub fn speed(&self) -> f64 {
+        self.speed
     }
 
     /// Asks the emulator for a screenshot of `frame`.
@@ -102,7 +161,24 @@ impl<'e, E: Emulator + ?Sized> Session<'e, E> {
     /// The clock reads `now_ns`: runs the vblanks due (bounded, see [`Pacer::tick`]).
     pub fn advance(&mut self, now_ns: u64) -> Result<Advance, String> {
         let mut adv = Advance::default();
-        for _ in 0..self.pacer.tick(now_ns) {
+        let due = match &mut self.fast {
+            Some((since, done)) => {
+                // The speed over the fast-forward so far: emulated time over host time.
+                let (num, den) = NTSC_PERIOD_NS;
+                let emulated = *done as f64 * num as f64 / den as f64;
+                let host = now_ns.saturating_sub(*since) as f64;
+                if *done >= FAST_FORWARD_BATCH as u64 && host > 0.0 {
+                    self.speed = (emulated / host).max(1.0);
+                    if let Some(p) = &mut self.player {
+                        p.set_speed(self.speed.max(1.0 + 1e-9));
+                    }
+                }
+                *done += FAST_FORWARD_BATCH as u64;
+                FAST_FORWARD_BATCH
+            }
+            None => self.pacer.tick(now_ns),
+        };
+        for _ in 0..due {
             if self.emu.finished() {
                 break;
             }
@@ -138,6 +214,11 @@ impl<'e, E: Emulator + ?Sized> Session<'e, E> {
                 p.set_rumble(port, motors);
             }
         }
+        self.emu.take_audio(&mut self.audio);
+        if let Some(p) = &mut self.player {
+            p.push(&self.audio);
+        }
+        self.audio.clear();
         Ok(())
     }
 }
@@ -160,6 +241,9 @@ mod tests {
         fail_at: Option<u64>,
         finish_at: Option<u64>,
     }
+
+    /// 800 frames of a constant 1000 per vblank.
+    const FAKE_SOUND: i16 = 1000;
 
     impl Emulator for Fake {
         fn run_vblank(&mut self) -> Result<Option<Frame>, String> {
@@ -184,6 +268,50 @@ mod tests {
         fn finished(&self) -> bool {
             self.finish_at.is_some_and(|f| self.vblank >= f)
         }
+        fn take_audio(&mut self, out: &mut Vec<i16>) {
+            out.extend(std::iter::repeat_n(FAKE_SOUND, 1600));
+        }
+    }
+
+    #[test]
+    fn sound_reaches_the_player_and_fast_forward_runs_unpaced_and_mutes_it() {
+        use crate::audio::{AudioOptions, Player};
+        let mut emu = Fake::default();
+        let mut s = Session::new(&mut emu, Keyboard::new(KeyMap::default()), None, 3);
+        let (player, dev) = Player::detached(48_000, AudioOptions::default());
+        s.set_player(player);
+        s.restart_clock(0);
+        // Four paced vblanks: 3200 frames, past the 60 ms start.
+        for _ in 0..4 {
+            s.advance(s.next_deadline()).unwrap();
+        }
+        let mut out = vec![[0.0f32; 2]; 100];
+        dev.pull(&mut out);
+        assert_eq!(out[50], [1000.0 / 32768.0; 2]);
+        assert_eq!(s.player().unwrap().stats().pushed, 3200);
+        // Fast-forward: a batch per call whatever the clock says; the sound muted at once.
+        let now = s.next_deadline();
+        s.set_fast_forward(true, now);
+        assert_eq!(s.advance(now).unwrap().vblanks, FAST_FORWARD_BATCH);
+        assert_eq!(
+            s.advance(now + 1_000_000).unwrap().vblanks,
+            FAST_FORWARD_BATCH
+        );
+        // The first batch (67 ms of game) took 1 ms of host time: the speed says so.
+        assert!((s.speed() - 66.73).abs() < 0.01, "{}", s.speed());
+        dev.pull(&mut out);
+        assert!(out.iter().all(|f| *f == [0.0; 2]));
+        // Off: paced again from now, the sound back.
+        s.set_fast_forward(false, now + 2_000_000);
+        assert_eq!(s.speed(), 1.0);
+        assert_eq!(s.advance(now + 2_000_000).unwrap().vblanks, 1);
+        assert_eq!(s.advance(now + 2_000_001).unwrap().vblanks, 0);
+        for k in 1..5 {
+            s.advance(now + 2_000_000 + k * 16_683_334).unwrap();
+        }
+        dev.pull(&mut out);
+        assert_eq!(out[50], [1000.0 / 32768.0; 2]);
+        assert_eq!(s.player().unwrap().stats().underruns, 0);
     }
 
     #[test]

@@ -2,8 +2,11 @@
 //! the wgpu [`Presenter`].
 //!
 //! Keys: Escape quits, F11 or Alt+Enter toggles borderless fullscreen, F12 saves a screenshot
-//! of the picture on screen (through [`Emulator::screenshot`]), every other key goes to the
-//! keyboard pad (by winit `KeyCode` name). The event loop sleeps until the next vblank
+//! of the picture on screen (through [`Emulator::screenshot`]), Tab held fast-forwards (the
+//! game unpaced, its sound muted or stretched as [`crate::AudioOptions`] say), every other key
+//! goes to the keyboard pad (by winit `KeyCode` name). The sound plays through a
+//! [`crate::Player`] on the default output device; with none, one line says so and the game
+//! runs silent. The event loop sleeps until the next vblank
 //! is due (`ControlFlow::WaitUntil`), runs what is due, and presents once per new picture.
 
 use std::sync::Arc;
@@ -18,6 +21,7 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::{KeyCode, ModifiersState, PhysicalKey};
 use winit::window::{Fullscreen, Window, WindowId};
 
+use crate::audio::{AudioOptions, AudioStats, Player};
 use crate::error::FrontendError;
 use crate::frame::{Emulator, Frame};
 use crate::gpu::{Gpu, Presenter};
@@ -39,10 +43,12 @@ pub struct WindowOptions {
     pub gamepads: Option<GamepadMap>,
     /// Vblanks run at most at once after a stall.
     pub max_catch_up: u32,
+    /// The sound's output; `None` plays nothing.
+    pub audio: Option<AudioOptions>,
 }
 
 impl Default for WindowOptions {
-    /// "piney", 1024 x 768, windowed, the default keys, gamepads on, catch-up 3.
+    /// "piney", 1024 x 768, windowed, the default keys, gamepads on, catch-up 3, sound on.
     fn default() -> WindowOptions {
         WindowOptions {
             title: "piney".into(),
@@ -51,12 +57,13 @@ impl Default for WindowOptions {
             keys: KeyMap::default(),
             gamepads: Some(GamepadMap::default()),
             max_catch_up: DEFAULT_MAX_CATCH_UP,
+            audio: Some(AudioOptions::default()),
         }
     }
 }
 
 /// What a windowed run did.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct WindowStats {
     /// Vblanks emulated.
     pub vblanks: u64,
@@ -66,6 +73,8 @@ pub struct WindowStats {
     pub presented: u64,
     /// Times a stall moved the vblank schedule.
     pub resyncs: u64,
+    /// What the sound's player did, when there was one.
+    pub audio: Option<AudioStats>,
 }
 
 /// Whether a display server is named in the environment (on the platforms where winit needs
@@ -129,7 +138,16 @@ pub fn run_window<E: Emulator + ?Sized>(
         None => None,
     };
     let keyboard = Keyboard::new(opts.keys.clone());
-    let session = Session::new(emu, keyboard, pads, opts.max_catch_up);
+    let mut session = Session::new(emu, keyboard, pads, opts.max_catch_up);
+    if let Some(audio) = opts.audio {
+        match Player::open(audio) {
+            Ok(p) => {
+                eprintln!("piney: sound on {}", p.stats().device);
+                session.set_player(p);
+            }
+            Err(e) => eprintln!("piney: no sound: {e}"),
+        }
+    }
     let mut app = App {
         session,
         opts,
@@ -154,6 +172,7 @@ pub fn run_window<E: Emulator + ?Sized>(
         frames: app.session.frames(),
         presented: app.presented,
         resyncs: app.session.pacer().resyncs(),
+        audio: app.session.player().map(Player::stats),
     })
 }
 
@@ -370,7 +389,11 @@ impl<E: Emulator + ?Sized> ApplicationHandler for App<'_, E> {
                 state.window.request_redraw();
             }
             WindowEvent::ModifiersChanged(m) => self.modifiers = m.state(),
-            WindowEvent::Focused(false) => self.session.release_keys(),
+            WindowEvent::Focused(false) => {
+                self.session.release_keys();
+                let now = self.now_ns();
+                self.session.set_fast_forward(false, now);
+            }
             WindowEvent::KeyboardInput { event, .. } => {
                 let PhysicalKey::Code(code) = event.physical_key else {
                     return;
@@ -391,6 +414,9 @@ impl<E: Emulator + ?Sized> ApplicationHandler for App<'_, E> {
                             Err(e) => eprintln!("piney: screenshot: {e}"),
                         }
                     }
+                } else if code == KeyCode::Tab {
+                    let now = self.now_ns();
+                    self.session.set_fast_forward(pressed, now);
                 } else if fullscreen_key {
                     if pressed && !event.repeat {
                         state.toggle_fullscreen();
@@ -439,8 +465,13 @@ impl<E: Emulator + ?Sized> ApplicationHandler for App<'_, E> {
             event_loop.exit();
             return;
         }
-        let next = self.epoch + Duration::from_nanos(self.session.next_deadline());
-        event_loop.set_control_flow(ControlFlow::WaitUntil(next));
+        if self.session.fast_forward() {
+            // Unpaced: the next batch as soon as the events are read.
+            event_loop.set_control_flow(ControlFlow::Poll);
+        } else {
+            let next = self.epoch + Duration::from_nanos(self.session.next_deadline());
+            event_loop.set_control_flow(ControlFlow::WaitUntil(next));
+        }
     }
 }
 

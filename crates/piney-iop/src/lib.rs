@@ -221,7 +221,9 @@ impl Iop {
         let spu2 = std::mem::take(&mut self.bus.hw.spu2);
         let (spu2_due, audio) = (self.bus.hw.spu2_due, std::mem::take(&mut self.bus.hw.audio));
         let (touched, idle) = (self.bus.hw.spu2_touched, self.bus.hw.spu2_idle_samples);
+        let watch = std::mem::take(&mut self.bus.hw.spu2_watch);
         *self = Iop::new_with(sif, servers, cycles);
+        self.bus.hw.spu2_watch = watch;
         self.bus.hw.spu2 = spu2;
         self.bus.hw.spu2_due = spu2_due;
         self.bus.hw.spu2_touched = touched;

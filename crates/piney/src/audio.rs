@@ -1,6 +1,6 @@
 //! The binary's sound sinks: `--dump-audio FILE.wav` (16-bit stereo PCM at 48 kHz, written as
-//! the run goes, the header finished when it ends) and the window's player, behind the machine's
-//! [`AudioSink`].
+//! the run goes, the header finished when it ends) and the queue the window's player takes the
+//! sound from, behind the machine's [`AudioSink`]; [`Tee`] gives the sound to both.
 
 use std::cell::RefCell;
 use std::fs::File;
@@ -65,6 +65,34 @@ impl AudioSink for WavDump {
                 *slot = None;
                 return;
             }
+        }
+    }
+}
+
+/// The samples the window has not taken yet (clones share them).
+#[derive(Clone, Default)]
+pub struct Queue(Rc<RefCell<Vec<i16>>>);
+
+impl Queue {
+    /// Moves what is queued onto the end of `out`.
+    pub fn take(&self, out: &mut Vec<i16>) {
+        out.append(&mut self.0.borrow_mut());
+    }
+}
+
+impl AudioSink for Queue {
+    fn samples(&mut self, stereo: &[i16]) {
+        self.0.borrow_mut().extend_from_slice(stereo);
+    }
+}
+
+/// The same samples to every sink, in order.
+pub struct Tee(pub Vec<Box<dyn AudioSink>>);
+
+impl AudioSink for Tee {
+    fn samples(&mut self, stereo: &[i16]) {
+        for s in &mut self.0 {
+            s.samples(stereo);
         }
     }
 }

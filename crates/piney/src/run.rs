@@ -50,10 +50,16 @@ pub struct RunOptions {
     #[arg(long, value_name = "FILE")]
     pub dump_audio: Option<PathBuf>,
     /// Play no sound in the window (the SPU2 still runs, so timing and --dump-audio are the
-    /// same). The window has no sound output yet (it comes with the cpal player), so today
-    /// every run is silent and this changes nothing.
+    /// same). Headless runs never play sound.
     #[arg(long)]
     pub no_audio: bool,
+    /// The window's sound volume, 0 to 100 (a linear gain; --dump-audio is not affected).
+    #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u8).range(0..=100))]
+    pub volume: u8,
+    /// The sound while Tab fast-forwards the window: `mute`, or `stretch` (played at the
+    /// game's speed, in step with the picture, higher in pitch).
+    #[arg(long, value_enum, default_value = "mute")]
+    pub fast_forward_audio: FastForwardAudio,
     /// Print run statistics on stderr at the end (guest instructions, emulated time, frames).
     #[arg(long)]
     pub stats: bool,
@@ -111,6 +117,24 @@ pub fn parse_seconds(s: &str) -> Result<f64, String> {
     }
 }
 
+/// `--fast-forward-audio`.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FastForwardAudio {
+    /// Silence while fast-forwarding.
+    Mute,
+    /// The sound at the game's speed.
+    Stretch,
+}
+
+impl From<FastForwardAudio> for piney_frontend::FastForwardAudio {
+    fn from(f: FastForwardAudio) -> Self {
+        match f {
+            FastForwardAudio::Mute => piney_frontend::FastForwardAudio::Mute,
+            FastForwardAudio::Stretch => piney_frontend::FastForwardAudio::Stretch,
+        }
+    }
+}
+
 /// The EE engines.
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CpuEngine {
@@ -127,13 +151,26 @@ struct IopClock {
     total: std::rc::Rc<std::cell::Cell<f64>>,
 }
 
-impl piney_machine::sif::IopWatch for IopClock {
-    fn slice(&mut self, start: bool) {
+impl IopClock {
+    fn mark(&mut self, start: bool) {
         if start {
             self.since = Some(std::time::Instant::now());
         } else if let Some(t) = self.since.take() {
             self.total.set(self.total.get() + t.elapsed().as_secs_f64());
         }
+    }
+}
+
+impl piney_machine::sif::IopWatch for IopClock {
+    fn slice(&mut self, start: bool) {
+        self.mark(start);
+    }
+}
+
+/// The same clock for the SPU2's batches of samples.
+impl piney_machine::sif::SectionWatch for IopClock {
+    fn section(&mut self, start: bool) {
+        self.mark(start);
     }
 }
 
@@ -405,17 +442,22 @@ pub fn run_image(
         None => None,
     };
     let iop_time = std::rc::Rc::new(std::cell::Cell::new(0.0f64));
+    let spu2_time = std::rc::Rc::new(std::cell::Cell::new(0.0f64));
     if opts.stats {
         machine.set_iop_watch(Box::new(IopClock {
             since: None,
             total: iop_time.clone(),
+        }));
+        machine.set_spu2_watch(Box::new(IopClock {
+            since: None,
+            total: spu2_time.clone(),
         }));
     }
     let started = std::time::Instant::now();
     let result = if opts.headless {
         run_headless(&mut machine, opts)
     } else {
-        match crate::window::run(&mut machine, opts, name, mapping) {
+        match crate::window::run(&mut machine, opts, name, mapping, wav.as_ref()) {
             Ok(()) => Ok(RunEnd::Exited(machine.exit_status().unwrap_or(0))),
             Err(e) => {
                 eprintln!("piney: {e}");
@@ -444,6 +486,13 @@ pub fn run_image(
             100.0 * iop / wall.max(1e-9),
             frames / wall.max(1e-9),
             frames / (wall - iop).max(1e-9)
+        );
+        // What the sound cost: the SPU2's samples (inside the IOP's slices).
+        let spu2 = spu2_time.get();
+        eprintln!(
+            "piney: SPU2: {spu2:.3} s making its samples ({:.1}% of the run): {:.1} frames/s without it",
+            100.0 * spu2 / wall.max(1e-9),
+            frames / (wall - spu2).max(1e-9)
         );
         // By address: piney's resume points (kernel RAM) first, then the game's functions.
         let mut hooks: Vec<_> = machine.hooks.iter().collect();

@@ -6,12 +6,13 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use piney_frontend::{Emulator, Frame, WindowOptions, run_window};
+use piney_frontend::{AudioOptions, Emulator, Frame, WindowOptions, run_window};
 use piney_gs::{FrameFormat, Image, Presenter};
 use piney_input::{Motors, PadReport, Port};
 use piney_machine::sif::padman::PadInput;
 use piney_machine::{Machine, RunEnd, RunLimits};
 
+use crate::audio::{Queue, Tee, WavDump};
 use crate::run::RunOptions;
 
 /// What the window and the emulated padman share: the host pads' reports and the motors padman
@@ -53,6 +54,8 @@ struct MachineSession<'a> {
     /// Where F12's screenshots go, and in what format.
     screenshot_dir: Option<PathBuf>,
     screenshot_format: FrameFormat,
+    /// The sound the machine made, for the window's player.
+    sound: Option<Queue>,
 }
 
 impl Emulator for MachineSession<'_> {
@@ -151,17 +154,26 @@ impl Emulator for MachineSession<'_> {
         std::mem::take(&mut state.rumble)
     }
 
+    fn take_audio(&mut self, out: &mut Vec<i16>) {
+        if let Some(q) = &self.sound {
+            q.take(out);
+        }
+    }
+
     fn finished(&self) -> bool {
         self.ended || self.hold_until.is_some_and(|t| Instant::now() >= t)
     }
 }
 
-/// Run `machine` in a window until the guest exits, a limit is reached or the window closes.
+/// Run `machine` in a window until the guest exits, a limit is reached or the window closes;
+/// the sound goes to the window's player (unless `--no-audio`) and to `wav` when given. With
+/// `--stats`, what the player did is printed at the end.
 pub fn run(
     machine: &mut Machine,
     opts: &RunOptions,
     title: &str,
     mapping: Option<piney_input::Mapping>,
+    wav: Option<&WavDump>,
 ) -> Result<(), String> {
     if opts.dump_frames.is_some() {
         return Err(
@@ -179,6 +191,14 @@ pub fn run(
     if opts.input.is_none() {
         machine.set_pad_input(Box::new(HostPads(pads.clone())));
     }
+    let sound = (!opts.no_audio).then(Queue::default);
+    if let Some(q) = &sound {
+        let mut sinks: Vec<Box<dyn piney_machine::audio::AudioSink>> = vec![Box::new(q.clone())];
+        if let Some(w) = wav {
+            sinks.push(Box::new(w.clone()));
+        }
+        machine.set_audio_sink(Box::new(Tee(sinks)));
+    }
     let mut session = MachineSession {
         machine,
         pads,
@@ -194,11 +214,17 @@ pub fn run(
             .clone()
             .or_else(|| crate::run::data_folder().map(|d| d.join("screenshots"))),
         screenshot_format: opts.dump_format.into(),
+        sound,
     };
     let mut options = WindowOptions {
         title: format!("piney: {title}"),
         ..Default::default()
     };
+    options.audio = (!opts.no_audio).then_some(AudioOptions {
+        volume: opts.volume,
+        fast_forward: opts.fast_forward_audio.into(),
+        ..AudioOptions::default()
+    });
     if let Some(size) = opts.window_size {
         options.size = size;
     }
@@ -206,9 +232,13 @@ pub fn run(
         options.keys = m.keyboard;
         options.gamepads = options.gamepads.map(|_| m.gamepad);
     }
-    run_window(&mut session, options)
-        .map(|_| ())
-        .map_err(|e| e.to_string())
+    let stats = run_window(&mut session, options).map_err(|e| e.to_string())?;
+    if opts.stats
+        && let Some(a) = &stats.audio
+    {
+        eprintln!("piney: {}", a.line());
+    }
+    Ok(())
 }
 
 /// `--window-size`: `WIDTHxHEIGHT`, each 1 to 16384.

@@ -27,6 +27,27 @@ pub const AUDIO_KEPT: usize = 4 * 48_000 * 2;
 /// The last word of the SPU2's registers.
 pub const SPU2_END: u32 = 0x1f90_07fc;
 
+/// Watches the SPU2's work, for benchmarks (the host time its samples take): told when a
+/// batch of samples starts (`true`) and ends (`false`). The IOP itself holds no clock.
+pub trait SectionWatch {
+    /// A batch starts or ends.
+    fn section(&mut self, start: bool);
+}
+
+/// The SPU2's [`SectionWatch`], if any.
+#[derive(Default)]
+pub struct Spu2Watch(pub Option<Box<dyn SectionWatch>>);
+
+impl std::fmt::Debug for Spu2Watch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "watched"
+        } else {
+            "unwatched"
+        })
+    }
+}
+
 /// The hardware units.
 #[derive(Debug, Default)]
 pub struct Hardware {
@@ -55,6 +76,8 @@ pub struct Hardware {
     /// Silent samples made without running the SPU2 (before it was first touched); the SPU2
     /// runs them itself at its first touch, so its own clock stays the IOP's.
     pub spu2_idle_samples: u64,
+    /// Told when the SPU2 starts and ends making samples (benchmarks; kept across resets).
+    pub spu2_watch: Spu2Watch,
     /// Registers stored as written, read back as stored, with no behaviour (the memory
     /// controller's delay and size registers at 0x1f80_1000.., 0x1f80_1400..; the POST register).
     plain: std::collections::BTreeMap<u32, u32>,
@@ -69,7 +92,9 @@ impl Hardware {
 
     /// Power-on state of every unit.
     pub fn reset(&mut self) {
+        let watch = std::mem::take(&mut self.spu2_watch);
         *self = Self::default();
+        self.spu2_watch = watch;
     }
 
     /// Bring the SPU2 up to the IOP cycle [`Hardware::now`]: every sample due by then is made.
@@ -86,6 +111,12 @@ impl Hardware {
             }
             return;
         }
+        if self.spu2_due > self.now {
+            return;
+        }
+        if let Some(w) = &mut self.spu2_watch.0 {
+            w.section(true);
+        }
         while self.spu2_due <= self.now {
             let [l, r] = self.spu2.tick();
             self.audio.extend_from_slice(&[l, r]);
@@ -93,6 +124,9 @@ impl Hardware {
             if self.spu2.take_irq() {
                 self.spu2_irq = true;
             }
+        }
+        if let Some(w) = &mut self.spu2_watch.0 {
+            w.section(false);
         }
         if self.audio.len() > AUDIO_KEPT {
             // Nobody takes the sound (an IOP run without a machine): keep the newest.

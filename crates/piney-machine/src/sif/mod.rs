@@ -83,6 +83,8 @@ pub struct SifEe {
     half: u32,
 }
 
+pub use piney_iop::hw::SectionWatch;
+
 /// Watches the IOP's slices, for benchmarks (the host time they take): told when the machine
 /// starts (`true`) and ends (`false`) running the IOP. The machine itself holds no clock.
 pub trait IopWatch {
@@ -94,6 +96,12 @@ impl Machine {
     /// Watch the IOP's slices (see [`IopWatch`]).
     pub fn set_iop_watch(&mut self, watch: Box<dyn IopWatch>) {
         self.iop_watch = Some(watch);
+    }
+
+    /// Watch the SPU2's batches of samples (see [`SectionWatch`]; they run inside the
+    /// IOP's slices).
+    pub fn set_spu2_watch(&mut self, watch: Box<dyn SectionWatch>) {
+        self.bus.iop.bus.hw.spu2_watch.0 = Some(watch);
     }
 
     /// The memory cards of ports 0 and 1 (`--memcard1`, `--memcard2`: a folder or a PCSX2
