@@ -1,7 +1,9 @@
 //! ioman's path syntax and iomanx's stat mode conversion (ps2sdk `ioman.c` find_iop_device,
 //! `iomanX.c` parsefile, mode2modex and modex2mode), worked out by hand.
 
+use piney_iop::Iop;
 use piney_iop::kernel::ioman::{mode2modex, modex2mode, split_path};
+use piney_iop::modules::load_native;
 
 #[test]
 fn paths_split_into_device_unit_and_rest() {
@@ -25,4 +27,15 @@ fn stat_modes_convert_as_iomanx_does() {
     assert_eq!(mode2modex(0x08), 0x4000);
     assert_eq!(modex2mode(0x2000 | 0o644), 0x10 | 4 | 2);
     assert_eq!(modex2mode(0x1000 | 0o100), 0x20 | 1);
+}
+
+/// A device without a unit is unit 0, so `rom:LIBSD` loads rom0's LIBSD (a homebrew game loads
+/// it so); `rom1:` is another device's unit and is not rom0.
+#[test]
+fn rom_without_a_unit_is_rom0() {
+    let (mut a, mut b, mut c) = (Iop::new(), Iop::new(), Iop::new());
+    let rom0 = load_native(&mut a, "rom0:LIBSD");
+    assert!(rom0.is_some_and(|id| id >= 0), "{rom0:?}");
+    assert_eq!(load_native(&mut b, "rom:LIBSD"), rom0);
+    assert_eq!(load_native(&mut c, "rom1:LIBSD"), None);
 }

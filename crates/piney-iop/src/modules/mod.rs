@@ -572,10 +572,15 @@ pub fn read_file(iop: &mut Iop, path: &str) -> Result<Vec<u8>, i32> {
     }
 }
 
-/// A rom0 module piney answers natively: its module id (or an error), or `None` to load `path`
-/// as a file.
+/// A rom0 module piney answers natively (`rom0:NAME` or `rom:NAME`): its module id (or an
+/// error), or `None` to load `path` as a file.
 pub fn load_native(iop: &mut Iop, path: &str) -> Option<i32> {
-    let name = path.strip_prefix("rom0:")?;
+    // ioman takes a device's unit from the digits before the colon, none meaning unit 0
+    // ([`crate::kernel::ioman::split_path`]): `rom:LIBSD` is `rom0:LIBSD` on a console, and
+    // homebrew spells it so.
+    let name = path
+        .strip_prefix("rom0:")
+        .or_else(|| path.strip_prefix("rom:"))?;
     let name = name
         .split([';', ' '])
         .next()
