@@ -473,6 +473,15 @@ mod tests {
             .collect()
     }
 
+    /// The left channel's frequency at `rate`: rising zero crossings per second.
+    fn frequency(out: &[[f32; 2]], rate: u32) -> f64 {
+        let crossings = out
+            .windows(2)
+            .filter(|w| w[0][0] < 0.0 && w[1][0] >= 0.0)
+            .count();
+        crossings as f64 * rate as f64 / out.len() as f64
+    }
+
     /// Push `input` `chunk` frames at a time, the device taking `period` frames after each;
     /// the frames played after the first 60 ms (the start's silence).
     fn play(
@@ -557,11 +566,7 @@ mod tests {
         let input = tone(48_000, 1000.0, 0);
         let out = play(&mut p, &dev, &input, 800, 735);
         // Rising zero crossings per second of played frames: 1000.
-        let crossings = out
-            .windows(2)
-            .filter(|w| w[0][0] < 0.0 && w[1][0] >= 0.0)
-            .count();
-        let hz = crossings as f64 * 44_100.0 / out.len() as f64;
+        let hz = frequency(&out, 44_100);
         assert!(
             (hz - 1000.0).abs() < 3.0,
             "{hz} Hz over {} frames",
@@ -654,12 +659,8 @@ mod tests {
         // Two seconds of emulated sound at speed 2 is one second played.
         let input = tone(96_000, 500.0, 0);
         let out = play(&mut p, &dev, &input, 1600, 800);
-        let crossings = out
-            .windows(2)
-            .filter(|w| w[0][0] < 0.0 && w[1][0] >= 0.0)
-            .count();
         // 500 Hz played twice as fast: 1000 cycles a second.
-        let hz = crossings as f64 * 48_000.0 / out.len() as f64;
+        let hz = frequency(&out, 48_000);
         assert!(
             (hz - 1000.0).abs() < 5.0,
             "{hz} Hz over {} frames",
