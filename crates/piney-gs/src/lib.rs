@@ -39,7 +39,11 @@ pub mod pcrtc;
 pub mod psm;
 pub mod raster;
 pub mod regs;
+pub mod scenes;
 pub mod sw;
+mod sw_fast;
+pub mod swizzle;
+pub mod texcache;
 pub mod texel;
 pub mod threaded;
 
@@ -49,7 +53,7 @@ pub use image::{Image, ImageError};
 pub use mem::LocalMemory;
 pub use pcrtc::{DisplayCommand, FrameFormat, Pcrtc, Presenter};
 pub use psm::Psm;
-pub use sw::SoftwareRenderer;
+pub use sw::{SoftwareRenderer, SwStats};
 pub use threaded::ThreadedRenderer;
 
 #[cfg(test)]
@@ -60,5 +64,7 @@ mod gs_tests;
 mod pcrtc_tests;
 #[cfg(test)]
 mod scale_tests;
+#[cfg(test)]
+mod sw_fast_tests;
 #[cfg(test)]
 mod sw_tests;

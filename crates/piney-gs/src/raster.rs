@@ -611,6 +611,53 @@ impl Triangle {
     }
 }
 
+/// A perspective triangle's fixed-point S, T and Q (with no steps yet).
+fn persp_setup(v: &[Vertex; 3], tw: u32, th: u32) -> Persp {
+    // Fixed-point bits so that a weight (at most 2 * extent^2 at scale 8) times a value,
+    // three of them, fits in an i64; the same at every scale, from the unscaled extent
+    // (vertices and the 2048-pixel drawing space).
+    let ext = |c: fn(&Vertex) -> i32| {
+        let lo = v.iter().map(|x| c(x) as i64).min().unwrap_or(0).min(0);
+        let hi = v
+            .iter()
+            .map(|x| c(x) as i64)
+            .max()
+            .unwrap_or(0)
+            .max(2048 * 16);
+        (hi - lo) as u64
+    };
+    let e = ext(|x| x.x).max(ext(|x| x.y));
+    let bits = (52 - 2 * (64 - e.leading_zeros() as i32)).clamp(8, 24);
+    let (fs, es) = common_fixed([v[0].s, v[1].s, v[2].s], bits);
+    let (ft, et) = common_fixed([v[0].t, v[1].t, v[2].t], bits);
+    let (fq, eq) = common_fixed([v[0].q, v[1].q, v[2].q], bits);
+    Persp {
+        dn: [0; 3],
+        sh_s: es - eq + tw as i32 + 4,
+        sh_t: et - eq + th as i32 + 4,
+        q_unit: eq - bits + 1,
+        fixed: [fs, ft, fq],
+    }
+}
+
+/// The texel coordinates (sixteenths, as [`Triangle::frag`] gives them) of a perspective
+/// triangle's three vertices, or `None` when its Q values are not all of one sign (then a
+/// covered pixel's coordinate is not bounded by them). Every covered pixel's U lies between
+/// the vertices' smallest and largest U (likewise V): its S and Q numerators are sums of the
+/// vertices' values with non-negative weights, so their quotient lies between the vertices'
+/// quotients, and the rounding down and saturation keep the order.
+pub fn persp_vertex_coords(s: &PixelState, cmd: &DrawCommand) -> Option<([i32; 3], [i32; 3])> {
+    let (tw, th) = s.tex_log2();
+    let p = persp_setup(&cmd.vertices, tw, th);
+    let [fs, ft, fq] = p.fixed;
+    if !(fq.iter().all(|&q| q > 0) || fq.iter().all(|&q| q < 0)) {
+        return None;
+    }
+    let u = [0, 1, 2].map(|i| persp_coord(fs[i], fq[i], p.sh_s));
+    let v = [0, 1, 2].map(|i| persp_coord(ft[i], fq[i], p.sh_t));
+    Some((u, v))
+}
+
 /// x at row `y16` on the edge a->b (12.4), as the first pixel column at or right of it.
 fn edge_ceil(a: (i64, i64), b: (i64, i64), y16: i64) -> i64 {
     let dy = b.1 - a.1;
@@ -647,33 +694,7 @@ pub fn triangle(
     idx.sort_by_key(|&i| (v[i].y, i));
     let (t, m, b) = (p(idx[0]), p(idx[1]), p(idx[2]));
     let (tw, th) = s.tex_log2();
-    let persp = (s.tex.is_some() && !s.fst).then(|| {
-        // Fixed-point bits so that a weight (at most 2 * extent^2 at scale 8) times a value,
-        // three of them, fits in an i64; the same at every scale, from the unscaled extent
-        // (vertices and the 2048-pixel drawing space).
-        let ext = |c: fn(&Vertex) -> i32| {
-            let lo = v.iter().map(|x| c(x) as i64).min().unwrap_or(0).min(0);
-            let hi = v
-                .iter()
-                .map(|x| c(x) as i64)
-                .max()
-                .unwrap_or(0)
-                .max(2048 * 16);
-            (hi - lo) as u64
-        };
-        let e = ext(|x| x.x).max(ext(|x| x.y));
-        let bits = (52 - 2 * (64 - e.leading_zeros() as i32)).clamp(8, 24);
-        let (fs, es) = common_fixed([v[0].s, v[1].s, v[2].s], bits);
-        let (ft, et) = common_fixed([v[0].t, v[1].t, v[2].t], bits);
-        let (fq, eq) = common_fixed([v[0].q, v[1].q, v[2].q], bits);
-        Persp {
-            dn: [0; 3],
-            sh_s: es - eq + tw as i32 + 4,
-            sh_t: et - eq + th as i32 + 4,
-            q_unit: eq - bits + 1,
-            fixed: [fs, ft, fq],
-        }
-    });
+    let persp = (s.tex.is_some() && !s.fst).then(|| persp_setup(v, tw, th));
     let dw = [
         sign * 16 * (p(1).1 - p(2).1),
         sign * 16 * (p(2).1 - p(0).1),

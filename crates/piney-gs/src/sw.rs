@@ -28,6 +28,23 @@ pub struct SoftwareRenderer {
     clut: Clut,
     /// The picture of the last display command.
     displayed: Image,
+    /// Decoded textures and the page generations that check them (crate::texcache).
+    texcache: TexCache,
+    /// Draws take the specialised paths where they apply (crate::sw_fast); off, every draw
+    /// runs the general path (the reference the fast paths are tested against).
+    fast: bool,
+    stats: SwStats,
+}
+
+/// What the software renderer drew, and how.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SwStats {
+    /// Draws by each specialised pipeline, by key (crate::sw_fast).
+    pub fast_keys: Vec<u64>,
+    /// Draws through the general path.
+    pub general_draws: u64,
+    /// Tiles of texture decoded by the texture cache.
+    pub tiles_decoded: u64,
 }
 
 impl Default for SoftwareRenderer {
@@ -37,6 +54,8 @@ impl Default for SoftwareRenderer {
 }
 
 use crate::raster::{Frag, PixelState as Setup, TexState, Triangle};
+use crate::sw_fast::{Plan, Words};
+use crate::texcache::{PageSet, TexCache};
 use crate::texel::{Clut, wrap};
 
 impl SoftwareRenderer {
@@ -53,6 +72,29 @@ impl SoftwareRenderer {
             scale,
             clut: Clut::default(),
             displayed: Image::new(0, 0, [0; 4]),
+            texcache: TexCache::new(),
+            fast: true,
+            stats: SwStats {
+                fast_keys: vec![0; crate::sw_fast::KEYS],
+                ..SwStats::default()
+            },
+        }
+    }
+
+    /// A renderer that draws everything through the general path (the reference the
+    /// specialised paths are checked against; slower).
+    pub fn general_only(scale: u32) -> Self {
+        SoftwareRenderer {
+            fast: false,
+            ..Self::with_scale(scale)
+        }
+    }
+
+    /// What was drawn so far, and how.
+    pub fn stats(&self) -> SwStats {
+        SwStats {
+            tiles_decoded: self.texcache.tiles_decoded,
+            ..self.stats.clone()
         }
     }
 
@@ -61,13 +103,17 @@ impl SoftwareRenderer {
         &self.planes[0]
     }
 
-    /// The local memory, writable (plane 0).
+    /// The local memory, writable (plane 0). Decoded textures are dropped: the caller may
+    /// change any of it.
     pub fn mem_mut(&mut self) -> &mut LocalMemory {
+        self.texcache.written(&PageSet::all());
         &mut self.planes[0]
     }
 
-    /// Every plane (one at scale 1; see the type's text).
+    /// Every plane (one at scale 1; see the type's text). Decoded textures are dropped, as by
+    /// [`SoftwareRenderer::mem_mut`].
     pub fn planes_mut(&mut self) -> &mut [LocalMemory] {
+        self.texcache.written(&PageSet::all());
         &mut self.planes
     }
 
@@ -79,6 +125,7 @@ impl SoftwareRenderer {
     /// Replaces the CLUT buffer (a GPU renderer drawing one primitive here).
     pub fn set_clut(&mut self, halfwords: &[u16; 512]) {
         self.clut.set(halfwords);
+        self.texcache.clut_loaded();
     }
 
     /// The CLUT buffer (see the field's layout).
@@ -532,7 +579,7 @@ impl SoftwareRenderer {
 }
 
 /// Texture function (TEX0.TFX) of texel `t` and vertex colour `f`.
-fn tfx(mode: u32, tcc: bool, t: [i32; 4], f: [i32; 4]) -> [i32; 4] {
+pub(crate) fn tfx(mode: u32, tcc: bool, t: [i32; 4], f: [i32; 4]) -> [i32; 4] {
     let modulate = |i: usize| ((t[i] * f[i]) >> 7).min(255);
     match mode {
         // MODULATE: C = Ct * Cf >> 7; A = At * Af >> 7 (TCC) or Af.
@@ -570,15 +617,108 @@ struct Solid {
     zmax: u64,
 }
 
+/// The pages a draw can write: its vertices' bounding box (one pixel wider each way, for a
+/// line's rounding) within the scissor, in the frame's layout, and in the Z buffer's when Z is
+/// written.
+fn written_pages(s: &Setup, cmd: &DrawCommand) -> PageSet {
+    let mut set = PageSet::default();
+    let v = &cmd.vertices[..cmd.kind.vertex_count()];
+    let (Some(xmin), Some(xmax), Some(ymin), Some(ymax)) = (
+        v.iter().map(|v| v.x).min(),
+        v.iter().map(|v| v.x).max(),
+        v.iter().map(|v| v.y).min(),
+        v.iter().map(|v| v.y).max(),
+    ) else {
+        return set;
+    };
+    let (sx0, sx1, sy0, sy1) = s.scissor;
+    let x0 = ((xmin >> 4) - 1).max(sx0).max(0);
+    let x1 = ((xmax >> 4) + 2).min(sx1).min(2047);
+    let y0 = ((ymin >> 4) - 1).max(sy0).max(0);
+    let y1 = ((ymax >> 4) + 2).min(sy1).min(2047);
+    if x0 > x1 || y0 > y1 {
+        return set;
+    }
+    let (xs, ys) = ((x0 as u32, x1 as u32), (y0 as u32, y1 as u32));
+    set.add_rect(s.fpsm, s.fbp, s.fbw, xs, ys);
+    if !s.zmsk {
+        set.add_rect(s.zpsm, s.zbp, s.fbw, xs, ys);
+    }
+    set
+}
+
+/// The pages a transfer rectangle covers.
+fn rect_pages(r: &TransferRect) -> PageSet {
+    let mut set = PageSet::default();
+    if r.w > 0 && r.h > 0 {
+        set.add_rect(
+            r.psm,
+            r.bp,
+            r.bw,
+            (r.x, r.x + r.w - 1),
+            (r.y, r.y + r.h - 1),
+        );
+    }
+    set
+}
+
+impl SoftwareRenderer {
+    /// Draws `cmd` by the specialised paths when they take it (scale 1, a triangle or sprite
+    /// whose texture is sampled at level 0 from a cacheable region and does not overlap the
+    /// pages the draw writes). False when it drew nothing.
+    fn draw_fast(&mut self, s: &Setup, cmd: &DrawCommand, written: &PageSet) -> bool {
+        if !matches!(cmd.kind, PrimKind::Triangle | PrimKind::Sprite) {
+            return false;
+        }
+        let sprite = (cmd.kind == PrimKind::Sprite).then(|| crate::raster::sprite(s, cmd));
+        let Some(class) = crate::sw_fast::classify(s, cmd, sprite.as_ref()) else {
+            return false;
+        };
+        if let Some(t) = &s.tex
+            && TexCache::texture_pages(t).intersects(written)
+        {
+            // A draw sampling what it draws sees its own pixels in drawing order.
+            return false;
+        }
+        let SoftwareRenderer {
+            planes,
+            clut,
+            texcache,
+            ..
+        } = self;
+        let texels = match (&s.tex, class.rect) {
+            (Some(t), Some(r)) => Some(texcache.texels(&planes[0], clut, t, r)),
+            _ => None,
+        };
+        let plan = Plan::new(s, &class, texels);
+        let Ok(mem) = <&mut Words>::try_from(planes[0].words_mut()) else {
+            return false;
+        };
+        match &sprite {
+            Some(sp) => plan.sprite(mem, sp),
+            None => crate::raster::triangle(s, cmd, 1, |tri, span| plan.span(mem, tri, span)),
+        }
+        if let Some(n) = self.stats.fast_keys.get_mut(plan.key) {
+            *n += 1;
+        }
+        true
+    }
+}
+
 impl Renderer for SoftwareRenderer {
     fn draw(&mut self, cmd: &DrawCommand) {
         let s = Setup::new(cmd);
-        match cmd.kind {
-            PrimKind::Sprite => self.draw_sprite(&s, cmd),
-            PrimKind::Triangle => self.draw_triangle(&s, cmd),
-            PrimKind::Line => self.draw_fragments(&s, &crate::raster::line(&s, cmd)),
-            PrimKind::Point => self.draw_fragments(&s, &crate::raster::point(&s, cmd)),
+        let written = written_pages(&s, cmd);
+        if !(self.fast && self.scale == 1 && self.draw_fast(&s, cmd, &written)) {
+            self.stats.general_draws += 1;
+            match cmd.kind {
+                PrimKind::Sprite => self.draw_sprite(&s, cmd),
+                PrimKind::Triangle => self.draw_triangle(&s, cmd),
+                PrimKind::Line => self.draw_fragments(&s, &crate::raster::line(&s, cmd)),
+                PrimKind::Point => self.draw_fragments(&s, &crate::raster::point(&s, cmd)),
+            }
         }
+        self.texcache.written(&written);
     }
 
     fn memory(&mut self, cmd: MemCommand) {
@@ -587,19 +727,27 @@ impl Renderer for SoftwareRenderer {
                 for m in &mut self.planes {
                     m.write_transfer(&rect, start, &data);
                 }
+                self.texcache.written(&rect_pages(&rect));
             }
             MemCommand::LocalToLocal { src, dst, dir } => {
                 for m in &mut self.planes {
                     m.copy_local(&src, &dst, dir);
                 }
+                self.texcache.written(&rect_pages(&dst));
             }
             MemCommand::LoadClut { tex0, texclut } => {
-                self.clut.load(&self.planes[0], tex0, texclut)
+                self.clut.load(&self.planes[0], tex0, texclut);
+                self.texcache.clut_loaded();
             }
-            MemCommand::SetMemory(m) => self.planes.fill(*m),
+            MemCommand::SetMemory(m) => {
+                self.planes.fill(*m);
+                self.texcache.written(&PageSet::all());
+            }
             MemCommand::PowerOn => {
                 self.planes.fill(LocalMemory::new());
                 self.clut.clear();
+                self.texcache.written(&PageSet::all());
+                self.texcache.clut_loaded();
             }
         }
     }
