@@ -216,7 +216,8 @@ impl PixelState {
         }
     }
 
-    fn tex_log2(&self) -> (u32, u32) {
+    /// log2 of the texture's width and height (0, 0 untextured).
+    pub fn tex_log2(&self) -> (u32, u32) {
         self.tex.as_ref().map_or((0, 0), |t| (t.tw, t.th))
     }
 }
@@ -555,7 +556,7 @@ pub struct Persp {
     /// The exponent of Q's fixed-point unit (Q = numerator * 2^unit / area).
     pub q_unit: i32,
     /// Per-vertex fixed-point values (S, T, Q).
-    fixed: [[i64; 3]; 3],
+    pub fixed: [[i64; 3]; 3],
 }
 
 /// One span of a triangle: row `y`, columns `lo..hi`, every interpolant at `lo`.
@@ -612,7 +613,7 @@ impl Triangle {
 }
 
 /// A perspective triangle's fixed-point S, T and Q (with no steps yet).
-fn persp_setup(v: &[Vertex; 3], tw: u32, th: u32) -> Persp {
+pub fn persp_setup(v: &[Vertex; 3], tw: u32, th: u32) -> Persp {
     // Fixed-point bits so that a weight (at most 2 * extent^2 at scale 8) times a value,
     // three of them, fits in an i64; the same at every scale, from the unscaled extent
     // (vertices and the 2048-pixel drawing space).

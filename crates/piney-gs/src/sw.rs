@@ -579,6 +579,7 @@ impl SoftwareRenderer {
 }
 
 /// Texture function (TEX0.TFX) of texel `t` and vertex colour `f`.
+#[inline(always)]
 pub(crate) fn tfx(mode: u32, tcc: bool, t: [i32; 4], f: [i32; 4]) -> [i32; 4] {
     let modulate = |i: usize| ((t[i] * f[i]) >> 7).min(255);
     match mode {
@@ -696,7 +697,11 @@ impl SoftwareRenderer {
         };
         match &sprite {
             Some(sp) => plan.sprite(mem, sp),
-            None => crate::raster::triangle(s, cmd, 1, |tri, span| plan.span(mem, tri, span)),
+            None => {
+                if !plan.triangle(mem, cmd) {
+                    return false;
+                }
+            }
         }
         if let Some(n) = self.stats.fast_keys.get_mut(plan.key) {
             *n += 1;

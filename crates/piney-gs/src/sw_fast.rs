@@ -16,11 +16,10 @@
 use crate::draw::DrawCommand;
 use crate::mem::MEM_WORDS;
 use crate::psm::Psm;
-use crate::raster::{PixelState, Span, Sprite, TexState, Triangle, persp_coord};
+use crate::raster::{PixelState, Sprite, TexState, ceil_div, persp_coord};
 use crate::regs::Dimx;
 use crate::swizzle::{Offsets, RowOffsets};
 use crate::texcache::TexelRect;
-use crate::texel::wrap;
 
 /// Local memory as the fast path takes it.
 pub type Words = [u32; MEM_WORDS];
@@ -52,64 +51,128 @@ macro_rules! dispatch {
     };
 }
 
+/// CLAMP's rule for one axis, branch-free: `((c & and) | or).clamp(lo, hi)`. REPEAT is
+/// `c & (size - 1)`, CLAMP `c.clamp(0, size - 1)`, REGION_CLAMP `c.clamp(MIN, max(MIN, MAX))`
+/// and REGION_REPEAT `(c & MIN) | MAX` (crate::texel::wrap).
+#[derive(Clone, Copy, Debug)]
+struct Wrap {
+    and: i32,
+    or: i32,
+    lo: i32,
+    hi: i32,
+}
+
+impl Wrap {
+    fn new(mode: u32, size: i32, min: u32, max: u32) -> Wrap {
+        let (min, max) = (min as i32, max as i32);
+        let (and, or, lo, hi) = match mode {
+            0 => (size - 1, 0, 0, i32::MAX),
+            1 => (-1, 0, 0, size - 1),
+            2 => (-1, 0, min, max.max(min)),
+            _ => (min, max, 0, i32::MAX),
+        };
+        Wrap { and, or, lo, hi }
+    }
+
+    #[inline(always)]
+    fn apply(&self, c: i32) -> i32 {
+        ((c & self.and) | self.or).clamp(self.lo, self.hi)
+    }
+}
+
 /// How a fast draw samples its texture: level 0, decoded.
 #[derive(Clone, Copy)]
 pub struct TexView<'a> {
     /// `w * h` packed texels (R bits 0-7 .. A bits 24-31).
     texels: &'a [u32],
     w_log: u32,
-    w: i32,
-    h: i32,
-    wms: u32,
-    wmt: u32,
-    minu: i32,
-    maxu: i32,
-    minv: i32,
-    maxv: i32,
+    wrap_u: Wrap,
+    wrap_v: Wrap,
+}
+
+/// Bilinear filtering of four packed texels with weights in sixteenths (`fx`, `fy`): each
+/// channel `sum(c * w) >> 8`. The weights sum to 256, so a channel's sum stays below 2^16 and
+/// R/B and G/A are filtered as two 16-bit lanes of one word.
+#[inline(always)]
+fn bilerp(c00: u32, c10: u32, c01: u32, c11: u32, fx: u32, fy: u32) -> u32 {
+    let w = [
+        (16 - fx) * (16 - fy),
+        fx * (16 - fy),
+        (16 - fx) * fy,
+        fx * fy,
+    ];
+    let lane = |sh: u32| {
+        const M: u32 = 0x00ff_00ff;
+        ((((c00 >> sh) & M) * w[0]
+            + ((c10 >> sh) & M) * w[1]
+            + ((c01 >> sh) & M) * w[2]
+            + ((c11 >> sh) & M) * w[3])
+            >> 8)
+            & M
+    };
+    lane(0) | (lane(8) << 8)
 }
 
 impl TexView<'_> {
+    /// The texel at wrapped column `x` of the row starting at `row` (a wrapped row << w_log).
     #[inline(always)]
-    fn texel(&self, x: i32, y: i32) -> u32 {
-        let x = wrap(x, self.w, self.wms, self.minu, self.maxu);
-        let y = wrap(y, self.h, self.wmt, self.minv, self.maxv);
-        self.texels
-            .get(((y as usize) << self.w_log) + x as usize)
-            .copied()
-            .unwrap_or(0)
+    fn at(&self, row: usize, x: i32) -> u32 {
+        self.texels.get(row + x as usize).copied().unwrap_or(0)
     }
 
     #[inline(always)]
     fn nearest(&self, u: i32, v: i32) -> u32 {
-        self.texel(u >> 4, v >> 4)
+        let y = self.wrap_v.apply(v >> 4);
+        self.at((y as usize) << self.w_log, self.wrap_u.apply(u >> 4))
     }
 
-    /// Bilinear: texel centres at +0.5, weights in sixteenths; each channel
-    /// `sum(c * w) >> 8` with the weights summing to 256, so a channel's sum stays below 2^16
-    /// and R/B and G/A are filtered as two 16-bit lanes of one word.
+    /// Bilinear: texel centres at +0.5, weights in sixteenths.
     #[inline(always)]
     fn bilinear(&self, u: i32, v: i32) -> u32 {
         let (u, v) = (u - 8, v - 8);
-        let (x0, y0, fx, fy) = (u >> 4, v >> 4, (u & 15) as u32, (v & 15) as u32);
-        let c00 = self.texel(x0, y0);
-        let c10 = self.texel(x0 + 1, y0);
-        let c01 = self.texel(x0, y0 + 1);
-        let c11 = self.texel(x0 + 1, y0 + 1);
-        let w = [
-            (16 - fx) * (16 - fy),
-            fx * (16 - fy),
-            (16 - fx) * fy,
-            fx * fy,
-        ];
-        let lane = |m: u32, sh: u32| {
-            ((((c00 >> sh) & m) * w[0]
-                + ((c10 >> sh) & m) * w[1]
-                + ((c01 >> sh) & m) * w[2]
-                + ((c11 >> sh) & m) * w[3])
-                >> 8)
-                & m
+        let (x0, y0) = (u >> 4, v >> 4);
+        let (xa, xb) = (self.wrap_u.apply(x0), self.wrap_u.apply(x0 + 1));
+        let ra = (self.wrap_v.apply(y0) as usize) << self.w_log;
+        let rb = (self.wrap_v.apply(y0 + 1) as usize) << self.w_log;
+        bilerp(
+            self.at(ra, xa),
+            self.at(ra, xb),
+            self.at(rb, xa),
+            self.at(rb, xb),
+            (u & 15) as u32,
+            (v & 15) as u32,
+        )
+    }
+}
+
+/// A sprite's texel columns or rows, wrapped once per sprite: for each pixel the first and
+/// second texel (the second for bilinear; rows already multiplied by the texture's width) and
+/// the weight in sixteenths.
+struct Axis {
+    a: Vec<i32>,
+    b: Vec<i32>,
+    f: Vec<u32>,
+}
+
+impl Axis {
+    fn new(coords: &[i32], wrap: &Wrap, linear: bool, scale: i32) -> Axis {
+        let n = coords.len();
+        let mut ax = Axis {
+            a: Vec::with_capacity(n),
+            b: Vec::with_capacity(n),
+            f: Vec::with_capacity(n),
         };
-        lane(0x00ff_00ff, 0) | (lane(0x00ff_00ff, 8) << 8)
+        for &c in coords {
+            let (i, f) = if linear {
+                ((c - 8) >> 4, ((c - 8) & 15) as u32)
+            } else {
+                (c >> 4, 0)
+            };
+            ax.a.push(wrap.apply(i) * scale);
+            ax.b.push(wrap.apply(i + 1) * scale);
+            ax.f.push(f);
+        }
+        ax
     }
 }
 
@@ -260,14 +323,8 @@ impl<'a> Plan<'a> {
             TexView {
                 texels,
                 w_log: t.tw,
-                w: 1 << t.tw,
-                h: 1 << t.th,
-                wms: cl.wms(),
-                wmt: cl.wmt(),
-                minu: cl.minu() as i32,
-                maxu: cl.maxu() as i32,
-                minv: cl.minv() as i32,
-                maxv: cl.maxv() as i32,
+                wrap_u: Wrap::new(cl.wms(), 1 << t.tw, cl.minu(), cl.maxu()),
+                wrap_v: Wrap::new(cl.wmt(), 1 << t.th, cl.minv(), cl.maxv()),
             }
         });
         let tex_mode = if tex.is_some() { c.tex } else { 0 };
@@ -293,9 +350,13 @@ impl<'a> Plan<'a> {
         dispatch!(self.key, sprite_k, (self, mem, sp));
     }
 
-    /// Draws one span of a triangle.
-    pub fn span(&self, mem: &mut Words, tri: &Triangle, sp: &Span) {
-        dispatch!(self.key, span_k, (self, mem, tri, sp));
+    /// Draws a triangle; false (nothing drawn) when it is too large for the fast walker.
+    pub fn triangle(&self, mem: &mut Words, cmd: &DrawCommand) -> bool {
+        let flat = cmd.vertices[2].rgba.map(|c| c as i32);
+        let gouraud = cmd.prim.iip() != 0;
+        walk_triangle(self.s, cmd, |row| {
+            dispatch!(self.key, span_k, (self, mem, flat, gouraud, row))
+        })
     }
 
     /// True when row `y` is masked out by SCANMSK (2: even rows, 3: odd rows).
@@ -308,65 +369,361 @@ impl<'a> Plan<'a> {
 
 fn sprite_k<const K: usize>(p: &Plan, mem: &mut Words, sp: &Sprite) {
     let b = &sp.base;
+    let tex = K / TEX_UNIT;
+    let linear = tex == TEX_LINEAR;
+    // Texel columns and rows wrapped once for the whole sprite (U depends on the column
+    // only, V on the row only).
+    let axes = p.tex.filter(|_| tex != 0).map(|t| {
+        (
+            Axis::new(&sp.us, &t.wrap_u, linear, 1),
+            Axis::new(&sp.vs, &t.wrap_v, linear, 1 << t.w_log),
+        )
+    });
     for (j, y) in (sp.y0..sp.y1).enumerate() {
         let y = y as u32;
         if p.row_masked(y) {
             continue;
         }
         let (frow, zrow) = (p.fb.row(y), p.z.row(y));
-        let v = sp.vs.get(j).copied().unwrap_or(0);
         for (i, x) in (sp.x0..sp.x1).enumerate() {
-            let u = sp.us.get(i).copied().unwrap_or(0);
-            shade::<K>(p, mem, x as u32, y, &frow, &zrow, b.rgba, b.z, b.f, u, v);
+            let texel = match (&axes, &p.tex) {
+                (Some((cols, rows)), Some(t)) => {
+                    let (ra, xa) = (rows.a[j] as usize, cols.a[i]);
+                    if linear {
+                        let (rb, xb) = (rows.b[j] as usize, cols.b[i]);
+                        bilerp(
+                            t.at(ra, xa),
+                            t.at(ra, xb),
+                            t.at(rb, xa),
+                            t.at(rb, xb),
+                            cols.f[i],
+                            rows.f[j],
+                        )
+                    } else {
+                        t.at(ra, xa)
+                    }
+                }
+                _ => 0,
+            };
+            shade::<K>(p, mem, x as u32, y, &frow, &zrow, b.rgba, b.z, b.f, texel);
         }
     }
 }
 
-fn span_k<const K: usize>(p: &Plan, mem: &mut Words, tri: &Triangle, sp: &Span) {
-    let y = sp.y as u32;
+fn span_k<const K: usize>(p: &Plan, mem: &mut Words, flat: [i32; 4], gouraud: bool, row: &Row) {
+    let y = row.y as u32;
     if p.row_masked(y) {
         return;
     }
     let (frow, zrow) = (p.fb.row(y), p.z.row(y));
-    let mut col = sp.col;
-    let mut z = sp.z;
-    let mut f = sp.f;
-    let mut uv = sp.uv;
-    let mut n = sp.persp_n;
-    let persp = tri.persp.filter(|_| K / TEX_UNIT != 0 && uv.is_none());
-    let dn = persp.map_or([0; 3], |p| p.dn);
-    for x in sp.lo..sp.hi {
-        let rgba = match &col {
-            Some(c) => c.map(|d| d.q.clamp(0, 255) as i32),
-            None => tri.flat,
+    let mut l = row.lanes;
+    let mut n = row.n;
+    let dn = row.persp.map_or([0; 3], |pp| pp.dn);
+    for x in row.lo..row.hi {
+        let rgba = if gouraud {
+            [l.q[0], l.q[1], l.q[2], l.q[3]].map(|c| c.clamp(0, 255))
+        } else {
+            flat
         };
-        let zv = z.map_or(0, |d| d.q.clamp(0, u32::MAX as i128) as u64);
-        let fv = f.map_or(0, |d| d.q.clamp(0, 255) as i32);
-        let (u, v) = match (&uv, &persp) {
-            (Some([du, dv]), _) => (du.q as i32, dv.q as i32),
-            (None, Some(pp)) => (
-                persp_coord(n[0], n[2], pp.sh_s),
-                persp_coord(n[1], n[2], pp.sh_t),
-            ),
-            _ => (0, 0),
+        let zv = l.q[LANE_Z] as u32 as u64;
+        let fv = l.q[LANE_FOG].clamp(0, 255);
+        let texel = match &p.tex {
+            Some(t) if K / TEX_UNIT != 0 => {
+                let (u, v) = match &row.persp {
+                    Some(pp) => (
+                        persp_coord(n[0], n[2], pp.sh_s),
+                        persp_coord(n[1], n[2], pp.sh_t),
+                    ),
+                    None => (l.q[LANE_U], l.q[LANE_V]),
+                };
+                if K / TEX_UNIT == TEX_LINEAR {
+                    t.bilinear(u, v)
+                } else {
+                    t.nearest(u, v)
+                }
+            }
+            _ => 0,
         };
-        shade::<K>(p, mem, x as u32, y, &frow, &zrow, rgba, zv, fv, u, v);
-        if let Some(c) = &mut col {
-            c.iter_mut().for_each(crate::raster::StepDiv::step);
-        }
-        if let Some(d) = &mut z {
-            d.step();
-        }
-        if let Some(d) = &mut f {
-            d.step();
-        }
-        if let Some(d) = &mut uv {
-            d.iter_mut().for_each(crate::raster::StepDiv::step);
-        }
+        shade::<K>(p, mem, x as u32, y, &frow, &zrow, rgba, zv, fv, texel);
+        l.step(row.den);
         for (ni, d) in n.iter_mut().zip(dn) {
             *ni += d;
         }
     }
+}
+
+// ---- triangles ----
+
+/// The interpolants of a span, eight at a time in 32-bit lanes: R, G, B, A, fog, U, V, Z (Z's
+/// lane read as a u32). Each lane is `floor(N / den)` kept as a quotient and a remainder and
+/// stepped exactly as [`crate::raster::StepDiv`] steps it; at a covered pixel the quotient lies
+/// between the vertices' values (the weights are non-negative and sum to `den`), so colour,
+/// fog and texel coordinates fit, Z wraps modulo 2^32 to its true value, and the remainder,
+/// below `den` < 2^29, never overflows.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Lanes {
+    q: [i32; 8],
+    r: [i32; 8],
+    dq: [i32; 8],
+    dr: [i32; 8],
+}
+
+const LANE_FOG: usize = 4;
+const LANE_U: usize = 5;
+const LANE_V: usize = 6;
+const LANE_Z: usize = 7;
+
+impl Lanes {
+    /// One pixel right.
+    #[inline(always)]
+    fn step(&mut self, den: i32) {
+        for i in 0..8 {
+            let r = self.r[i] + self.dr[i];
+            let carry = -((r >= den) as i32);
+            self.r[i] = r - (den & carry);
+            self.q[i] = self.q[i].wrapping_add(self.dq[i]).wrapping_sub(carry);
+        }
+    }
+}
+
+/// A perspective triangle's steps: the S, T and Q numerators one pixel right, and the shifts
+/// of U's and V's quotients ([`crate::raster::persp_coord`]).
+#[derive(Clone, Copy, Debug)]
+struct PerspStep {
+    dn: [i64; 3],
+    sh_s: i32,
+    sh_t: i32,
+}
+
+/// One span of a triangle for the span functions.
+struct Row {
+    y: i64,
+    lo: i64,
+    hi: i64,
+    /// The interpolants at `lo`.
+    lanes: Lanes,
+    /// Their divisor.
+    den: i32,
+    persp: Option<PerspStep>,
+    /// The perspective numerators (S, T, Q) at `lo`.
+    n: [i64; 3],
+}
+
+/// One interpolant's exact quotient and remainder at a span's start, and its steps one pixel
+/// right and one row down.
+#[derive(Clone, Copy, Debug, Default)]
+struct RowAttr {
+    q: i64,
+    r: i64,
+    dqx: i64,
+    drx: i64,
+    dqy: i64,
+    dry: i64,
+}
+
+/// The largest doubled triangle area (in 1/256 pixel squared) the walker takes: remainders
+/// stay below 2^29, and a Z numerator (`area * 2^32` at most) fits in an i64.
+const MAX_AREA: i64 = 1 << 29;
+
+/// `ceil(x)` of one edge down the rows, as [`crate::raster`]'s `edge_ceil` gives it: the
+/// numerator `-(a.x * dy + (b.x - a.x) * (y16 - a.y))` over `16 * dy`, floored and stepped.
+#[derive(Clone, Copy, Debug)]
+struct Edge {
+    q: i64,
+    r: i64,
+    dq: i64,
+    dr: i64,
+    den: i64,
+}
+
+impl Edge {
+    /// The edge a -> b (12.4, `b.y > a.y`) at row `py`.
+    fn at(a: (i64, i64), b: (i64, i64), py: i64) -> Edge {
+        let dy = b.1 - a.1;
+        let den = 16 * dy;
+        let m = -(a.0 * dy + (b.0 - a.0) * (py * 16 - a.1));
+        let step = -16 * (b.0 - a.0);
+        Edge {
+            q: m.div_euclid(den),
+            r: m.rem_euclid(den),
+            dq: step.div_euclid(den),
+            dr: step.rem_euclid(den),
+            den,
+        }
+    }
+
+    fn x(&self) -> i64 {
+        -self.q
+    }
+
+    fn next_row(&mut self) {
+        self.q += self.dq;
+        self.r += self.dr;
+        if self.r >= self.den {
+            self.r -= self.den;
+            self.q += 1;
+        }
+    }
+}
+
+/// Walks a triangle's spans at scale 1 exactly as [`crate::raster::triangle`] does (the same
+/// rows, columns and values), stepping edges and interpolants from row to row instead of
+/// dividing for every span. `f` gets the row, the columns and the lanes at the first column
+/// (and the perspective numerators there). False when the triangle is too large for the lanes
+/// (nothing was drawn; the caller walks it the general way).
+fn walk_triangle(s: &PixelState, cmd: &DrawCommand, mut f: impl FnMut(&Row)) -> bool {
+    let v = &cmd.vertices;
+    let p = |i: usize| (v[i].x as i64, v[i].y as i64);
+    let area = (p(1).0 - p(0).0) * (p(2).1 - p(0).1) - (p(2).0 - p(0).0) * (p(1).1 - p(0).1);
+    if area == 0 {
+        return true;
+    }
+    let sign = area.signum();
+    let area = area.abs();
+    if area >= MAX_AREA {
+        return false;
+    }
+    let mut idx = [0usize, 1, 2];
+    idx.sort_by_key(|&i| (v[i].y, i));
+    let (t, m, b) = (p(idx[0]), p(idx[1]), p(idx[2]));
+    // Weights' steps one pixel right (x16 + 16) and one row down (y16 + 16).
+    let dw = [
+        sign * 16 * (p(1).1 - p(2).1),
+        sign * 16 * (p(2).1 - p(0).1),
+        sign * 16 * (p(0).1 - p(1).1),
+    ];
+    let dwy = [
+        sign * 16 * (p(2).0 - p(1).0),
+        sign * 16 * (p(0).0 - p(2).0),
+        sign * 16 * (p(1).0 - p(0).0),
+    ];
+    let dot = |w: [i64; 3], a: [i64; 3]| w[0] * a[0] + w[1] * a[1] + w[2] * a[2];
+    // The lanes' vertex values (zeros for what the draw does not interpolate).
+    let mut values = [[0i64; 3]; 8];
+    if cmd.prim.iip() != 0 {
+        for (c, lane) in values.iter_mut().take(4).enumerate() {
+            *lane = [0, 1, 2].map(|k| v[k].rgba[c] as i64);
+        }
+    }
+    if s.fog.is_some() {
+        values[LANE_FOG] = [0, 1, 2].map(|k| v[k].f as i64);
+    }
+    if s.tex.is_some() && s.fst {
+        values[LANE_U] = [0, 1, 2].map(|k| v[k].u as i64);
+        values[LANE_V] = [0, 1, 2].map(|k| v[k].v as i64);
+    }
+    if s.need_z {
+        values[LANE_Z] = [0, 1, 2].map(|k| v[k].z as i64);
+    }
+    let mut attrs = values.map(|a| {
+        let (nx, ny) = (dot(dw, a), dot(dwy, a));
+        RowAttr {
+            dqx: nx.div_euclid(area),
+            drx: nx.rem_euclid(area),
+            dqy: ny.div_euclid(area),
+            dry: ny.rem_euclid(area),
+            ..RowAttr::default()
+        }
+    });
+    let persp = (s.tex.is_some() && !s.fst).then(|| {
+        let (tw, th) = s.tex_log2();
+        crate::raster::persp_setup(v, tw, th)
+    });
+    let persp_step = persp.map(|p| PerspStep {
+        dn: p.fixed.map(|fx| dot(dw, fx)),
+        sh_s: p.sh_s,
+        sh_t: p.sh_t,
+    });
+    let (sx0, sx1, sy0, sy1) = s.scissor;
+    let (sx0, sx1) = (sx0 as i64, sx1 as i64);
+    let ystart = ceil_div(t.1, 16).max(sy0 as i64);
+    let yend = ceil_div(b.1, 16).min(sy1 as i64 + 1);
+    if ystart >= yend {
+        return true;
+    }
+    let mut long = Edge::at(t, b, ystart);
+    let mut upper = (m.1 > t.1).then(|| Edge::at(t, m, ystart));
+    let mut lower: Option<Edge> = None;
+    // The position the attributes were last evaluated at.
+    let mut anchor: Option<(i64, i64)> = None;
+    let den = area as i32;
+    for py in ystart..yend {
+        let y16 = py * 16;
+        if py > ystart {
+            long.next_row();
+            if let Some(e) = &mut upper {
+                e.next_row();
+            }
+            if let Some(e) = &mut lower {
+                e.next_row();
+            }
+        }
+        let xl = long.x();
+        let xs = if y16 < m.1 {
+            upper.map_or(xl, |e| e.x())
+        } else {
+            lower.get_or_insert_with(|| Edge::at(m, b, py)).x()
+        };
+        let (lo, hi) = (xl.min(xs).max(sx0), xl.max(xs).min(sx1 + 1));
+        if lo >= hi {
+            continue;
+        }
+        let x16 = lo * 16;
+        let e =
+            |a: (i64, i64), c: (i64, i64)| (a.0 - x16) * (c.1 - y16) - (c.0 - x16) * (a.1 - y16);
+        let w = [
+            sign * e(p(1), p(2)),
+            sign * e(p(2), p(0)),
+            sign * e(p(0), p(1)),
+        ];
+        match anchor {
+            None => {
+                for (a, val) in attrs.iter_mut().zip(&values) {
+                    let n = dot(w, *val);
+                    a.q = n.div_euclid(area);
+                    a.r = n.rem_euclid(area);
+                }
+            }
+            Some((xa, ya)) => {
+                let (ddx, ddy) = (lo - xa, py - ya);
+                for a in attrs.iter_mut() {
+                    a.q += ddy * a.dqy + ddx * a.dqx;
+                    a.r += ddy * a.dry + ddx * a.drx;
+                    if a.r >= area {
+                        if a.r < 2 * area {
+                            a.r -= area;
+                            a.q += 1;
+                        } else {
+                            a.q += a.r / area;
+                            a.r %= area;
+                        }
+                    } else if a.r < 0 {
+                        let k = (-a.r + area - 1) / area;
+                        a.q -= k;
+                        a.r += k * area;
+                    }
+                }
+            }
+        }
+        anchor = Some((lo, py));
+        let mut lanes = Lanes::default();
+        for (i, a) in attrs.iter().enumerate() {
+            lanes.q[i] = a.q as i32;
+            lanes.r[i] = a.r as i32;
+            lanes.dq[i] = a.dqx as i32;
+            lanes.dr[i] = a.drx as i32;
+        }
+        f(&Row {
+            y: py,
+            lo,
+            hi,
+            lanes,
+            den,
+            persp: persp_step,
+            n: persp.map_or([0; 3], |p| p.fixed.map(|fx| dot(w, fx))),
+        });
+    }
+    true
 }
 
 #[inline(always)]
@@ -418,7 +775,7 @@ fn unpack(c: u32) -> [i32; 4] {
 }
 
 /// The pixel pipeline of [`crate::sw`]'s general path for key `K`, at pixel (x, y) with the
-/// interpolated colour, Z, fog and texel coordinates.
+/// interpolated colour, Z and fog, and the (filtered) texel when textured.
 #[inline(always)]
 fn shade<const K: usize>(
     p: &Plan,
@@ -430,21 +787,13 @@ fn shade<const K: usize>(
     rgba: [i32; 4],
     z: u64,
     f: i32,
-    u: i32,
-    v: i32,
+    texel: u32,
 ) {
     let s = p.s;
     let t = s.test;
     let mut c = rgba;
-    if K / TEX_UNIT != 0
-        && let Some(tv) = &p.tex
-    {
-        let tc = unpack(if K / TEX_UNIT == TEX_LINEAR {
-            tv.bilinear(u, v)
-        } else {
-            tv.nearest(u, v)
-        });
-        c = crate::sw::tfx(p.tfx, p.tcc, tc, rgba);
+    if K / TEX_UNIT != 0 {
+        c = crate::sw::tfx(p.tfx, p.tcc, unpack(texel), rgba);
     }
     let (mut fb_write, mut z_write, mut rgb_only) = (true, K & ZWRITE != 0, false);
     if K & EXTRA != 0 {
@@ -541,14 +890,15 @@ fn shade<const K: usize>(
                 1 => d[3],
                 _ => al.fix() as i32,
             };
-            let pick = |sel: u32, i: usize| match sel {
-                0 => c[i],
-                1 => d[i],
-                _ => 0,
+            let pick = |sel: u32| match sel {
+                0 => [c[0], c[1], c[2]],
+                1 => [d[0], d[1], d[2]],
+                _ => [0; 3],
             };
+            let (a, b, dd) = (pick(al.a()), pick(al.b()), pick(al.d()));
             for (i, o) in out.iter_mut().enumerate().take(3) {
                 // Cv = ((A - B) * C >> 7) + D, arithmetic shift.
-                *o = (((pick(al.a(), i) - pick(al.b(), i)) * cf) >> 7) + pick(al.d(), i);
+                *o = (((a[i] - b[i]) * cf) >> 7) + dd[i];
             }
         }
         if K & EXTRA != 0
