@@ -159,27 +159,28 @@ impl Circuit {
     fn y1(&self) -> i64 {
         self.y0() + self.disp.dh() as i64 + 1
     }
-    /// The buffer pixel shown at (clock, line), if the circuit covers it.
-    fn pixel(&self, mem: &LocalMemory, clock: i64, line: i64) -> Option<[u8; 4]> {
-        if clock < self.x0() || clock >= self.x1() || line < self.y0() || line >= self.y1() {
-            return None;
-        }
-        let x = (self.fb.dbx() as i64 + (clock - self.x0()) / self.clock_step) as u32 & 2047;
-        let y = (self.fb.dby() as i64 + (line - self.y0()) / self.line_step) as u32 & 2047;
-        Some(read_display_pixel(mem, self.fb, x, y))
-    }
 }
 
 /// Reads one buffer pixel as a display circuit does (PSMCT32, 24, 16, 16S; other codes read as
 /// 32-bit). 5-bit channels are shifted up by 3.
 pub fn read_display_pixel(mem: &LocalMemory, fb: DispFb, x: u32, y: u32) -> [u8; 4] {
-    let psm = match fb.psm() {
+    let psm = display_psm(fb);
+    display_colour(psm, mem.read_pixel(psm, x, y, fb.fbp() * 32, fb.fbw()))
+}
+
+/// The format a display circuit reads its buffer in.
+fn display_psm(fb: DispFb) -> Psm {
+    match fb.psm() {
         0x01 => Psm::Ct24,
         0x02 => Psm::Ct16,
         0x0a => Psm::Ct16s,
         _ => Psm::Ct32,
-    };
-    let v = mem.read_pixel(psm, x, y, fb.fbp() * 32, fb.fbw());
+    }
+}
+
+/// A stored display pixel's colour.
+#[inline]
+fn display_colour(psm: Psm, v: u32) -> [u8; 4] {
     match psm {
         Psm::Ct16 | Psm::Ct16s => [
             ((v & 0x1f) << 3) as u8,
@@ -265,16 +266,39 @@ pub fn picture(mem: &LocalMemory, p: &DisplayCommand) -> Image {
         255,
     ];
     let mut out = Image::new(w, h, [0, 0, 0, 255]);
+    // Each circuit's buffer column for every picture column and buffer row for every picture
+    // line (or none outside its rectangle), worked out once a frame: a pixel is then two table
+    // reads and a swizzle-table address.
+    let columns = |c: &Circuit| -> Vec<Option<u32>> {
+        (0..w as i64)
+            .map(|px| {
+                let clock = x0 + px * main.clock_step;
+                (clock >= c.x0() && clock < c.x1())
+                    .then(|| (c.fb.dbx() as i64 + (clock - c.x0()) / c.clock_step) as u32 & 2047)
+            })
+            .collect()
+    };
+    let row_of = |c: &Circuit, line: i64| {
+        (line >= c.y0() && line < c.y1())
+            .then(|| (c.fb.dby() as i64 + (line - c.y0()) / c.line_step) as u32 & 2047)
+    };
+    let reader = |c: &Circuit| DisplayReader::new(c.fb);
+    let (cols1, cols2) = (c1.map(|c| columns(&c)), c2.map(|c| columns(&c)));
+    let (read1, read2) = (c1.map(|c| reader(&c)), c2.map(|c| reader(&c)));
     for py in 0..h {
         let line = y0 + py as i64 * main.line_step;
-        for px in 0..w {
-            let clock = x0 + px as i64 * main.clock_step;
-            let back = if pm.slbg() == 0 {
-                c2.and_then(|c| c.pixel(mem, clock, line)).unwrap_or(bg)
-            } else {
-                bg
+        let row1 = c1.and_then(|c| row_of(&c, line)).zip(read1.as_ref());
+        let row2 = c2.and_then(|c| row_of(&c, line)).zip(read2.as_ref());
+        let row_out = &mut out.rgba[(py * w * 4) as usize..((py + 1) * w * 4) as usize];
+        for (px, o) in row_out.chunks_exact_mut(4).enumerate() {
+            let back = match (pm.slbg(), row2, &cols2) {
+                (0, Some((y, r)), Some(cols)) => cols[px].map_or(bg, |x| r.pixel(mem, x, y)),
+                _ => bg,
             };
-            let top = c1.and_then(|c| c.pixel(mem, clock, line));
+            let top = match (row1, &cols1) {
+                (Some((y, r)), Some(cols)) => cols[px].map(|x| r.pixel(mem, x, y)),
+                _ => None,
+            };
             let col = match top {
                 None => back,
                 Some(t) => {
@@ -291,10 +315,32 @@ pub fn picture(mem: &LocalMemory, p: &DisplayCommand) -> Image {
                     ]
                 }
             };
-            out.set(px, py, [col[0], col[1], col[2], 255]);
+            o.copy_from_slice(&[col[0], col[1], col[2], 255]);
         }
     }
     out
+}
+
+/// Reads a display buffer's pixels as a display circuit does ([`read_display_pixel`]'s rules),
+/// with its addresses from [`crate::swizzle`]'s tables.
+struct DisplayReader {
+    psm: Psm,
+    offsets: crate::swizzle::Offsets,
+}
+
+impl DisplayReader {
+    fn new(fb: DispFb) -> DisplayReader {
+        let psm = display_psm(fb);
+        DisplayReader {
+            psm,
+            offsets: crate::swizzle::Offsets::new(psm, fb.fbp() * 32, fb.fbw()),
+        }
+    }
+
+    #[inline]
+    fn pixel(&self, mem: &LocalMemory, x: u32, y: u32) -> [u8; 4] {
+        display_colour(self.psm, mem.read_at(self.psm, self.offsets.address(x, y)))
+    }
 }
 
 impl Pcrtc {
