@@ -91,10 +91,13 @@ fn rate(renderer: SoftwareRenderer, packets: &[u128], pixels: f64, reps: u32) ->
     path.feed(&mut gs, &setup()).expect("setup");
     // One untimed pass: tables and decoded textures are made once in a real run too.
     path.feed(&mut gs, packets).expect("draw");
+    gs.renderer_mut().mem();
     let t = Instant::now();
     for _ in 0..reps {
         path.feed(&mut gs, packets).expect("draw");
     }
+    // Every draw done (the workers' last batch drawn).
+    gs.renderer_mut().mem();
     pixels * reps as f64 / t.elapsed().as_secs_f64() / 1e6
 }
 
@@ -103,9 +106,17 @@ fn rate(renderer: SoftwareRenderer, packets: &[u128], pixels: f64, reps: u32) ->
 fn run(name: &str, packets: &[u128], pixels: f64, reps: u32) {
     let general = rate(SoftwareRenderer::general_only(1), packets, pixels, reps);
     let fast = rate(SoftwareRenderer::new(), packets, pixels, reps * 4);
+    let two = rate(
+        SoftwareRenderer::new().with_threads(2),
+        packets,
+        pixels,
+        reps * 4,
+    );
     println!(
-        "{name}: {fast:.1} Mpixels/s (general path {general:.1} Mpixels/s, {:.1}x)",
-        fast / general
+        "{name}: {fast:.1} Mpixels/s on one thread (general path {general:.1} Mpixels/s, \
+         {:.1}x); 2 threads {two:.1} Mpixels/s ({:.2}x one)",
+        fast / general,
+        two / fast
     );
 }
 
@@ -151,9 +162,10 @@ fn main() {
     frame.extend(triangles(3000, 150));
     let general = busy_frame(SoftwareRenderer::general_only(1), &frame, 5);
     let fast = busy_frame(SoftwareRenderer::new(), &frame, 20);
+    let two = busy_frame(SoftwareRenderer::new().with_threads(2), &frame, 20);
     println!(
-        "busy 512x448 frame: {fast:.1} ms a frame, {:.1} fps (general path {general:.1} ms, \
-         {:.1}x; budget 16.7 ms at 60 fps)",
+        "busy 512x448 frame: {fast:.1} ms a frame on one thread, {:.1} fps (general path \
+         {general:.1} ms, {:.1}x; budget 16.7 ms at 60 fps); 2 threads {two:.1} ms",
         1e3 / fast,
         general / fast
     );

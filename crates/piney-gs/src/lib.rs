@@ -41,6 +41,7 @@ pub mod raster;
 pub mod regs;
 pub mod scenes;
 pub mod sw;
+mod sw_batch;
 mod sw_fast;
 pub mod swizzle;
 pub mod texcache;

@@ -34,6 +34,10 @@ pub struct SoftwareRenderer {
     /// runs the general path (the reference the fast paths are tested against).
     fast: bool,
     stats: SwStats,
+    /// Draws waiting for the workers (crate::sw_batch), when there are any.
+    batch: Batch,
+    /// The workers: `None` draws everything on the calling thread.
+    pool: Option<Arc<rayon::ThreadPool>>,
 }
 
 /// What the software renderer drew, and how.
@@ -45,6 +49,8 @@ pub struct SwStats {
     pub general_draws: u64,
     /// Tiles of texture decoded by the texture cache.
     pub tiles_decoded: u64,
+    /// Batches of draws rasterised by several threads at once.
+    pub shared_batches: u64,
 }
 
 impl Default for SoftwareRenderer {
@@ -53,7 +59,10 @@ impl Default for SoftwareRenderer {
     }
 }
 
+use std::sync::Arc;
+
 use crate::raster::{Frag, PixelState as Setup, TexState, Triangle};
+use crate::sw_batch::{Batch, Refused};
 use crate::sw_fast::{Plan, Words};
 use crate::texcache::{PageSet, TexCache};
 use crate::texel::{Clut, wrap};
@@ -78,6 +87,86 @@ impl SoftwareRenderer {
                 fast_keys: vec![0; crate::sw_fast::KEYS],
                 ..SwStats::default()
             },
+            batch: Batch::new(1),
+            pool: None,
+        }
+    }
+
+    /// Rasterises on `threads` worker threads (1 draws on the calling thread). The pixels do
+    /// not depend on the number (crate::sw_batch). Workers that cannot be started leave the
+    /// renderer on one thread, which is reported in [`SoftwareRenderer::threads`].
+    pub fn with_threads(mut self, threads: u32) -> Self {
+        self.flush();
+        let threads = threads.clamp(1, 64);
+        self.pool = (threads > 1)
+            .then(|| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads as usize)
+                    .thread_name(|i| format!("piney-gs-{i}"))
+                    .build()
+                    .ok()
+            })
+            .flatten()
+            .map(Arc::new);
+        self.batch = Batch::new(if self.pool.is_some() { threads } else { 1 });
+        self
+    }
+
+    /// Hands every batch to the workers however small (tests of the workers' split).
+    #[cfg(test)]
+    pub(crate) fn share_every_batch(mut self) -> Self {
+        self.batch.min_shared = 0;
+        self
+    }
+
+    /// The number of threads drawing.
+    pub fn threads(&self) -> u32 {
+        self.pool
+            .as_ref()
+            .map_or(1, |p| p.current_num_threads() as u32)
+    }
+
+    /// Draws the waiting batch, if any.
+    fn flush(&mut self) {
+        if self.batch.is_empty() {
+            return;
+        }
+        let Some(pool) = self.pool.clone() else {
+            return;
+        };
+        let written = self.batch.run(
+            &mut self.planes[0],
+            &self.clut,
+            &mut self.texcache,
+            &pool,
+            &mut self.stats.fast_keys,
+        );
+        // Textures decoded for the batch saw memory before it: drop them where it drew.
+        self.texcache.written(&written);
+    }
+
+    /// Adds a fast-path draw to the workers' batch; false when it must be drawn here.
+    fn try_batch(&mut self, s: &Setup, cmd: &DrawCommand, written: &PageSet) -> bool {
+        if !matches!(cmd.kind, PrimKind::Triangle | PrimKind::Sprite) {
+            return false;
+        }
+        let sprite = (cmd.kind == PrimKind::Sprite).then(|| crate::raster::sprite(s, cmd));
+        let Some(class) = crate::sw_fast::classify(s, cmd, sprite.as_ref()) else {
+            return false;
+        };
+        if s.tex
+            .as_ref()
+            .is_some_and(|t| TexCache::texture_pages(t).intersects(written))
+        {
+            return false;
+        }
+        match self.batch.push(s, cmd, &class, sprite.as_ref()) {
+            Ok(()) => true,
+            Err(Refused::Alone) => false,
+            Err(Refused::Flush) => {
+                self.flush();
+                self.batch.push(s, cmd, &class, sprite.as_ref()).is_ok()
+            }
         }
     }
 
@@ -94,18 +183,21 @@ impl SoftwareRenderer {
     pub fn stats(&self) -> SwStats {
         SwStats {
             tiles_decoded: self.texcache.tiles_decoded,
+            shared_batches: self.batch.shared_runs,
             ..self.stats.clone()
         }
     }
 
-    /// The local memory (plane 0 at a render scale).
-    pub fn mem(&self) -> &LocalMemory {
+    /// The local memory (plane 0 at a render scale), after every draw so far.
+    pub fn mem(&mut self) -> &LocalMemory {
+        self.flush();
         &self.planes[0]
     }
 
     /// The local memory, writable (plane 0). Decoded textures are dropped: the caller may
     /// change any of it.
     pub fn mem_mut(&mut self) -> &mut LocalMemory {
+        self.flush();
         self.texcache.written(&PageSet::all());
         &mut self.planes[0]
     }
@@ -113,6 +205,7 @@ impl SoftwareRenderer {
     /// Every plane (one at scale 1; see the type's text). Decoded textures are dropped, as by
     /// [`SoftwareRenderer::mem_mut`].
     pub fn planes_mut(&mut self) -> &mut [LocalMemory] {
+        self.flush();
         self.texcache.written(&PageSet::all());
         &mut self.planes
     }
@@ -618,34 +711,13 @@ struct Solid {
     zmax: u64,
 }
 
-/// The pages a draw can write: its vertices' bounding box (one pixel wider each way, for a
-/// line's rounding) within the scissor, in the frame's layout, and in the Z buffer's when Z is
+/// The pages a draw can write: its bounding box within the scissor
+/// ([`crate::sw_batch::draw_bounds`]), in the frame's layout, and in the Z buffer's when Z is
 /// written.
 fn written_pages(s: &Setup, cmd: &DrawCommand) -> PageSet {
-    let mut set = PageSet::default();
-    let v = &cmd.vertices[..cmd.kind.vertex_count()];
-    let (Some(xmin), Some(xmax), Some(ymin), Some(ymax)) = (
-        v.iter().map(|v| v.x).min(),
-        v.iter().map(|v| v.x).max(),
-        v.iter().map(|v| v.y).min(),
-        v.iter().map(|v| v.y).max(),
-    ) else {
-        return set;
-    };
-    let (sx0, sx1, sy0, sy1) = s.scissor;
-    let x0 = ((xmin >> 4) - 1).max(sx0).max(0);
-    let x1 = ((xmax >> 4) + 2).min(sx1).min(2047);
-    let y0 = ((ymin >> 4) - 1).max(sy0).max(0);
-    let y1 = ((ymax >> 4) + 2).min(sy1).min(2047);
-    if x0 > x1 || y0 > y1 {
-        return set;
-    }
-    let (xs, ys) = ((x0 as u32, x1 as u32), (y0 as u32, y1 as u32));
-    set.add_rect(s.fpsm, s.fbp, s.fbw, xs, ys);
-    if !s.zmsk {
-        set.add_rect(s.zpsm, s.zbp, s.fbw, xs, ys);
-    }
-    set
+    crate::sw_batch::draw_bounds(s, cmd).map_or_else(PageSet::default, |(xs, ys)| {
+        crate::sw_batch::target_pages(s, xs, ys)
+    })
 }
 
 /// The pages a transfer rectangle covers.
@@ -696,9 +768,9 @@ impl SoftwareRenderer {
             return false;
         };
         match &sprite {
-            Some(sp) => plan.sprite(mem, sp),
+            Some(sp) => plan.sprite(mem, sp, crate::sw_fast::Band::ALL),
             None => {
-                if !plan.triangle(mem, cmd) {
+                if !plan.triangle(mem, cmd, crate::sw_fast::Band::ALL) {
                     return false;
                 }
             }
@@ -714,6 +786,13 @@ impl Renderer for SoftwareRenderer {
     fn draw(&mut self, cmd: &DrawCommand) {
         let s = Setup::new(cmd);
         let written = written_pages(&s, cmd);
+        if self.pool.is_some() && self.fast && self.scale == 1 {
+            if self.try_batch(&s, cmd, &written) {
+                self.texcache.written(&written);
+                return;
+            }
+            self.flush();
+        }
         if !(self.fast && self.scale == 1 && self.draw_fast(&s, cmd, &written)) {
             self.stats.general_draws += 1;
             match cmd.kind {
@@ -727,6 +806,7 @@ impl Renderer for SoftwareRenderer {
     }
 
     fn memory(&mut self, cmd: MemCommand) {
+        self.flush();
         match cmd {
             MemCommand::HostToLocal { rect, start, data } => {
                 for m in &mut self.planes {
@@ -758,14 +838,17 @@ impl Renderer for SoftwareRenderer {
     }
 
     fn read_back(&mut self, rect: &TransferRect, start: u64, count: u64) -> Vec<u8> {
+        self.flush();
         self.planes[0].read_transfer(rect, start, count)
     }
 
     fn read_memory(&mut self) -> Box<LocalMemory> {
+        self.flush();
         Box::new(self.planes[0].clone())
     }
 
     fn display(&mut self, cmd: &DisplayCommand) {
+        self.flush();
         self.displayed = crate::pcrtc::scaled_picture(&self.planes, self.scale, cmd);
     }
 

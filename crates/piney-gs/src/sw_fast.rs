@@ -24,6 +24,85 @@ use crate::texcache::TexelRect;
 /// Local memory as the fast path takes it.
 pub type Words = [u32; MEM_WORDS];
 
+/// Local memory as the fast path reads and writes it, by word index (below [`MEM_WORDS`]):
+/// the whole of it ([`Words`]), or the pages one worker owns while several draw at once
+/// ([`PagedMem`]).
+pub trait Mem {
+    /// The word at `i`.
+    fn word(&self, i: usize) -> u32;
+    /// Writes the word at `i`.
+    fn set_word(&mut self, i: usize, v: u32);
+}
+
+impl Mem for Words {
+    #[inline(always)]
+    fn word(&self, i: usize) -> u32 {
+        self[i & (MEM_WORDS - 1)]
+    }
+    #[inline(always)]
+    fn set_word(&mut self, i: usize, v: u32) {
+        self[i & (MEM_WORDS - 1)] = v;
+    }
+}
+
+/// Words in a page.
+pub const PAGE_WORDS: usize = 2048;
+
+/// The pages of local memory one worker owns (the others are `None`). A worker only touches
+/// pixels of its own rows, and a batch is built so that those live in its own pages
+/// (crate::sw's batching); a word outside them reads 0 and is not written.
+pub struct PagedMem<'a> {
+    /// Every page, in order.
+    pub pages: Vec<Option<&'a mut [u32]>>,
+}
+
+impl Mem for PagedMem<'_> {
+    #[inline(always)]
+    fn word(&self, i: usize) -> u32 {
+        match self.pages.get(i / PAGE_WORDS) {
+            Some(Some(p)) => p.get(i % PAGE_WORDS).copied().unwrap_or(0),
+            _ => 0,
+        }
+    }
+    #[inline(always)]
+    fn set_word(&mut self, i: usize, v: u32) {
+        if let Some(Some(p)) = self.pages.get_mut(i / PAGE_WORDS)
+            && let Some(w) = p.get_mut(i % PAGE_WORDS)
+        {
+            *w = v;
+        }
+    }
+}
+
+/// The rows a worker draws: strips of [`STRIP_ROWS`] rows dealt out in turn to `of` workers
+/// (every row when `of` is 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Band {
+    /// This worker.
+    pub worker: u32,
+    /// Workers in all.
+    pub of: u32,
+}
+
+/// Rows in a strip: a multiple of every frame and Z format's page height (32 or 64 rows), so
+/// that a page of a frame or Z buffer holds rows of one strip only.
+pub const STRIP_ROWS: u32 = 64;
+
+impl Band {
+    /// Every row.
+    pub const ALL: Band = Band { worker: 0, of: 1 };
+
+    /// The worker that draws row `y` among `of`.
+    pub fn worker_of(y: u32, of: u32) -> u32 {
+        (y / STRIP_ROWS) % of.max(1)
+    }
+
+    #[inline]
+    fn has(&self, y: i64) -> bool {
+        self.of <= 1 || Band::worker_of(y as u32, self.of) == self.worker
+    }
+}
+
 /// Key bits (see the module's text). Texturing is the key divided by [`TEX_UNIT`].
 const ZTEST: usize = 1;
 const ZWRITE: usize = 2;
@@ -45,7 +124,7 @@ macro_rules! dispatch {
     };
     (@arms $key:expr, $f:ident, $args:tt, [$($k:literal)*]) => {
         match $key {
-            $($k => $f::<$k> $args,)*
+            $($k => $f::<$k, _> $args,)*
             _ => unreachable!("fast-path keys run to {}", KEYS - 1),
         }
     };
@@ -194,7 +273,8 @@ pub struct Plan<'a> {
     dither: Option<Dimx>,
 }
 
-/// The per-draw facts [`Plan::new`] needs from the texture cache: the decoded texels.
+/// How the fast paths take a draw ([`classify`]).
+#[derive(Clone, Debug)]
 pub struct Classified {
     /// The key without texturing.
     key: usize,
@@ -346,15 +426,15 @@ impl<'a> Plan<'a> {
     }
 
     /// Draws a sprite.
-    pub fn sprite(&self, mem: &mut Words, sp: &Sprite) {
-        dispatch!(self.key, sprite_k, (self, mem, sp));
+    pub fn sprite<M: Mem>(&self, mem: &mut M, sp: &Sprite, band: Band) {
+        dispatch!(self.key, sprite_k, (self, mem, sp, band));
     }
 
     /// Draws a triangle; false (nothing drawn) when it is too large for the fast walker.
-    pub fn triangle(&self, mem: &mut Words, cmd: &DrawCommand) -> bool {
+    pub fn triangle<M: Mem>(&self, mem: &mut M, cmd: &DrawCommand, band: Band) -> bool {
         let flat = cmd.vertices[2].rgba.map(|c| c as i32);
         let gouraud = cmd.prim.iip() != 0;
-        walk_triangle(self.s, cmd, |row| {
+        walk_triangle(self.s, cmd, band, |row| {
             dispatch!(self.key, span_k, (self, mem, flat, gouraud, row))
         })
     }
@@ -367,7 +447,7 @@ impl<'a> Plan<'a> {
     }
 }
 
-fn sprite_k<const K: usize>(p: &Plan, mem: &mut Words, sp: &Sprite) {
+fn sprite_k<const K: usize, M: Mem>(p: &Plan, mem: &mut M, sp: &Sprite, band: Band) {
     let b = &sp.base;
     let tex = K / TEX_UNIT;
     let linear = tex == TEX_LINEAR;
@@ -380,6 +460,9 @@ fn sprite_k<const K: usize>(p: &Plan, mem: &mut Words, sp: &Sprite) {
         )
     });
     for (j, y) in (sp.y0..sp.y1).enumerate() {
+        if !band.has(y) {
+            continue;
+        }
         let y = y as u32;
         if p.row_masked(y) {
             continue;
@@ -405,12 +488,12 @@ fn sprite_k<const K: usize>(p: &Plan, mem: &mut Words, sp: &Sprite) {
                 }
                 _ => 0,
             };
-            shade::<K>(p, mem, x as u32, y, &frow, &zrow, b.rgba, b.z, b.f, texel);
+            shade::<K, M>(p, mem, x as u32, y, &frow, &zrow, b.rgba, b.z, b.f, texel);
         }
     }
 }
 
-fn span_k<const K: usize>(p: &Plan, mem: &mut Words, flat: [i32; 4], gouraud: bool, row: &Row) {
+fn span_k<const K: usize, M: Mem>(p: &Plan, mem: &mut M, flat: [i32; 4], gouraud: bool, row: &Row) {
     let y = row.y as u32;
     if p.row_masked(y) {
         return;
@@ -444,7 +527,7 @@ fn span_k<const K: usize>(p: &Plan, mem: &mut Words, flat: [i32; 4], gouraud: bo
             }
             _ => 0,
         };
-        shade::<K>(p, mem, x as u32, y, &frow, &zrow, rgba, zv, fv, texel);
+        shade::<K, M>(p, mem, x as u32, y, &frow, &zrow, rgba, zv, fv, texel);
         l.step(row.den);
         for (ni, d) in n.iter_mut().zip(dn) {
             *ni += d;
@@ -521,6 +604,14 @@ struct RowAttr {
     dry: i64,
 }
 
+/// True when [`Plan::triangle`] takes the triangle (its area is within the lanes' range).
+pub fn walkable(cmd: &DrawCommand) -> bool {
+    let v = &cmd.vertices;
+    let p = |i: usize| (v[i].x as i64, v[i].y as i64);
+    let area = (p(1).0 - p(0).0) * (p(2).1 - p(0).1) - (p(2).0 - p(0).0) * (p(1).1 - p(0).1);
+    area.abs() < MAX_AREA
+}
+
 /// The largest doubled triangle area (in 1/256 pixel squared) the walker takes: remainders
 /// stay below 2^29, and a Z numerator (`area * 2^32` at most) fits in an i64.
 const MAX_AREA: i64 = 1 << 29;
@@ -571,7 +662,7 @@ impl Edge {
 /// dividing for every span. `f` gets the row, the columns and the lanes at the first column
 /// (and the perspective numerators there). False when the triangle is too large for the lanes
 /// (nothing was drawn; the caller walks it the general way).
-fn walk_triangle(s: &PixelState, cmd: &DrawCommand, mut f: impl FnMut(&Row)) -> bool {
+fn walk_triangle(s: &PixelState, cmd: &DrawCommand, band: Band, mut f: impl FnMut(&Row)) -> bool {
     let v = &cmd.vertices;
     let p = |i: usize| (v[i].x as i64, v[i].y as i64);
     let area = (p(1).0 - p(0).0) * (p(2).1 - p(0).1) - (p(2).0 - p(0).0) * (p(1).1 - p(0).1);
@@ -665,7 +756,7 @@ fn walk_triangle(s: &PixelState, cmd: &DrawCommand, mut f: impl FnMut(&Row)) -> 
             lower.get_or_insert_with(|| Edge::at(m, b, py)).x()
         };
         let (lo, hi) = (xl.min(xs).max(sx0), xl.max(xs).min(sx1 + 1));
-        if lo >= hi {
+        if lo >= hi || !band.has(py) {
             continue;
         }
         let x16 = lo * 16;
@@ -727,40 +818,41 @@ fn walk_triangle(s: &PixelState, cmd: &DrawCommand, mut f: impl FnMut(&Row)) -> 
 }
 
 #[inline(always)]
-fn read16(mem: &Words, half: u32) -> u32 {
-    (mem[(half >> 1) as usize & (MEM_WORDS - 1)] >> ((half & 1) * 16)) & 0xffff
+fn read16<M: Mem>(mem: &M, half: u32) -> u32 {
+    (mem.word((half >> 1) as usize & (MEM_WORDS - 1)) >> ((half & 1) * 16)) & 0xffff
 }
 
 #[inline(always)]
-fn write16_keep(mem: &mut Words, half: u32, value: u32, keep: u32) {
+fn write16_keep<M: Mem>(mem: &mut M, half: u32, value: u32, keep: u32) {
     let sh = (half & 1) * 16;
-    let w = &mut mem[(half >> 1) as usize & (MEM_WORDS - 1)];
-    let old = (*w >> sh) & 0xffff;
+    let i = (half >> 1) as usize & (MEM_WORDS - 1);
+    let w = mem.word(i);
+    let old = (w >> sh) & 0xffff;
     let v = (old & keep) | (value & !keep & 0xffff);
-    *w = (*w & !(0xffff << sh)) | (v << sh);
+    mem.set_word(i, (w & !(0xffff << sh)) | (v << sh));
 }
 
 /// A Z buffer value (the Z formats, or the colour formats a Z buffer takes when the frame is
 /// a Z format), as [`crate::mem::LocalMemory::read_at`] reads it.
 #[inline(always)]
-fn read_z(mem: &Words, psm: Psm, a: u32) -> u32 {
+fn read_z<M: Mem>(mem: &M, psm: Psm, a: u32) -> u32 {
     match psm {
         Psm::Z16 | Psm::Z16s | Psm::Ct16 | Psm::Ct16s => read16(mem, a),
-        Psm::Z24 | Psm::Ct24 => mem[a as usize & (MEM_WORDS - 1)] & 0x00ff_ffff,
-        _ => mem[a as usize & (MEM_WORDS - 1)],
+        Psm::Z24 | Psm::Ct24 => mem.word(a as usize & (MEM_WORDS - 1)) & 0x00ff_ffff,
+        _ => mem.word(a as usize & (MEM_WORDS - 1)),
     }
 }
 
 /// Writes a Z value as [`crate::mem::LocalMemory::write_at`] does.
 #[inline(always)]
-fn write_z(mem: &mut Words, psm: Psm, a: u32, z: u32) {
+fn write_z<M: Mem>(mem: &mut M, psm: Psm, a: u32, z: u32) {
     match psm {
         Psm::Z16 | Psm::Z16s | Psm::Ct16 | Psm::Ct16s => write16_keep(mem, a, z, 0),
         Psm::Z24 | Psm::Ct24 => {
-            let w = &mut mem[a as usize & (MEM_WORDS - 1)];
-            *w = (*w & 0xff00_0000) | (z & 0x00ff_ffff);
+            let i = a as usize & (MEM_WORDS - 1);
+            mem.set_word(i, (mem.word(i) & 0xff00_0000) | (z & 0x00ff_ffff));
         }
-        _ => mem[a as usize & (MEM_WORDS - 1)] = z,
+        _ => mem.set_word(a as usize & (MEM_WORDS - 1), z),
     }
 }
 
@@ -777,9 +869,9 @@ fn unpack(c: u32) -> [i32; 4] {
 /// The pixel pipeline of [`crate::sw`]'s general path for key `K`, at pixel (x, y) with the
 /// interpolated colour, Z and fog, and the (filtered) texel when textured.
 #[inline(always)]
-fn shade<const K: usize>(
+fn shade<const K: usize, M: Mem>(
     p: &Plan,
-    mem: &mut Words,
+    mem: &mut M,
     x: u32,
     y: u32,
     frow: &RowOffsets,
@@ -834,7 +926,7 @@ fn shade<const K: usize>(
     let dst = if date || (fb_write && K & BLEND != 0) {
         match fbits {
             16 => read16(mem, faddr),
-            _ => mem[faddr as usize & (MEM_WORDS - 1)],
+            _ => mem.word(faddr as usize & (MEM_WORDS - 1)),
         }
     } else {
         0
@@ -945,8 +1037,8 @@ fn shade<const K: usize>(
                     | ((a as u32) << 24);
                 let fmt = if fbits == 24 { 0x00ff_ffff } else { u32::MAX };
                 let write = !mask & fmt;
-                let w = &mut mem[faddr as usize & (MEM_WORDS - 1)];
-                *w = (*w & !write) | (v & write);
+                let i = faddr as usize & (MEM_WORDS - 1);
+                mem.set_word(i, (mem.word(i) & !write) | (v & write));
             }
         }
     }

@@ -43,9 +43,21 @@ fn fast_paths_equal_the_general_path_on_random_scenes() {
 /// as it is.
 #[test]
 fn a_texture_drawn_into_is_sampled_anew() {
+    // On one thread, and on workers with every batch shared (a draw sampling what an earlier
+    // draw of the same batch wrote must end the batch).
+    for threads in [1, 2, 4] {
+        texture_drawn_into(
+            SoftwareRenderer::new()
+                .with_threads(threads)
+                .share_every_batch(),
+        );
+    }
+}
+
+fn texture_drawn_into(r: SoftwareRenderer) {
     use crate::gs::{Gs, reg};
     use crate::psm::Psm;
-    let mut g = Gs::new(SoftwareRenderer::new());
+    let mut g = Gs::new(r);
     let frame = |g: &mut Gs<SoftwareRenderer>, fbp: u64| {
         g.write_reg(reg::FRAME_1, fbp | 1 << 16).unwrap();
     };
@@ -177,4 +189,35 @@ fn an_indexed_texture_follows_a_new_clut() {
         0x8044_5566
     );
     assert_eq!(g.renderer().stats().general_draws, 0);
+}
+
+/// The same scenes drawn by 1, 2, 3 and 4 threads (every batch handed to the workers): the
+/// same memory, word for word, and the same readbacks.
+#[test]
+fn any_number_of_threads_draws_the_same_pixels() {
+    let mut shared = 0;
+    for seed in 300..360 {
+        let cmds = scene_with(seed, 60, seed % 4 == 0, seed % 2 == 1);
+        let mut one = SoftwareRenderer::new();
+        let want = replay(&mut one, &cmds);
+        for threads in [2, 3, 4] {
+            let mut many = SoftwareRenderer::new()
+                .with_threads(threads)
+                .share_every_batch();
+            assert_eq!(many.threads(), threads);
+            let got = replay(&mut many, &cmds);
+            assert_eq!(
+                want, got,
+                "scene {seed}, {threads} threads: readbacks differ"
+            );
+            if let Some(d) = first_difference(
+                std::slice::from_ref(one.mem()),
+                std::slice::from_ref(many.mem()),
+            ) {
+                panic!("scene {seed}, {threads} threads: {d}");
+            }
+            shared += many.stats().shared_batches;
+        }
+    }
+    assert!(shared > 100, "only {shared} batches went to the workers");
 }

@@ -142,7 +142,7 @@ pub struct TexelRect {
 
 /// What an entry's colours depend on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct TexKey {
+pub struct TexKey {
     psm: Psm,
     bp: u32,
     bw: u32,
@@ -190,6 +190,8 @@ struct Entry {
     valid: Vec<u64>,
     tiles_w: u32,
     last_use: u64,
+    /// Prepared for draws that have not run yet: not evicted until [`TexCache::unpin`].
+    pinned: bool,
 }
 
 /// The texture cache and the page generations it is checked by.
@@ -265,6 +267,20 @@ impl TexCache {
         t: &TexState,
         rect: TexelRect,
     ) -> &[u32] {
+        let key = self.prepare(mem, clut, t, rect);
+        self.unpin();
+        self.decoded(&key).unwrap_or(&[])
+    }
+
+    /// Decodes at least `rect` of `t`'s level 0 and keeps the entry (pinned) until
+    /// [`TexCache::unpin`], for a draw that runs later; [`TexCache::decoded`] gives its texels.
+    pub fn prepare(
+        &mut self,
+        mem: &LocalMemory,
+        clut: &Clut,
+        t: &TexState,
+        rect: TexelRect,
+    ) -> TexKey {
         self.tick += 1;
         let key = TexKey::of(t, self.clut_gen);
         let i = match self.entries.iter().position(|e| e.key == key) {
@@ -275,6 +291,7 @@ impl TexCache {
         let page_gen = &self.page_gen;
         let e = &mut self.entries[i];
         e.last_use = tick;
+        e.pinned = true;
         if e.pages
             .iter()
             .zip(&e.gens)
@@ -309,16 +326,34 @@ impl TexCache {
                 }
             }
         }
-        &self.entries[i].data
+        key
+    }
+
+    /// The texels of a prepared entry.
+    pub fn decoded(&self, key: &TexKey) -> Option<&[u32]> {
+        self.entries
+            .iter()
+            .find(|e| e.key == *key)
+            .map(|e| e.data.as_slice())
+    }
+
+    /// The draws prepared for have run: their entries may be evicted again.
+    pub fn unpin(&mut self) {
+        for e in &mut self.entries {
+            e.pinned = false;
+        }
     }
 
     fn insert(&mut self, key: TexKey) -> usize {
         let (w, h) = (1u32 << key.tw, 1u32 << key.th);
         let texels = (w * h) as usize;
-        while self.held + texels > MAX_TEXELS && !self.entries.is_empty() {
-            let oldest = (0..self.entries.len())
+        while self.held + texels > MAX_TEXELS {
+            let Some(oldest) = (0..self.entries.len())
+                .filter(|&i| !self.entries[i].pinned)
                 .min_by_key(|&i| self.entries[i].last_use)
-                .unwrap_or(0);
+            else {
+                break;
+            };
             self.held -= self.entries[oldest].data.len();
             self.entries.swap_remove(oldest);
         }
@@ -345,6 +380,7 @@ impl TexCache {
             valid: vec![0; tiles.div_ceil(64)],
             tiles_w,
             last_use: self.tick,
+            pinned: false,
         });
         self.entries.len() - 1
     }
