@@ -232,7 +232,21 @@ pub struct Gs<R: Renderer> {
     /// The privileged registers.
     pub privileged: Privileged,
     draws: u64,
+    /// Image data gathered for the renderer (one host->local command for many qwords), sent
+    /// before any other command.
+    upload: Option<Upload>,
 }
+
+/// Host->local data not yet sent: pixels `start..` of `rect`.
+#[derive(Debug, Clone)]
+struct Upload {
+    rect: TransferRect,
+    start: u64,
+    data: Vec<u8>,
+}
+
+/// Gathered image data goes to the renderer at this size, if nothing else sends it first.
+const UPLOAD_CHUNK: usize = 1 << 20;
 
 /// MIPTBP1 as TEX1.MTBA derives it on a TEX0 write (not TEX2), for textures at least 32 texels
 /// wide (TW 5..10) in a colour format. Facts from PCSX2 `GSState::GIFRegHandlerTEX0`: levels
@@ -302,6 +316,7 @@ impl<R: Renderer> Gs<R> {
             pending_signal: None,
             privileged: Self::new_privileged(),
             draws: 0,
+            upload: None,
         }
     }
 
@@ -313,19 +328,36 @@ impl<R: Renderer> Gs<R> {
         }
     }
 
-    /// The renderer.
+    /// The renderer. Image data of a host->local transfer may still be gathering here (see
+    /// [`Gs::renderer_mut`]).
     pub fn renderer(&self) -> &R {
         &self.renderer
     }
 
-    /// The renderer, mutably (to read its local memory, for instance).
+    /// The renderer, mutably (to read its local memory, for instance), with every command so
+    /// far sent to it.
     pub fn renderer_mut(&mut self) -> &mut R {
+        self.out()
+    }
+
+    /// Gives the renderer back, with every command so far sent to it.
+    pub fn into_renderer(mut self) -> R {
+        self.send_upload();
+        self.renderer
+    }
+
+    /// The renderer after the gathered image data: every command goes out through here, so
+    /// the renderer sees them in order.
+    fn out(&mut self) -> &mut R {
+        self.send_upload();
         &mut self.renderer
     }
 
-    /// Gives the renderer back.
-    pub fn into_renderer(self) -> R {
-        self.renderer
+    fn send_upload(&mut self) {
+        if let Some(Upload { rect, start, data }) = self.upload.take() {
+            self.renderer
+                .memory(MemCommand::HostToLocal { rect, start, data });
+        }
     }
 
     /// Primitives drawn so far.
@@ -361,6 +393,8 @@ impl<R: Renderer> Gs<R> {
     /// Resets the drawing state (CSR.RESET): general registers, vertex queue, transfers and the
     /// readback FIFO. Local memory, the CLUT buffer and the display registers stay.
     pub fn reset(&mut self) {
+        // Image data that arrived before the reset is in memory.
+        self.send_upload();
         self.s = State::new();
         self.fifo.clear();
         self.pending_signal = None;
@@ -522,18 +556,32 @@ impl<R: Renderer> Gs<R> {
         if usable == 0 {
             return;
         }
-        let data: Vec<u8> = h.pending.drain(..usable).collect();
         let start = h.done;
         let px = (usable * 8 / bits) as u64;
         h.done += px;
         let rect = h.rect;
-        if h.done >= rect.pixels() {
+        // Gathered with the data before it when it follows on (one command for many qwords).
+        match &mut self.upload {
+            Some(u)
+                if u.rect == rect
+                    && u.start + (u.data.len() * 8 / bits) as u64 == start
+                    && u.data.len() < UPLOAD_CHUNK =>
+            {
+                u.data.extend(h.pending.drain(..usable));
+            }
+            _ => {
+                let data: Vec<u8> = h.pending.drain(..usable).collect();
+                self.send_upload();
+                self.upload = Some(Upload { rect, start, data });
+            }
+        }
+        if let Some(h) = &self.s.host
+            && h.done >= rect.pixels()
+        {
             // The transfer ends with its last pixel; anything after it is dropped.
             self.s.host = None;
             self.s.trxdir = 3;
         }
-        self.renderer
-            .memory(MemCommand::HostToLocal { rect, start, data });
     }
 
     fn dest_rect(&self) -> Result<TransferRect, GsError> {
@@ -577,7 +625,7 @@ impl<R: Renderer> Gs<R> {
             }
             1 => {
                 let rect = self.src_rect()?;
-                let data = self.renderer.read_back(&rect, 0, rect.pixels());
+                let data = self.out().read_back(&rect, 0, rect.pixels());
                 self.fifo.extend(data);
                 // The FIFO moves whole qwords: pad the tail.
                 while !self.fifo.len().is_multiple_of(16) {
@@ -588,7 +636,7 @@ impl<R: Renderer> Gs<R> {
                 let src = self.src_rect()?;
                 let dst = self.dest_rect()?;
                 let dir = self.s.trxpos.dir();
-                self.renderer
+                self.out()
                     .memory(MemCommand::LocalToLocal { src, dst, dir });
             }
             _ => {}
@@ -623,10 +671,8 @@ impl<R: Renderer> Gs<R> {
             _ => false,
         };
         if load {
-            self.renderer.memory(MemCommand::LoadClut {
-                tex0: t,
-                texclut: self.s.env.texclut,
-            });
+            let texclut = self.s.env.texclut;
+            self.out().memory(MemCommand::LoadClut { tex0: t, texclut });
         }
     }
 
@@ -703,7 +749,7 @@ impl<R: Renderer> Gs<R> {
         }
         if kick {
             self.draws += 1;
-            self.renderer.draw(&cmd);
+            self.out().draw(&cmd);
         }
     }
 
@@ -736,7 +782,7 @@ impl<R: Renderer> Gs<R> {
 
     /// Replaces local memory (dump replay, save states), in order with earlier commands.
     pub fn set_memory(&mut self, mem: Box<crate::LocalMemory>) {
-        self.renderer.memory(MemCommand::SetMemory(mem));
+        self.out().memory(MemCommand::SetMemory(mem));
     }
 
     /// The privileged registers as an 8 KiB block laid out as at 0x12000000 (the form GS dumps
@@ -886,13 +932,13 @@ impl<R: Renderer> Gs<R> {
 
     /// A copy of local memory with every command applied (a readback from the renderer).
     pub fn local_memory(&mut self) -> Box<crate::LocalMemory> {
-        self.renderer.read_memory()
+        self.out().read_memory()
     }
 
     /// Shows this frame: sends the PCRTC's registers to the renderer and returns them.
     pub fn display(&mut self, pcrtc: crate::Pcrtc) -> crate::DisplayCommand {
         let cmd = crate::DisplayCommand::new(&self.privileged, pcrtc);
-        self.renderer.display(&cmd);
+        self.out().display(&cmd);
         cmd
     }
 
@@ -900,6 +946,6 @@ impl<R: Renderer> Gs<R> {
     /// (see [`crate::pcrtc::picture`]).
     pub fn display_image(&mut self, pcrtc: crate::Pcrtc) -> crate::Image {
         self.display(pcrtc);
-        self.renderer.display_image()
+        self.out().display_image()
     }
 }

@@ -249,7 +249,7 @@ fn host_to_local_every_psm_and_readback() {
             h,
         };
         assert_eq!(
-            g.renderer().mem.read_transfer(&rect, 0, rect.pixels()),
+            g.renderer_mut().mem.read_transfer(&rect, 0, rect.pixels()),
             data,
             "{psm:?}"
         );
@@ -287,7 +287,7 @@ fn image_data_split_across_writes_24bit() {
     assert!(g.transfer_active());
     g.write_image(&[u128::from_le_bytes(data[16..].try_into().unwrap())]);
     assert!(!g.transfer_active());
-    let m = &g.renderer().mem;
+    let m = &g.renderer_mut().mem;
     assert_eq!(m.read_pixel(Psm::Ct32, 5, 0, 0x200, 1), 0x12_1110);
     assert_eq!(m.read_pixel(Psm::Ct32, 0, 0, 0x200, 1), 0x03_0201);
     // HWREG carries image data 64 bits at a time.
@@ -297,7 +297,7 @@ fn image_data_split_across_writes_24bit() {
     g.write_reg(reg::TRXDIR, 0).unwrap();
     g.write_reg(reg::HWREG, 0x8877_6655_4433_2211).unwrap();
     assert_eq!(
-        g.renderer().mem.read_pixel(Psm::Ct32, 1, 0, 0x200, 1),
+        g.renderer_mut().mem.read_pixel(Psm::Ct32, 1, 0, 0x200, 1),
         0x8877_6655
     );
 }
@@ -587,4 +587,34 @@ fn the_privileged_block_round_trips() {
     let mut h = gs();
     h.load_priv_block(&block);
     assert_eq!(h.privileged, g.privileged);
+}
+
+/// IMAGE data arriving a qword at a time (as the GIF feeds it) reaches the renderer as one
+/// host->local command, sent before the next command of any kind, so the renderer sees the
+/// same memory in the same order.
+#[test]
+fn image_qwords_are_gathered_into_one_upload_sent_before_the_next_command() {
+    let mut g = gs();
+    // A 16 x 16 PSMCT32 upload (64 qwords) at block 0x100, width 1.
+    g.write_reg(reg::BITBLTBUF, 0x100 << 32 | 1 << 48).unwrap();
+    g.write_reg(reg::TRXPOS, 0).unwrap();
+    g.write_reg(reg::TRXREG, 16 | 16 << 32).unwrap();
+    g.write_reg(reg::TRXDIR, 0).unwrap();
+    for i in 0..64u128 {
+        g.write_image(&[i * 0x0101_0101_0101_0101_0101_0101_0101_0101]);
+    }
+    // Nothing sent yet; the next draw sends the upload first.
+    assert!(g.renderer().mem_cmds.is_empty());
+    g.write_reg(reg::PRIM, 0).unwrap();
+    g.write_reg(reg::XYZ2, xyz(0, 0, 0)).unwrap();
+    let r = g.renderer_mut();
+    assert_eq!(r.mem_cmds.len(), 1);
+    match &r.mem_cmds[0] {
+        MemCommand::HostToLocal { start, data, .. } => {
+            assert_eq!((*start, data.len()), (0, 64 * 16));
+            assert_eq!(data[16 * 5], 5);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(r.draws.len(), 1);
 }

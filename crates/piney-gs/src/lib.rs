@@ -55,7 +55,7 @@ pub use mem::LocalMemory;
 pub use pcrtc::{DisplayCommand, FrameFormat, Pcrtc, Presenter};
 pub use psm::Psm;
 pub use sw::{SoftwareRenderer, SwStats};
-pub use threaded::ThreadedRenderer;
+pub use threaded::{RenderTimes, ThreadedRenderer};
 
 #[cfg(test)]
 mod dump_tests;

@@ -3,7 +3,10 @@
 //! command is answered ahead: the worker makes the picture as it reaches the command, and
 //! [`Renderer::display_image`] only collects it.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread::JoinHandle;
+use std::time::Instant;
 
 use crossbeam_channel::{Sender, bounded};
 
@@ -21,6 +24,31 @@ enum Msg {
     Display(Box<DisplayCommand>, Sender<Image>),
 }
 
+/// Host time the renderer's thread spent on commands, and the time its caller waited for it
+/// (replies, or a full queue): for `--stats`, measured at the edge and never seen by the
+/// emulated machine.
+#[derive(Debug, Default)]
+pub struct RenderTimes {
+    busy_ns: AtomicU64,
+    waited_ns: AtomicU64,
+}
+
+impl RenderTimes {
+    /// Seconds the renderer's thread was busy.
+    pub fn busy(&self) -> f64 {
+        self.busy_ns.load(Ordering::Relaxed) as f64 * 1e-9
+    }
+
+    /// Seconds the caller waited for the renderer.
+    pub fn waited(&self) -> f64 {
+        self.waited_ns.load(Ordering::Relaxed) as f64 * 1e-9
+    }
+
+    fn add(counter: &AtomicU64, since: Instant) {
+        counter.fetch_add(since.elapsed().as_nanos() as u64, Ordering::Relaxed);
+    }
+}
+
 /// Runs a [`Renderer`] on a worker thread. If the worker has died (a renderer panic), further
 /// draws are dropped, reads return zeros, and [`ThreadedRenderer::failed`] says so.
 pub struct ThreadedRenderer {
@@ -32,6 +60,7 @@ pub struct ThreadedRenderer {
     last_image: Image,
     failed: bool,
     scale: u32,
+    times: Arc<RenderTimes>,
 }
 
 impl ThreadedRenderer {
@@ -40,10 +69,13 @@ impl ThreadedRenderer {
         let scale = renderer.scale();
         // A bounded queue: the producer waits when the renderer is this far behind.
         let (tx, rx) = bounded::<Msg>(4096);
+        let times = Arc::new(RenderTimes::default());
+        let busy = times.clone();
         let handle = std::thread::Builder::new()
             .name("piney-gs-render".into())
             .spawn(move || {
                 for m in rx {
+                    let started = Instant::now();
                     match m {
                         Msg::Draw(c) => renderer.draw(&c),
                         Msg::Mem(c) => renderer.memory(c),
@@ -58,6 +90,7 @@ impl ThreadedRenderer {
                             let _ = reply.send(renderer.display_image());
                         }
                     }
+                    RenderTimes::add(&busy.busy_ns, started);
                 }
             })
             .ok();
@@ -69,7 +102,13 @@ impl ThreadedRenderer {
             displayed: None,
             last_image: Image::new(0, 0, [0; 4]),
             failed,
+            times,
         }
+    }
+
+    /// The host time the renderer's thread and its caller spent (see [`RenderTimes`]).
+    pub fn times(&self) -> Arc<RenderTimes> {
+        self.times.clone()
     }
 
     /// True once the worker could not be reached.
@@ -78,11 +117,33 @@ impl ThreadedRenderer {
     }
 
     fn send(&mut self, m: Msg) {
-        if let Some(tx) = &self.tx
-            && tx.send(m).is_err()
-        {
+        if let Some(tx) = &self.tx {
+            let started = Instant::now();
+            let sent = match tx.try_send(m) {
+                Ok(()) => Ok(()),
+                // A full queue: the caller waits for the renderer.
+                Err(crossbeam_channel::TrySendError::Full(m)) => {
+                    let r = tx.send(m).map_err(|_| ());
+                    RenderTimes::add(&self.times.waited_ns, started);
+                    r
+                }
+                Err(_) => Err(()),
+            };
+            if sent.is_err() {
+                self.failed = true;
+            }
+        }
+    }
+
+    /// Waits for a reply, counting the wait.
+    fn wait<T>(&mut self, rx: &Receiver<T>) -> Option<T> {
+        let started = Instant::now();
+        let r = rx.recv().ok();
+        RenderTimes::add(&self.times.waited_ns, started);
+        if r.is_none() {
             self.failed = true;
         }
+        r
     }
 }
 
@@ -102,25 +163,17 @@ impl Renderer for ThreadedRenderer {
     fn read_back(&mut self, rect: &TransferRect, start: u64, count: u64) -> Vec<u8> {
         let (tx, rx) = bounded(1);
         self.send(Msg::ReadBack(*rect, start, count, tx));
-        match rx.recv() {
-            Ok(v) => v,
-            Err(_) => {
-                self.failed = true;
-                LocalMemory::new().read_transfer(rect, start, count)
-            }
+        match self.wait(&rx) {
+            Some(v) => v,
+            None => LocalMemory::new().read_transfer(rect, start, count),
         }
     }
 
     fn read_memory(&mut self) -> Box<LocalMemory> {
         let (tx, rx) = bounded(1);
         self.send(Msg::Snapshot(tx));
-        match rx.recv() {
-            Ok(m) => m,
-            Err(_) => {
-                self.failed = true;
-                Box::new(LocalMemory::new())
-            }
-        }
+        self.wait(&rx)
+            .unwrap_or_else(|| Box::new(LocalMemory::new()))
     }
 
     fn display(&mut self, cmd: &DisplayCommand) {
@@ -130,11 +183,10 @@ impl Renderer for ThreadedRenderer {
     }
 
     fn display_image(&mut self) -> Image {
-        if let Some(rx) = self.displayed.take() {
-            match rx.recv() {
-                Ok(img) => self.last_image = img,
-                Err(_) => self.failed = true,
-            }
+        if let Some(rx) = self.displayed.take()
+            && let Some(img) = self.wait(&rx)
+        {
+            self.last_image = img;
         }
         self.last_image.clone()
     }

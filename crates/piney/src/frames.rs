@@ -22,32 +22,62 @@ pub enum RendererKind {
 /// with one line saying so.
 ///
 /// `scale` is the render scale (1 to 8): both renderers draw the frame that many times larger
-/// by the same rules (piney_gs::SoftwareRenderer's text).
+/// by the same rules (piney_gs::SoftwareRenderer's text). `gs_threads` is the number of threads
+/// the software renderer draws on (default: [`default_gs_threads`]).
 pub fn make_renderer(
     kind: Option<RendererKind>,
     windowed: bool,
     scale: u32,
-) -> piney_machine::BoxedRenderer {
-    let sw = || -> piney_machine::BoxedRenderer {
-        Box::new(piney_gs::ThreadedRenderer::new(
-            piney_gs::SoftwareRenderer::with_scale(scale),
-        ))
+    gs_threads: Option<u32>,
+) -> MadeRenderer {
+    let threaded = |name: &'static str, r: piney_gs::ThreadedRenderer| MadeRenderer {
+        name,
+        times: r.times(),
+        renderer: Box::new(r),
+        threads: 1,
+    };
+    let sw = || {
+        let threads = gs_threads.unwrap_or_else(default_gs_threads);
+        let r = piney_gs::SoftwareRenderer::with_scale(scale).with_threads(threads);
+        let threads = r.threads();
+        MadeRenderer {
+            threads,
+            ..threaded("sw", piney_gs::ThreadedRenderer::new(r))
+        }
     };
     match kind {
         Some(RendererKind::Sw) => sw(),
         None if !windowed => sw(),
         Some(RendererKind::Wgpu) => match piney_gs_wgpu::WgpuRenderer::with_scale(scale) {
-            Ok(r) => Box::new(piney_gs::ThreadedRenderer::new(r)),
+            Ok(r) => threaded("wgpu", piney_gs::ThreadedRenderer::new(r)),
             Err(e) => {
                 eprintln!("piney: --renderer wgpu: {e}; drawing with the software renderer");
                 sw()
             }
         },
         None => match piney_gs_wgpu::WgpuRenderer::with_scale(scale) {
-            Ok(r) if !r.is_software() => Box::new(piney_gs::ThreadedRenderer::new(r)),
+            Ok(r) if !r.is_software() => threaded("wgpu", piney_gs::ThreadedRenderer::new(r)),
             _ => sw(),
         },
     }
+}
+
+/// A renderer made by [`make_renderer`], with what `--stats` reports of it.
+pub struct MadeRenderer {
+    /// The renderer, on its own thread.
+    pub renderer: piney_machine::BoxedRenderer,
+    /// `sw` or `wgpu`.
+    pub name: &'static str,
+    /// Threads drawing (the software renderer's workers; 1 for wgpu).
+    pub threads: u32,
+    /// Host time spent drawing and waiting for the drawing.
+    pub times: std::sync::Arc<piney_gs::RenderTimes>,
+}
+
+/// The software renderer's default threads: the machine's cores less one (the EE's), at least
+/// one.
+pub fn default_gs_threads() -> u32 {
+    std::thread::available_parallelism().map_or(1, |n| (n.get() as u32).saturating_sub(1).max(1))
 }
 
 /// Options of `piney replay`.
@@ -74,6 +104,10 @@ pub struct ReplayArgs {
     /// grid, readbacks native; frames are N times the size.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=8))]
     pub render_scale: u32,
+    /// Threads the software renderer draws on, 1 to 64 (the same pixels whatever the number).
+    /// Default: the machine's cores less one.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub gs_threads: Option<u32>,
     /// What --dump-frames writes: `presented` (what a player sees: moved by the display offset,
     /// 4:3) or `display` (the display circuits' own pixels, as PCSX2's GS runner writes them).
     #[arg(long, value_enum, default_value = "presented")]
@@ -100,7 +134,7 @@ impl From<DumpFormat> for piney_gs::FrameFormat {
 
 /// `piney replay`: exit 0 when the dump replays, 1 with one line on stderr when it cannot.
 pub fn replay(args: &ReplayArgs) -> ExitCode {
-    let renderer = make_renderer(args.renderer, false, args.render_scale);
+    let renderer = make_renderer(args.renderer, false, args.render_scale, args.gs_threads).renderer;
     let opts = ReplayOptions {
         pcrtc: piney_gs::Pcrtc {
             deflicker: args.deflicker,

@@ -41,6 +41,10 @@ pub struct RunOptions {
     /// times the size.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=8))]
     pub render_scale: u32,
+    /// Threads the software renderer draws on, 1 to 64 (the same pixels whatever the number).
+    /// Default: the machine's cores less one (the EE runs on the other).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub gs_threads: Option<u32>,
     /// Record what the GS receives as a PCSX2 GS dump (FILE.gs, .gs.zst or .gs.xz), written
     /// when the run ends; `piney replay FILE` gives the run's frames again.
     #[arg(long, value_name = "FILE")]
@@ -343,9 +347,15 @@ pub fn run_image(
         },
         None => None,
     };
-    let renderer = crate::frames::make_renderer(opts.renderer, !opts.headless, opts.render_scale);
+    let made = crate::frames::make_renderer(
+        opts.renderer,
+        !opts.headless,
+        opts.render_scale,
+        opts.gs_threads,
+    );
+    let (gs_name, gs_threads, gs_times) = (made.name, made.threads, made.times);
     let mut machine = Machine::new(Box::new(std::io::stdout()));
-    machine.attach_renderer(renderer);
+    machine.attach_renderer(made.renderer);
     let card = |given: &Option<PathBuf>, n: u32| {
         given
             .clone()
@@ -486,6 +496,14 @@ pub fn run_image(
             100.0 * iop / wall.max(1e-9),
             frames / wall.max(1e-9),
             frames / (wall - iop).max(1e-9)
+        );
+        // What the GS cost: its renderer's own thread(s), and how long the EE's thread waited
+        // for it (a full queue, readbacks, the picture).
+        eprintln!(
+            "piney: GS: renderer {gs_name} on {gs_threads} thread(s), busy {:.3} s ({:.1}% of the run); the EE waited {:.3} s for it",
+            gs_times.busy(),
+            100.0 * gs_times.busy() / wall.max(1e-9),
+            gs_times.waited()
         );
         // What the sound cost: the SPU2's samples (inside the IOP's slices).
         let spu2 = spu2_time.get();
