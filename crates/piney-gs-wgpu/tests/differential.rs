@@ -5,8 +5,8 @@
 //! whatever adapter wgpu finds (Mesa's lavapipe in CI); with none, the test fails and says so,
 //! because a skipped check proves nothing.
 
-use piney_gs::{LocalMemory, Renderer};
 use piney_gs::scenes::{first_difference, replay, scene};
+use piney_gs::{LocalMemory, Renderer};
 use piney_gs_wgpu::WgpuRenderer;
 
 fn gpu(scale: u32) -> WgpuRenderer {

@@ -342,6 +342,27 @@ impl TransferRect {
         self.w as u64 * self.h as u64
     }
 
+    /// Calls `f(i, x, y, len)` for each run of pixels `start .. start + count` within one row:
+    /// the run's first pixel number counted from `start`, its first column (to wrap at 2048 as
+    /// the pixels go on) and row, both already wrapped as [`TransferRect::pixel_xy`] does, and
+    /// its length.
+    pub fn for_each_row(&self, start: u64, count: u64, mut f: impl FnMut(u64, u32, u32, u32)) {
+        let w = self.w.max(1) as u64;
+        let mut n = 0;
+        while n < count {
+            let p = start + n;
+            let (row, col) = (p / w, p % w);
+            let len = (w - col).min(count - n);
+            f(
+                n,
+                ((self.x as u64 + col) & 2047) as u32,
+                ((self.y as u64 + row) & 2047) as u32,
+                len as u32,
+            );
+            n += len;
+        }
+    }
+
     /// Coordinates of pixel number `n` (row-major), wrapping at 2048 as the GS's 11-bit
     /// coordinates do.
     pub fn pixel_xy(&self, n: u64) -> (u32, u32) {
@@ -361,27 +382,27 @@ impl LocalMemory {
     pub fn write_transfer(&mut self, rect: &TransferRect, start: u64, data: &[u8]) -> u64 {
         let total = rect.pixels();
         let bits = rect.psm.transfer_bits() as usize;
-        let count = (data.len() * 8 / bits) as u64;
-        let mut n = 0;
-        while n < count && start + n < total {
-            let i = n as usize;
-            let v = match bits {
-                32 => u32::from_le_bytes([
-                    data[i * 4],
-                    data[i * 4 + 1],
-                    data[i * 4 + 2],
-                    data[i * 4 + 3],
-                ]),
-                24 => u32::from_le_bytes([data[i * 3], data[i * 3 + 1], data[i * 3 + 2], 0]),
-                16 => u16::from_le_bytes([data[i * 2], data[i * 2 + 1]]) as u32,
-                8 => data[i] as u32,
-                _ => (data[i / 2] as u32 >> ((i & 1) * 4)) & 0xf,
-            };
-            let (x, y) = rect.pixel_xy(start + n);
-            self.write_pixel(rect.psm, x, y, rect.bp, rect.bw, v);
-            n += 1;
-        }
-        n
+        let count = ((data.len() * 8 / bits) as u64).min(total.saturating_sub(start));
+        let value = |i: usize| match bits {
+            32 => u32::from_le_bytes([
+                data[i * 4],
+                data[i * 4 + 1],
+                data[i * 4 + 2],
+                data[i * 4 + 3],
+            ]),
+            24 => u32::from_le_bytes([data[i * 3], data[i * 3 + 1], data[i * 3 + 2], 0]),
+            16 => u16::from_le_bytes([data[i * 2], data[i * 2 + 1]]) as u32,
+            8 => data[i] as u32,
+            _ => (data[i / 2] as u32 >> ((i & 1) * 4)) & 0xf,
+        };
+        rect.for_each_row(start, count, |n, x, y, len| {
+            let row = crate::swizzle::Offsets::new(rect.psm, rect.bp, rect.bw).row(y);
+            for k in 0..len {
+                let a = row.address((x + k) & 2047);
+                self.write_at(rect.psm, a, value((n + k as u64) as usize));
+            }
+        });
+        count
     }
 
     /// Reads `count` pixels of `rect` from pixel number `start`, packed like
