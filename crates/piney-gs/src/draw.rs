@@ -182,6 +182,11 @@ pub trait Renderer {
     fn scale(&self) -> u32 {
         1
     }
+    /// A line on how the renderer drew so far (for `--stats`), after every earlier command;
+    /// `None` when it keeps no such figures.
+    fn report(&mut self) -> Option<String> {
+        None
+    }
 }
 
 /// A boxed renderer is a renderer, so the choice can be made at run time
@@ -207,6 +212,9 @@ impl<R: Renderer + ?Sized> Renderer for Box<R> {
     }
     fn scale(&self) -> u32 {
         (**self).scale()
+    }
+    fn report(&mut self) -> Option<String> {
+        (**self).report()
     }
 }
 
@@ -248,5 +256,8 @@ impl<R: Renderer> Renderer for Option<R> {
     }
     fn scale(&self) -> u32 {
         self.as_ref().map_or(1, |r| r.scale())
+    }
+    fn report(&mut self) -> Option<String> {
+        self.as_mut().and_then(|r| r.report())
     }
 }

@@ -319,6 +319,24 @@ pub const DIV_SATURATE: u64 = 1 << 31;
 /// `floor(a * 2^sh / b)` for `a < 2^62` and `0 < b < 2^62`, saturated at [`DIV_SATURATE`], and
 /// whether the division was exact. The wgpu renderer's shader runs these same steps.
 pub fn div_scaled(a: u64, b: u64, sh: i32) -> (u64, bool) {
+    // The same quotient by one division where `a * 2^sh` fits in 64 or 128 bits (the
+    // exactness flag only matters below the saturation bound, where both ways agree).
+    if sh >= 0 && a != 0 {
+        if (sh as u32) < a.leading_zeros() {
+            let n = a << sh;
+            return ((n / b).min(DIV_SATURATE), n % b == 0);
+        }
+        if sh <= 64 {
+            let n = (a as u128) << sh;
+            let q = n / b as u128;
+            return (q.min(DIV_SATURATE as u128) as u64, n % b as u128 == 0);
+        }
+    }
+    div_scaled_stepwise(a, b, sh)
+}
+
+/// [`div_scaled`] a bit at a time (the steps the wgpu renderer's shader runs).
+fn div_scaled_stepwise(a: u64, b: u64, sh: i32) -> (u64, bool) {
     let (mut q, mut r) = (a / b, a % b);
     if sh < 0 {
         let n = (-sh) as u32;
@@ -899,6 +917,28 @@ mod tests {
         assert_eq!(persp_coord(7, -2, 1), -7);
         assert_eq!(persp_coord(1, 0, 3), 0);
         assert_eq!(persp_coord(1 << 40, 1, 10), 1 << 30);
+    }
+
+    #[test]
+    fn one_division_gives_the_stepwise_quotient() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..200_000 {
+            let a = next() >> (2 + next() % 62);
+            let b = (next() >> (2 + next() % 62)).max(1);
+            let sh = (next() % 140) as i32 - 40;
+            let (q, exact) = div_scaled(a, b, sh);
+            let (q2, exact2) = div_scaled_stepwise(a, b, sh);
+            assert_eq!(q, q2, "{a} {b} {sh}");
+            if q < DIV_SATURATE {
+                assert_eq!(exact, exact2, "{a} {b} {sh}");
+            }
+        }
     }
 
     #[test]

@@ -859,4 +859,18 @@ impl Renderer for SoftwareRenderer {
     fn scale(&self) -> u32 {
         self.scale
     }
+
+    fn report(&mut self) -> Option<String> {
+        self.flush();
+        let st = self.stats();
+        let fast: u64 = st.fast_keys.iter().sum();
+        Some(format!(
+            "{fast} draws by the specialised paths, {} by the general path; {} texture tiles \
+             decoded; {} batches drawn by {} threads",
+            st.general_draws,
+            st.tiles_decoded,
+            st.shared_batches,
+            self.threads()
+        ))
+    }
 }

@@ -22,6 +22,7 @@ enum Msg {
     ReadBack(TransferRect, u64, u64, Sender<Vec<u8>>),
     Snapshot(Sender<Box<LocalMemory>>),
     Display(Box<DisplayCommand>, Sender<Image>),
+    Report(Sender<Option<String>>),
 }
 
 /// Host time the renderer's thread spent on commands, and the time its caller waited for it
@@ -89,6 +90,9 @@ impl ThreadedRenderer {
                             renderer.display(&cmd);
                             let _ = reply.send(renderer.display_image());
                         }
+                        Msg::Report(reply) => {
+                            let _ = reply.send(renderer.report());
+                        }
                     }
                     RenderTimes::add(&busy.busy_ns, started);
                 }
@@ -152,6 +156,10 @@ impl Renderer for ThreadedRenderer {
         self.scale
     }
 
+    fn report(&mut self) -> Option<String> {
+        self.ask_report()
+    }
+
     fn draw(&mut self, cmd: &DrawCommand) {
         self.send(Msg::Draw(Box::new(*cmd)));
     }
@@ -189,6 +197,15 @@ impl Renderer for ThreadedRenderer {
             self.last_image = img;
         }
         self.last_image.clone()
+    }
+}
+
+impl ThreadedRenderer {
+    /// The renderer's [`Renderer::report`], after every earlier command.
+    fn ask_report(&mut self) -> Option<String> {
+        let (tx, rx) = bounded(1);
+        self.send(Msg::Report(tx));
+        self.wait(&rx).flatten()
     }
 }
 

@@ -79,6 +79,11 @@ impl GsUnit {
         *self.gs.renderer_mut() = Some(renderer);
     }
 
+    /// The attached renderer's line for `--stats` ([`piney_gs::Renderer::report`]).
+    pub fn renderer_report(&mut self) -> Option<String> {
+        self.gs.renderer_mut().report()
+    }
+
     /// True when a renderer is attached.
     pub fn has_renderer(&self) -> bool {
         self.gs.renderer().is_some()

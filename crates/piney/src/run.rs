@@ -505,6 +505,9 @@ pub fn run_image(
             100.0 * gs_times.busy() / wall.max(1e-9),
             gs_times.waited()
         );
+        if let Some(line) = machine.bus.gif.gs.renderer_report() {
+            eprintln!("piney: GS: {line}");
+        }
         // What the sound cost: the SPU2's samples (inside the IOP's slices).
         let spu2 = spu2_time.get();
         eprintln!(
