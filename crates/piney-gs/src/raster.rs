@@ -324,12 +324,15 @@ pub fn div_scaled(a: u64, b: u64, sh: i32) -> (u64, bool) {
     if sh >= 0 && a != 0 {
         if (sh as u32) < a.leading_zeros() {
             let n = a << sh;
-            return ((n / b).min(DIV_SATURATE), n % b == 0);
+            return ((n / b).min(DIV_SATURATE), n.is_multiple_of(b));
         }
         if sh <= 64 {
             let n = (a as u128) << sh;
             let q = n / b as u128;
-            return (q.min(DIV_SATURATE as u128) as u64, n % b as u128 == 0);
+            return (
+                q.min(DIV_SATURATE as u128) as u64,
+                n.is_multiple_of(b as u128),
+            );
         }
     }
     div_scaled_stepwise(a, b, sh)

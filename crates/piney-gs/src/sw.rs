@@ -47,6 +47,8 @@ pub struct SwStats {
     pub fast_keys: Vec<u64>,
     /// Draws through the general path.
     pub general_draws: u64,
+    /// Pixels the specialised paths covered.
+    pub fast_pixels: u64,
     /// Tiles of texture decoded by the texture cache.
     pub tiles_decoded: u64,
     /// Batches of draws rasterised by several threads at once.
@@ -184,6 +186,7 @@ impl SoftwareRenderer {
         SwStats {
             tiles_decoded: self.texcache.tiles_decoded,
             shared_batches: self.batch.shared_runs,
+            fast_pixels: self.stats.fast_pixels + self.batch.pixels_drawn,
             ..self.stats.clone()
         }
     }
@@ -767,14 +770,14 @@ impl SoftwareRenderer {
         let Ok(mem) = <&mut Words>::try_from(planes[0].words_mut()) else {
             return false;
         };
-        match &sprite {
+        let pixels = match &sprite {
             Some(sp) => plan.sprite(mem, sp, crate::sw_fast::Band::ALL),
-            None => {
-                if !plan.triangle(mem, cmd, crate::sw_fast::Band::ALL) {
-                    return false;
-                }
-            }
-        }
+            None => match plan.triangle(mem, cmd, crate::sw_fast::Band::ALL) {
+                Some(px) => px,
+                None => return false,
+            },
+        };
+        self.stats.fast_pixels += pixels;
         if let Some(n) = self.stats.fast_keys.get_mut(plan.key) {
             *n += 1;
         }
@@ -865,8 +868,9 @@ impl Renderer for SoftwareRenderer {
         let st = self.stats();
         let fast: u64 = st.fast_keys.iter().sum();
         Some(format!(
-            "{fast} draws by the specialised paths, {} by the general path; {} texture tiles \
-             decoded; {} batches drawn by {} threads",
+            "{fast} draws by the specialised paths ({} pixels), {} by the general path; {} \
+             texture tiles decoded; {} batches drawn by {} threads",
+            st.fast_pixels,
             st.general_draws,
             st.tiles_decoded,
             st.shared_batches,

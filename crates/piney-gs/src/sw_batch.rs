@@ -48,6 +48,8 @@ pub struct Batch {
     pub min_shared: u64,
     /// Batches drawn by the workers (a statistic).
     pub shared_runs: u64,
+    /// Pixels the batches covered (a statistic).
+    pub pixels_drawn: u64,
 }
 
 /// Batches smaller than this many pixels are drawn on the calling thread: handing them to the
@@ -105,6 +107,7 @@ impl Batch {
             workers,
             min_shared: MIN_SHARED_PIXELS,
             shared_runs: 0,
+            pixels_drawn: 0,
         }
     }
 
@@ -224,7 +227,7 @@ impl Batch {
             if pixels < self.min_shared {
                 if let Ok(words) = <&mut crate::sw_fast::Words>::try_from(mem.words_mut()) {
                     for (p, d) in plans.iter().zip(&draws) {
-                        draw_one(p, d, words, Band::ALL);
+                        self.pixels_drawn += draw_one(p, d, words, Band::ALL);
                     }
                 }
             } else {
@@ -242,6 +245,8 @@ impl Batch {
                     }
                 }
                 let (plans, draws) = (&plans, &draws);
+                let drawn = std::sync::atomic::AtomicU64::new(0);
+                let drawn_ref = &drawn;
                 pool.scope(|scope| {
                     for (w, pages) in pages.into_iter().enumerate() {
                         scope.spawn(move |_| {
@@ -250,12 +255,15 @@ impl Batch {
                                 worker: w as u32,
                                 of: n,
                             };
+                            let mut px = 0;
                             for (p, d) in plans.iter().zip(draws) {
-                                draw_one(p, d, &mut m, band);
+                                px += draw_one(p, d, &mut m, band);
                             }
+                            drawn_ref.fetch_add(px, std::sync::atomic::Ordering::Relaxed);
                         });
                     }
                 });
+                self.pixels_drawn += drawn.into_inner();
             }
         }
         texcache.unpin();
@@ -263,12 +271,11 @@ impl Batch {
     }
 }
 
-fn draw_one<M: crate::sw_fast::Mem>(p: &Plan, d: &Batched, mem: &mut M, band: Band) {
+/// Draws one batched draw's rows of `band`; the pixels it covered there.
+fn draw_one<M: crate::sw_fast::Mem>(p: &Plan, d: &Batched, mem: &mut M, band: Band) -> u64 {
     match &d.sprite {
         Some(sp) => p.sprite(mem, sp, band),
-        None => {
-            // Walkable: checked when the draw joined the batch.
-            p.triangle(mem, &d.cmd, band);
-        }
+        // Walkable: checked when the draw joined the batch.
+        None => p.triangle(mem, &d.cmd, band).unwrap_or(0),
     }
 }

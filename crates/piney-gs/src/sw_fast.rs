@@ -426,17 +426,22 @@ impl<'a> Plan<'a> {
     }
 
     /// Draws a sprite.
-    pub fn sprite<M: Mem>(&self, mem: &mut M, sp: &Sprite, band: Band) {
+    pub fn sprite<M: Mem>(&self, mem: &mut M, sp: &Sprite, band: Band) -> u64 {
         dispatch!(self.key, sprite_k, (self, mem, sp, band));
+        (sp.x1 - sp.x0).max(0) as u64 * (sp.y1 - sp.y0).max(0) as u64
     }
 
-    /// Draws a triangle; false (nothing drawn) when it is too large for the fast walker.
-    pub fn triangle<M: Mem>(&self, mem: &mut M, cmd: &DrawCommand, band: Band) -> bool {
+    /// Draws a triangle: the pixels it covered, or `None` (nothing drawn) when it is too
+    /// large for the fast walker.
+    pub fn triangle<M: Mem>(&self, mem: &mut M, cmd: &DrawCommand, band: Band) -> Option<u64> {
         let flat = cmd.vertices[2].rgba.map(|c| c as i32);
         let gouraud = cmd.prim.iip() != 0;
+        let mut pixels = 0;
         walk_triangle(self.s, cmd, band, |row| {
+            pixels += (row.hi - row.lo) as u64;
             dispatch!(self.key, span_k, (self, mem, flat, gouraud, row))
         })
+        .then_some(pixels)
     }
 
     /// True when row `y` is masked out by SCANMSK (2: even rows, 3: odd rows).
