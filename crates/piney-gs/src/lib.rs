@@ -14,8 +14,11 @@
 //! - [`texel`] holds what every renderer reads textures by: formats, the CLUT buffer and its
 //!   loads, TEXA, CLAMP; [`mem`] the swizzles of uploads and readback.
 //! - [`sw::SoftwareRenderer`] is the reference rasteriser: deterministic integer arithmetic by
-//!   the GS's rules, drawing into its local memory; [`threaded::ThreadedRenderer`] runs any
-//!   renderer on a worker thread behind a channel.
+//!   the GS's rules, drawing into its local memory. Its general path is the reference; its
+//!   specialised paths (per-state span functions, [`swizzle`] address tables, [`texcache`]
+//!   decoded textures) and its worker threads give the same pixels, bit for bit, checked
+//!   against the general path and across thread counts on random scenes ([`scenes`]).
+//!   [`threaded::ThreadedRenderer`] runs any renderer on a worker thread behind a channel.
 //! - [`pcrtc::picture`] (the PCRTC, run inside a renderer) reads the display circuits and merges
 //!   them into an [`Image`]; [`DisplayCommand::offset`] is the display offset against the video
 //!   mode's origin and [`pcrtc::Presenter`] applies it and the 4:3 shape; [`Image`] writes PNGs.

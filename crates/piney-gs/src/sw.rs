@@ -47,8 +47,8 @@ pub struct SwStats {
     pub fast_keys: Vec<u64>,
     /// Draws through the general path.
     pub general_draws: u64,
-    /// Pixels the specialised paths covered.
-    pub fast_pixels: u64,
+    /// Pixels the specialised paths covered, by key.
+    pub key_pixels: Vec<u64>,
     /// Tiles of texture decoded by the texture cache.
     pub tiles_decoded: u64,
     /// Batches of draws rasterised by several threads at once.
@@ -87,6 +87,7 @@ impl SoftwareRenderer {
             fast: true,
             stats: SwStats {
                 fast_keys: vec![0; crate::sw_fast::KEYS],
+                key_pixels: vec![0; crate::sw_fast::KEYS],
                 ..SwStats::default()
             },
             batch: Batch::new(1),
@@ -186,7 +187,13 @@ impl SoftwareRenderer {
         SwStats {
             tiles_decoded: self.texcache.tiles_decoded,
             shared_batches: self.batch.shared_runs,
-            fast_pixels: self.stats.fast_pixels + self.batch.pixels_drawn,
+            key_pixels: self
+                .stats
+                .key_pixels
+                .iter()
+                .zip(&self.batch.key_pixels)
+                .map(|(a, b)| a + b)
+                .collect(),
             ..self.stats.clone()
         }
     }
@@ -777,7 +784,9 @@ impl SoftwareRenderer {
                 None => return false,
             },
         };
-        self.stats.fast_pixels += pixels;
+        if let Some(n) = self.stats.key_pixels.get_mut(plan.key) {
+            *n += pixels;
+        }
         if let Some(n) = self.stats.fast_keys.get_mut(plan.key) {
             *n += 1;
         }
@@ -867,10 +876,26 @@ impl Renderer for SoftwareRenderer {
         self.flush();
         let st = self.stats();
         let fast: u64 = st.fast_keys.iter().sum();
+        let pixels: u64 = st.key_pixels.iter().sum();
+        // The three pipelines that drew the most pixels.
+        let mut keys: Vec<usize> = (0..st.key_pixels.len()).collect();
+        keys.sort_by_key(|&k| std::cmp::Reverse(st.key_pixels[k]));
+        let top: Vec<String> = keys
+            .iter()
+            .take(3)
+            .filter(|&&k| st.key_pixels[k] > 0)
+            .map(|&k| {
+                format!(
+                    "{} {:.0}%",
+                    crate::sw_fast::key_name(k),
+                    100.0 * st.key_pixels[k] as f64 / pixels.max(1) as f64
+                )
+            })
+            .collect();
         Some(format!(
-            "{fast} draws by the specialised paths ({} pixels), {} by the general path; {} \
-             texture tiles decoded; {} batches drawn by {} threads",
-            st.fast_pixels,
+            "{fast} draws by the specialised paths ({pixels} pixels; most by {}), {} by the \
+             general path; {} texture tiles decoded; {} batches drawn by {} threads",
+            top.join(", "),
             st.general_draws,
             st.tiles_decoded,
             st.shared_batches,

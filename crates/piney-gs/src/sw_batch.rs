@@ -48,8 +48,8 @@ pub struct Batch {
     pub min_shared: u64,
     /// Batches drawn by the workers (a statistic).
     pub shared_runs: u64,
-    /// Pixels the batches covered (a statistic).
-    pub pixels_drawn: u64,
+    /// Pixels the batches covered, by specialisation key (a statistic).
+    pub key_pixels: Vec<u64>,
 }
 
 /// Batches smaller than this many pixels are drawn on the calling thread: handing them to the
@@ -107,7 +107,7 @@ impl Batch {
             workers,
             min_shared: MIN_SHARED_PIXELS,
             shared_runs: 0,
-            pixels_drawn: 0,
+            key_pixels: vec![0; crate::sw_fast::KEYS],
         }
     }
 
@@ -227,7 +227,10 @@ impl Batch {
             if pixels < self.min_shared {
                 if let Ok(words) = <&mut crate::sw_fast::Words>::try_from(mem.words_mut()) {
                     for (p, d) in plans.iter().zip(&draws) {
-                        self.pixels_drawn += draw_one(p, d, words, Band::ALL);
+                        let px = draw_one(p, d, words, Band::ALL);
+                        if let Some(n) = self.key_pixels.get_mut(p.key) {
+                            *n += px;
+                        }
                     }
                 }
             } else {
@@ -245,7 +248,7 @@ impl Batch {
                     }
                 }
                 let (plans, draws) = (&plans, &draws);
-                let drawn = std::sync::atomic::AtomicU64::new(0);
+                let drawn = std::sync::Mutex::new(vec![0u64; crate::sw_fast::KEYS]);
                 let drawn_ref = &drawn;
                 pool.scope(|scope| {
                     for (w, pages) in pages.into_iter().enumerate() {
@@ -255,15 +258,25 @@ impl Batch {
                                 worker: w as u32,
                                 of: n,
                             };
-                            let mut px = 0;
+                            let mut px = vec![0u64; crate::sw_fast::KEYS];
                             for (p, d) in plans.iter().zip(draws) {
-                                px += draw_one(p, d, &mut m, band);
+                                if let Some(n) = px.get_mut(p.key) {
+                                    *n += draw_one(p, d, &mut m, band);
+                                }
                             }
-                            drawn_ref.fetch_add(px, std::sync::atomic::Ordering::Relaxed);
+                            if let Ok(mut total) = drawn_ref.lock() {
+                                for (t, n) in total.iter_mut().zip(px) {
+                                    *t += n;
+                                }
+                            }
                         });
                     }
                 });
-                self.pixels_drawn += drawn.into_inner();
+                if let Ok(total) = drawn.into_inner() {
+                    for (t, n) in self.key_pixels.iter_mut().zip(total) {
+                        *t += n;
+                    }
+                }
             }
         }
         texcache.unpin();

@@ -159,6 +159,23 @@ impl Wrap {
     }
 }
 
+/// What specialisation `key` is, in words (for `--stats`).
+pub fn key_name(key: usize) -> String {
+    let tex = ["untextured", "nearest", "bilinear"][(key / TEX_UNIT).min(2)];
+    let mut parts = vec![tex];
+    for (bit, name) in [
+        (ZTEST, "Z test"),
+        (ZWRITE, "Z write"),
+        (BLEND, "blend"),
+        (EXTRA, "fog/alpha test/dither"),
+    ] {
+        if key & bit != 0 {
+            parts.push(name);
+        }
+    }
+    format!("[{}]", parts.join(", "))
+}
+
 /// How a fast draw samples its texture: level 0, decoded.
 #[derive(Clone, Copy)]
 pub struct TexView<'a> {
@@ -271,6 +288,27 @@ pub struct Plan<'a> {
     /// The fog colour, when fogging.
     fog: Option<[i32; 3]>,
     dither: Option<Dimx>,
+    /// The frame bits a 32- or 24-bit write changes (FBMSK's zeros within the format).
+    write32: u32,
+    /// The bits a 16-bit write keeps (FBMSK at the 5:5:5:1 positions).
+    keep16: u32,
+    /// How the Z buffer stores a value.
+    zstore: ZStore,
+}
+
+/// A Z buffer's storage: whole words, the low 24 bits of words, or halfwords (the Z formats,
+/// and the colour formats a Z buffer takes when the frame is a Z format).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ZStore {
+    Word,
+    Low24,
+    Half,
+}
+
+/// The 32-bit FBMSK's bits at a 16-bit pixel's 5:5:5:1 positions.
+#[inline(always)]
+fn keep16_of(mask: u32) -> u32 {
+    ((mask >> 3) & 0x1f) | ((mask >> 6) & 0x3e0) | ((mask >> 9) & 0x7c00) | ((mask >> 16) & 0x8000)
 }
 
 /// How the fast paths take a draw ([`classify`]).
@@ -422,6 +460,18 @@ impl<'a> Plan<'a> {
                 .fog
                 .map(|fc| [fc.fcr() as i32, fc.fcg() as i32, fc.fcb() as i32]),
             dither: s.dither,
+            write32: !s.fbmsk
+                & if s.fpsm.transfer_bits() == 24 {
+                    0x00ff_ffff
+                } else {
+                    u32::MAX
+                },
+            keep16: keep16_of(s.fbmsk),
+            zstore: match s.zpsm {
+                Psm::Z16 | Psm::Z16s | Psm::Ct16 | Psm::Ct16s => ZStore::Half,
+                Psm::Z24 | Psm::Ct24 => ZStore::Low24,
+                _ => ZStore::Word,
+            },
         }
     }
 
@@ -444,6 +494,98 @@ impl<'a> Plan<'a> {
         .then_some(pixels)
     }
 
+    /// The stored form of colour `c` with no blend and no dither: each channel clamped
+    /// (COLCLAMP 1) or wrapped to 8 bits, FBA on the alpha, packed as the frame stores it.
+    #[inline(always)]
+    fn pack(&self, c: [i32; 4]) -> u32 {
+        let ch = |v: i32| {
+            if self.s.colclamp {
+                v.clamp(0, 255) as u32
+            } else {
+                (v & 0xff) as u32
+            }
+        };
+        let a = (c[3] & 0xff) as u32 | if self.s.fba { 0x80 } else { 0 };
+        if self.fbits == 16 {
+            (ch(c[0]) >> 3) | ((ch(c[1]) >> 3) << 5) | ((ch(c[2]) >> 3) << 10) | ((a >> 7) << 15)
+        } else {
+            ch(c[0]) | (ch(c[1]) << 8) | (ch(c[2]) << 16) | (a << 24)
+        }
+    }
+
+    /// Writes a packed colour at `faddr` under FBMSK.
+    #[inline(always)]
+    fn store_colour<M: Mem>(&self, mem: &mut M, faddr: u32, v: u32) {
+        if self.fbits == 16 {
+            write16_keep(mem, faddr, v, self.keep16);
+        } else {
+            let i = faddr as usize & (MEM_WORDS - 1);
+            if self.write32 == u32::MAX {
+                mem.set_word(i, v);
+            } else {
+                mem.set_word(i, (mem.word(i) & !self.write32) | (v & self.write32));
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn load_z<M: Mem>(&self, mem: &M, a: u32) -> u32 {
+        match self.zstore {
+            ZStore::Half => read16(mem, a),
+            ZStore::Low24 => mem.word(a as usize & (MEM_WORDS - 1)) & 0x00ff_ffff,
+            ZStore::Word => mem.word(a as usize & (MEM_WORDS - 1)),
+        }
+    }
+
+    #[inline(always)]
+    fn store_z<M: Mem>(&self, mem: &mut M, a: u32, z: u32) {
+        let i = a as usize & (MEM_WORDS - 1);
+        match self.zstore {
+            ZStore::Half => write16_keep(mem, a, z, 0),
+            ZStore::Low24 => mem.set_word(i, (mem.word(i) & 0xff00_0000) | (z & 0x00ff_ffff)),
+            ZStore::Word => mem.set_word(i, z),
+        }
+    }
+
+    /// True when key `K` draws without texture, blending or the rarer stages: a pixel is its
+    /// packed colour, stored after the Z test.
+    const fn solid<const K: usize>() -> bool {
+        K / TEX_UNIT == 0 && K & (BLEND | EXTRA) == 0
+    }
+
+    /// A solid pixel (see [`Plan::solid`]): Z test, colour, Z.
+    #[inline(always)]
+    fn solid_pixel<const K: usize, M: Mem>(
+        &self,
+        mem: &mut M,
+        x: u32,
+        frow: &RowOffsets,
+        zrow: &RowOffsets,
+        colour: u32,
+        z: u32,
+    ) {
+        let zaddr = if K & (ZTEST | ZWRITE) != 0 {
+            zrow.address(x)
+        } else {
+            0
+        };
+        if K & ZTEST != 0 {
+            let zd = self.load_z(mem, zaddr);
+            let pass = match self.s.test.ztst() {
+                0 => false,
+                2 => z >= zd,
+                _ => z > zd,
+            };
+            if !pass {
+                return;
+            }
+        }
+        self.store_colour(mem, frow.address(x), colour);
+        if K & ZWRITE != 0 {
+            self.store_z(mem, zaddr, z);
+        }
+    }
+
     /// True when row `y` is masked out by SCANMSK (2: even rows, 3: odd rows).
     #[inline]
     fn row_masked(&self, y: u32) -> bool {
@@ -464,6 +606,8 @@ fn sprite_k<const K: usize, M: Mem>(p: &Plan, mem: &mut M, sp: &Sprite, band: Ba
             Axis::new(&sp.vs, &t.wrap_v, linear, 1 << t.w_log),
         )
     });
+    // A solid sprite: one colour and one Z for every pixel.
+    let solid = Plan::solid::<K>().then(|| (p.pack(b.rgba), b.z.min(p.zmax) as u32));
     for (j, y) in (sp.y0..sp.y1).enumerate() {
         if !band.has(y) {
             continue;
@@ -473,6 +617,12 @@ fn sprite_k<const K: usize, M: Mem>(p: &Plan, mem: &mut M, sp: &Sprite, band: Ba
             continue;
         }
         let (frow, zrow) = (p.fb.row(y), p.z.row(y));
+        if let Some((colour, z)) = solid {
+            for x in sp.x0..sp.x1 {
+                p.solid_pixel::<K, M>(mem, x as u32, &frow, &zrow, colour, z);
+            }
+            continue;
+        }
         for (i, x) in (sp.x0..sp.x1).enumerate() {
             let texel = match (&axes, &p.tex) {
                 (Some((cols, rows)), Some(t)) => {
@@ -505,6 +655,20 @@ fn span_k<const K: usize, M: Mem>(p: &Plan, mem: &mut M, flat: [i32; 4], gouraud
     }
     let (frow, zrow) = (p.fb.row(y), p.z.row(y));
     let mut l = row.lanes;
+    if Plan::solid::<K>() {
+        let flat_colour = p.pack(flat);
+        for x in row.lo..row.hi {
+            let colour = if gouraud {
+                p.pack([l.q[0], l.q[1], l.q[2], l.q[3]].map(|c| c.clamp(0, 255)))
+            } else {
+                flat_colour
+            };
+            let z = (l.q[LANE_Z] as u32 as u64).min(p.zmax) as u32;
+            p.solid_pixel::<K, M>(mem, x as u32, &frow, &zrow, colour, z);
+            l.step(row.den);
+        }
+        return;
+    }
     let mut n = row.n;
     let dn = row.persp.map_or([0; 3], |pp| pp.dn);
     for x in row.lo..row.hi {
@@ -837,30 +1001,6 @@ fn write16_keep<M: Mem>(mem: &mut M, half: u32, value: u32, keep: u32) {
     mem.set_word(i, (w & !(0xffff << sh)) | (v << sh));
 }
 
-/// A Z buffer value (the Z formats, or the colour formats a Z buffer takes when the frame is
-/// a Z format), as [`crate::mem::LocalMemory::read_at`] reads it.
-#[inline(always)]
-fn read_z<M: Mem>(mem: &M, psm: Psm, a: u32) -> u32 {
-    match psm {
-        Psm::Z16 | Psm::Z16s | Psm::Ct16 | Psm::Ct16s => read16(mem, a),
-        Psm::Z24 | Psm::Ct24 => mem.word(a as usize & (MEM_WORDS - 1)) & 0x00ff_ffff,
-        _ => mem.word(a as usize & (MEM_WORDS - 1)),
-    }
-}
-
-/// Writes a Z value as [`crate::mem::LocalMemory::write_at`] does.
-#[inline(always)]
-fn write_z<M: Mem>(mem: &mut M, psm: Psm, a: u32, z: u32) {
-    match psm {
-        Psm::Z16 | Psm::Z16s | Psm::Ct16 | Psm::Ct16s => write16_keep(mem, a, z, 0),
-        Psm::Z24 | Psm::Ct24 => {
-            let i = a as usize & (MEM_WORDS - 1);
-            mem.set_word(i, (mem.word(i) & 0xff00_0000) | (z & 0x00ff_ffff));
-        }
-        _ => mem.set_word(a as usize & (MEM_WORDS - 1), z),
-    }
-}
-
 #[inline(always)]
 fn unpack(c: u32) -> [i32; 4] {
     [
@@ -953,7 +1093,7 @@ fn shade<const K: usize, M: Mem>(
         0
     };
     if K & ZTEST != 0 {
-        let zd = read_z(mem, s.zpsm, zaddr);
+        let zd = p.load_z(mem, zaddr);
         let pass = match t.ztst() {
             0 => false,
             2 => zv >= zd,
@@ -1018,36 +1158,44 @@ fn shade<const K: usize, M: Mem>(
         if s.fba {
             a |= 0x80;
         }
-        let mut mask = s.fbmsk;
-        if rgb_only {
-            mask |= 0xff00_0000;
-        }
-        match fbits {
-            16 => {
-                let v = ((out[0] as u32) >> 3)
+        if !rgb_only {
+            let v = if fbits == 16 {
+                ((out[0] as u32) >> 3)
                     | (((out[1] as u32) >> 3) << 5)
                     | (((out[2] as u32) >> 3) << 10)
-                    | (((a as u32) >> 7) << 15);
-                // The 32-bit FBMSK's bits at the 5:5:5:1 positions.
-                let keep = ((mask >> 3) & 0x1f)
-                    | ((mask >> 6) & 0x3e0)
-                    | ((mask >> 9) & 0x7c00)
-                    | ((mask >> 16) & 0x8000);
-                write16_keep(mem, faddr, v, keep);
-            }
-            _ => {
-                let v = out[0] as u32
+                    | (((a as u32) >> 7) << 15)
+            } else {
+                out[0] as u32
                     | ((out[1] as u32) << 8)
                     | ((out[2] as u32) << 16)
-                    | ((a as u32) << 24);
-                let fmt = if fbits == 24 { 0x00ff_ffff } else { u32::MAX };
-                let write = !mask & fmt;
-                let i = faddr as usize & (MEM_WORDS - 1);
-                mem.set_word(i, (mem.word(i) & !write) | (v & write));
+                    | ((a as u32) << 24)
+            };
+            p.store_colour(mem, faddr, v);
+        } else {
+            // AFAIL RGB_ONLY: the alpha bits are kept as well as FBMSK's.
+            let mask = s.fbmsk | 0xff00_0000;
+            match fbits {
+                16 => {
+                    let v = ((out[0] as u32) >> 3)
+                        | (((out[1] as u32) >> 3) << 5)
+                        | (((out[2] as u32) >> 3) << 10)
+                        | (((a as u32) >> 7) << 15);
+                    write16_keep(mem, faddr, v, keep16_of(mask));
+                }
+                _ => {
+                    let v = out[0] as u32
+                        | ((out[1] as u32) << 8)
+                        | ((out[2] as u32) << 16)
+                        | ((a as u32) << 24);
+                    let fmt = if fbits == 24 { 0x00ff_ffff } else { u32::MAX };
+                    let write = !mask & fmt;
+                    let i = faddr as usize & (MEM_WORDS - 1);
+                    mem.set_word(i, (mem.word(i) & !write) | (v & write));
+                }
             }
         }
     }
     if z_write {
-        write_z(mem, s.zpsm, zaddr, zv);
+        p.store_z(mem, zaddr, zv);
     }
 }
