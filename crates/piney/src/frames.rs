@@ -29,6 +29,7 @@ pub fn make_renderer(
     windowed: bool,
     scale: u32,
     gs_threads: Option<u32>,
+    general_path: bool,
 ) -> MadeRenderer {
     let threaded = |name: &'static str, r: piney_gs::ThreadedRenderer| MadeRenderer {
         name,
@@ -38,7 +39,12 @@ pub fn make_renderer(
     };
     let sw = || {
         let threads = gs_threads.unwrap_or_else(default_gs_threads);
-        let r = piney_gs::SoftwareRenderer::with_scale(scale).with_threads(threads);
+        let r = if general_path {
+            piney_gs::SoftwareRenderer::general_only(scale)
+        } else {
+            piney_gs::SoftwareRenderer::with_scale(scale)
+        }
+        .with_threads(threads);
         let threads = r.threads();
         MadeRenderer {
             threads,
@@ -108,6 +114,10 @@ pub struct ReplayArgs {
     /// Default: the machine's cores less one.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
     pub gs_threads: Option<u32>,
+    /// Draw every primitive through the software renderer's general path, the reference its
+    /// specialised paths are checked against (slower; for bisecting a rendering difference).
+    #[arg(long)]
+    pub gs_general_path: bool,
     /// What --dump-frames writes: `presented` (what a player sees: moved by the display offset,
     /// 4:3) or `display` (the display circuits' own pixels, as PCSX2's GS runner writes them).
     #[arg(long, value_enum, default_value = "presented")]
@@ -134,7 +144,14 @@ impl From<DumpFormat> for piney_gs::FrameFormat {
 
 /// `piney replay`: exit 0 when the dump replays, 1 with one line on stderr when it cannot.
 pub fn replay(args: &ReplayArgs) -> ExitCode {
-    let renderer = make_renderer(args.renderer, false, args.render_scale, args.gs_threads).renderer;
+    let renderer = make_renderer(
+        args.renderer,
+        false,
+        args.render_scale,
+        args.gs_threads,
+        args.gs_general_path,
+    )
+    .renderer;
     let opts = ReplayOptions {
         pcrtc: piney_gs::Pcrtc {
             deflicker: args.deflicker,

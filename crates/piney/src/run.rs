@@ -45,6 +45,10 @@ pub struct RunOptions {
     /// Default: the machine's cores less one (the EE runs on the other).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
     pub gs_threads: Option<u32>,
+    /// Draw every primitive through the software renderer's general path, the reference its
+    /// specialised paths are checked against (slower; for bisecting a rendering difference).
+    #[arg(long)]
+    pub gs_general_path: bool,
     /// Record what the GS receives as a PCSX2 GS dump (FILE.gs, .gs.zst or .gs.xz), written
     /// when the run ends; `piney replay FILE` gives the run's frames again.
     #[arg(long, value_name = "FILE")]
@@ -352,6 +356,7 @@ pub fn run_image(
         !opts.headless,
         opts.render_scale,
         opts.gs_threads,
+        opts.gs_general_path,
     );
     let (gs_name, gs_threads, gs_times) = (made.name, made.threads, made.times);
     let mut machine = Machine::new(Box::new(std::io::stdout()));

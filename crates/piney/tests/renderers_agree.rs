@@ -4,6 +4,9 @@
 //! wgpu renderer runs on the adapter wgpu finds (Mesa's lavapipe in CI; `mesa-vulkan-drivers`);
 //! a fallback to the software renderer would make the check vacuous, so it fails the test.
 //!
+//! The software renderer's general path, its specialised paths and its threads are compared the
+//! same way.
+//!
 //! CI takes the first 201 frames at scale 1 and 46 at scale 2 (a software adapter draws about
 //! two frames a second here at 1x); the 600-frame comparison the issue asks for is the same
 //! command with `PINEY_AGREE_FRAMES=600`.
@@ -21,7 +24,12 @@ fn frames() -> u64 {
 }
 
 fn render(renderer: &str, n: u64, scale: u32) -> PathBuf {
-    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("agree-{renderer}-{scale}"));
+    render_with(renderer, n, scale, &[])
+}
+
+fn render_with(renderer: &str, n: u64, scale: u32, extra: &[&str]) -> PathBuf {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("agree-{renderer}-{scale}{}", extra.join("")));
     let _ = std::fs::remove_dir_all(&out);
     let input = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/input/adjust_screen.txt");
     let o = Command::new(env!("CARGO_BIN_EXE_piney"))
@@ -33,6 +41,7 @@ fn render(renderer: &str, n: u64, scale: u32) -> PathBuf {
         .arg(&input)
         .arg("--dump-frames")
         .arg(&out)
+        .args(extra)
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
@@ -46,6 +55,12 @@ fn render(renderer: &str, n: u64, scale: u32) -> PathBuf {
 
 fn compare(n: u64, scale: u32) {
     let (sw, gpu) = (render("sw", n, scale), render("wgpu", n, scale));
+    same_frames(&sw, &gpu, n, scale, "sw and wgpu");
+}
+
+/// Every frame of `a` and `b` identical.
+fn same_frames(a_dir: &Path, b_dir: &Path, n: u64, scale: u32, what: &str) {
+    let (sw, gpu) = (a_dir, b_dir);
     let mut differing = Vec::new();
     for f in 0..n {
         let name = Image::frame_file_name(f);
@@ -58,13 +73,25 @@ fn compare(n: u64, scale: u32) {
         }
     }
     eprintln!(
-        "scale {scale}: {} of {n} frames identical",
+        "{what}, scale {scale}: {} of {n} frames identical",
         n - differing.len() as u64
     );
     assert!(
         differing.is_empty(),
-        "scale {scale}: frames differ: {differing:?}"
+        "{what}, scale {scale}: frames differ: {differing:?}"
     );
+}
+
+/// The software renderer draws the same frames through its general path (the reference), its
+/// specialised paths on one thread, and on three threads.
+#[test]
+fn software_frames_do_not_depend_on_the_path_or_the_threads() {
+    let n = frames();
+    let general = render_with("sw", n, 1, &["--gs-general-path", "--gs-threads=1"]);
+    let one = render_with("sw", n, 1, &["--gs-threads=1"]);
+    let three = render_with("sw", n, 1, &["--gs-threads=3"]);
+    same_frames(&general, &one, n, 1, "general path and specialised paths");
+    same_frames(&one, &three, n, 1, "one thread and three");
 }
 
 #[test]
