@@ -1,21 +1,39 @@
 #!/bin/sh
-# Interpreter speed benchmark (a benchmark, not a timed test): runs
-# tests/guest/bench_compute.elf under `piney run --headless` and reports the
-# wall time, the guest's instructions per second when piney reports its count
-# on stderr as a line "guest instructions: N" (e.g. under --stats), and, when
-# gcc-mipsel-linux-gnu and qemu-mipsel are present, the time of the same C
-# program under qemu-mipsel for a ratio measured in the same run.
+# CPU benchmark (a benchmark, not a timed test): the C program
+# tests/guest/bench_compute.c (integer hashing, a matrix multiply, a sieve,
+# CRC-32, sorting, a bytecode interpreter, 16.16 fixed-point transforms,
+# memory copies) under `piney run --headless --cpu interp`, `--cpu jit` and,
+# built from the same source for MIPS32 Linux, qemu-mipsel, in one run: the
+# wall time of each, the ratios, the guest's instructions per second (from
+# piney's --stats) and the recompiler's line (blocks, compile time per block,
+# chained exits).
 #
-#   tools/bench-compute.sh [--piney PATH] [piney options...]
+# With gcc-mipsel-linux-gnu present the program is built at BENCH_SCALE N
+# (default 8: about 570 million guest instructions) for piney (R5900, as
+# tools/build-guest.sh builds it) and for qemu-mipsel, and every run must print
+# what qemu-mipsel prints. Without it the committed tests/guest/bench_compute.elf
+# (scale 1) runs and must print tests/guest/bench_compute.stdout.
+#
+#   tools/bench-compute.sh [--piney PATH] [--scale N] [piney options...]
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 PINEY_BIN=${PINEY:-}
-if [ "${1:-}" = "--piney" ]; then
-    PINEY_BIN=$2
-    shift 2
-fi
+SCALE=8
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --piney) PINEY_BIN=$2; shift 2 ;;
+        --scale) SCALE=$2; shift 2 ;;
+        *) break ;;
+    esac
+done
+case "$SCALE" in
+    '' | *[!0-9]* | 0)
+        echo "bench-compute: --scale must be a positive number, not '$SCALE'" >&2
+        exit 2
+        ;;
+esac
 if [ -z "$PINEY_BIN" ]; then
     for p in target/release/piney target/debug/piney; do
         if [ -x "$p" ]; then PINEY_BIN=$p; break; fi
@@ -31,36 +49,78 @@ trap 'rm -rf "$TMP"' EXIT
 
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { print b - a }'; }
-ratio() { awk -v a="$1" -v b="$2" -v k="$3" 'BEGIN { print a / b / k }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
-t0=$(now)
-"$PINEY_BIN" run tests/guest/bench_compute.elf --headless "$@" >"$TMP/out" 2>"$TMP/err"
-t1=$(now)
-piney_s=$(elapsed "$t0" "$t1")
-if ! cmp -s "$TMP/out" tests/guest/bench_compute.stdout; then
-    echo "bench-compute: wrong output from piney:" >&2
-    cat "$TMP/out" "$TMP/err" >&2
-    exit 1
-fi
-printf 'piney %s: %.3f s\n' "$PINEY_BIN" "$piney_s"
-count=$(sed -n 's/.*guest instructions: *\([0-9][0-9]*\).*/\1/p' "$TMP/err" | tail -n 1)
-if [ -n "$count" ]; then
-    printf 'guest instructions: %s, %.1f million per second\n' "$count" \
-        "$(ratio "$count" "$piney_s" 1000000)"
+CROSS=${CROSS:-mipsel-linux-gnu-}
+CC=${CROSS}gcc
+ELF=tests/guest/bench_compute.elf
+EXPECT=tests/guest/bench_compute.stdout
+QEMU_BIN=""
+if command -v "$CC" >/dev/null 2>&1; then
+    # The R5900 build, as tools/build-guest.sh makes the committed ELF.
+    R5900="-march=r5900 -mabi=32 -msingle-float -mno-abicalls -fno-pic -G0 -ffreestanding \
+ -nostdlib -O2 -std=gnu11 -fno-tree-loop-distribute-patterns -fno-asynchronous-unwind-tables \
+ -Itools/guest -DBENCH_SCALE=$SCALE"
+    # shellcheck disable=SC2086
+    $CC $R5900 -c tools/guest/crt0.S -o "$TMP/crt0.o"
+    # shellcheck disable=SC2086
+    $CC $R5900 -c tools/guest/runtime.c -o "$TMP/runtime.o"
+    # shellcheck disable=SC2086
+    $CC $R5900 -c tests/guest/bench_compute.c -o "$TMP/bench.o"
+    # shellcheck disable=SC2086
+    $CC $R5900 -nostdlib -static -T tools/guest/link.ld -Wl,-N -Wl,--build-id=none \
+        "$TMP/crt0.o" "$TMP/bench.o" "$TMP/runtime.o" -o "$TMP/bench.elf"
+    ELF=$TMP/bench.elf
+    if command -v qemu-mipsel >/dev/null 2>&1; then
+        # shellcheck disable=SC2086
+        $CC -march=mips32r2 -mabi=32 -mno-abicalls -fno-pic -static -nostdlib -ffreestanding \
+            -O2 -std=gnu11 -fno-tree-loop-distribute-patterns -DPINEY_HOST_SHIM -Itools/guest \
+            -DBENCH_SCALE=$SCALE tests/guest/bench_compute.c tools/guest/runtime.c \
+            tools/guest/qemu_shim.c -Wl,-e,__start -lgcc -o "$TMP/bench.qemu" 2>/dev/null
+        QEMU_BIN=$TMP/bench.qemu
+    fi
+    echo "bench_compute at scale $SCALE (built here; $(nproc) CPUs)"
 else
-    echo "(piney did not report 'guest instructions: N' on stderr; no instructions per second)"
+    SCALE=1
+    echo "bench_compute at scale 1 (the committed ELF: no $CC; $(nproc) CPUs)"
 fi
 
-CC=${CROSS:-mipsel-linux-gnu-}gcc
-if command -v "$CC" >/dev/null 2>&1 && command -v qemu-mipsel >/dev/null 2>&1; then
-    $CC -march=mips32r2 -mabi=32 -mno-abicalls -fno-pic -static -nostdlib -ffreestanding -O2 \
-        -std=gnu11 -fno-tree-loop-distribute-patterns -DPINEY_HOST_SHIM -Itools/guest \
-        tests/guest/bench_compute.c tools/guest/runtime.c tools/guest/qemu_shim.c \
-        -Wl,-e,__start -lgcc -o "$TMP/bench" 2>/dev/null
+qemu_s=""
+if [ -n "$QEMU_BIN" ]; then
     t0=$(now)
-    qemu-mipsel "$TMP/bench" >/dev/null
+    qemu-mipsel "$QEMU_BIN" >"$TMP/qemu.out"
     t1=$(now)
     qemu_s=$(elapsed "$t0" "$t1")
-    printf 'qemu-mipsel (same C, MIPS32): %.3f s; piney/qemu time ratio %.2f\n' "$qemu_s" \
-        "$(ratio "$piney_s" "$qemu_s" 1)"
+    EXPECT=$TMP/qemu.out
+    printf '%-28s %8.3f s\n' "qemu-mipsel (MIPS32)" "$qemu_s"
+fi
+
+status=0
+for cpu in interp jit; do
+    t0=$(now)
+    "$PINEY_BIN" run "$ELF" --headless --seconds 1000 --stats --cpu "$cpu" "$@" \
+        >"$TMP/$cpu.out" 2>"$TMP/$cpu.err" || true
+    t1=$(now)
+    s=$(elapsed "$t0" "$t1")
+    eval "${cpu}_s=$s"
+    if ! cmp -s "$TMP/$cpu.out" "$EXPECT"; then
+        echo "bench-compute: --cpu $cpu printed something else than $EXPECT:" >&2
+        cat "$TMP/$cpu.out" "$TMP/$cpu.err" >&2
+        status=1
+        continue
+    fi
+    count=$(sed -n 's/.*guest instructions: *\([0-9][0-9]*\).*/\1/p' "$TMP/$cpu.err" | tail -n 1)
+    line=$(printf 'piney --cpu %s' "$cpu")
+    if [ -n "$count" ]; then
+        printf '%-28s %8.3f s  %s guest instructions, %.1f million a second\n' "$line" "$s" \
+            "$count" "$(awk -v a="$count" -v b="$s" 'BEGIN { print a / b / 1e6 }')"
+    else
+        printf '%-28s %8.3f s\n' "$line" "$s"
+    fi
+    sed -n 's/^piney: recompiler: /    recompiler: /p' "$TMP/$cpu.err"
+done
+[ $status -eq 0 ] || exit $status
+echo "jit speed-up over interp: $(ratio "$interp_s" "$jit_s")x"
+if [ -n "$qemu_s" ]; then
+    echo "time ratio jit/qemu: $(ratio "$jit_s" "$qemu_s"), interp/qemu: $(ratio "$interp_s" "$qemu_s")"
 fi

@@ -1,23 +1,37 @@
 //! Block analysis and code generation.
 //!
-//! A block starts at a PC and runs straight on until, and including, a branch and its delay slot,
-//! an instruction that ends a block (SYSCALL, BREAK, COP0, reserved encodings), before a hooked
-//! instruction (see [`crate::HookSet`]), or after [`MAX_BLOCK`] instructions. Every instruction is either compiled natively or falls back to the
-//! interpreter's `exec` through [`crate::ctx::h_interp`]. A native instruction checks what could
-//! make it fault or leave plain RAM (overflow, alignment, a device address, a store into compiled
-//! code, an unusable coprocessor) and hands exactly those cases to the same fallback, from the
+//! A block starts at a PC and runs straight on until, and including, a jump (J, JAL, JR, JALR,
+//! an unconditional B) and its delay slot, an instruction that ends a block (SYSCALL, BREAK, COP0,
+//! reserved encodings), before a hooked instruction (see [`crate::HookSet`]), or after about
+//! [`MAX_BLOCK`] instructions. Past a conditional branch and its slot it goes on with the
+//! fall-through path (a superblock): the taken path leaves the block there, into the next block
+//! like any exit. Every instruction
+//! is compiled natively, or runs the interpreter's own `exec` from the opcode table: through
+//! [`crate::ctx::h_exec`] when it only touches registers (FPU and VU0 macro arithmetic, most
+//! MMI), else through [`crate::ctx::h_interp`] with the sequencing state written first. A native
+//! instruction checks what could make it fault or leave plain RAM (overflow, alignment, a device
+//! address, a store into compiled code) and hands exactly those cases to `h_interp`, from the
 //! same state, so the interpreter raises the exception or talks to the device.
 //!
-//! Guest registers stay in the [`Cpu`] struct in memory (no register allocation across
-//! instructions); the cycle counter is kept in a variable and written back before every helper
-//! call and at every exit. At an exit the block writes the state the interpreter would leave:
-//! `pc`, `next_pc`, `cur_pc`, `in_delay_slot`, `delay_next` and `cycles`.
+//! The generated function (Cranelift's `tail` convention, `(ctx, cpu) -> status`):
+//! - starts only when every instruction of it may start before the run's cycle target (else it
+//!   returns [`status::BUDGET`] having changed nothing);
+//! - keeps the GPRs it uses in host registers, written through to the [`Cpu`] at every write
+//!   (so helper calls and exits need no flush; after a helper only what the instruction writes,
+//!   as the opcode table says, is read again); a block whose branch returns to its own start
+//!   loads the registers it reads once and keeps them across iterations;
+//! - counts cycles as a constant offset from its start, written to the `Cpu` before helper calls
+//!   and at exits;
+//! - at its end writes the state the interpreter would leave (`pc`, `next_pc`, `cur_pc`,
+//!   `in_delay_slot`, `delay_next`, `cycles`), looks the next pc up in the [`Lookup`] table and
+//!   tail-calls that block when it is there (it then checks the budget itself), else returns
+//!   [`status::OK`] to the dispatcher.
 
 use std::mem::offset_of;
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    AbiParam, BlockArg, InstBuilder, MemFlagsData, Signature, Type, Value, types,
+    AbiParam, Block, BlockArg, InstBuilder, MemFlagsData, SigRef, Signature, Type, Value, types,
 };
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::{Context, isa};
@@ -25,19 +39,23 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::Module;
 use piney_ee::cpu::{Cpu, status as st};
-use piney_ee::table::OpFlags;
 use piney_ee::table::fields::{fd, fs, ft, rd, rs, rt, sa, simm, target, uimm};
+use piney_ee::table::{OpFlags, Operands};
 use piney_ee::{Bus, OpInfo, decode};
 
-use crate::ctx::{Ctx, h_interp, status};
-use crate::native::BlockFn;
-use crate::pages::{FAST_SEGMENTS, PAGE_SHIFT, phys};
+use crate::ctx::{
+    Ctx, LOOKUP_BITS, LOOKUP_MUL, Lookup, LookupEntry, Site, h_exec, h_interp, status,
+};
+use crate::native::{BlockCode, Trampoline};
+use crate::pages::{PAGE_SHIFT, phys};
 use crate::{Category, JitError, KillSwitches};
 
 /// The most instructions in one block.
 pub(crate) const MAX_BLOCK: usize = 64;
-
-const NO: &[BlockArg] = &[];
+/// The most branches in one block (a superblock goes on past the first conditional one only:
+/// measured on tools/bench-compute.sh, more paths compile more code, often twice, for little
+/// gain).
+const MAX_BRANCHES: u32 = 2;
 
 /// One decoded instruction of a block.
 #[derive(Clone, Copy)]
@@ -70,6 +88,7 @@ pub(crate) fn scan(bus: &mut dyn Bus, pc: u32, hooked: &dyn Fn(u32) -> bool) -> 
         bus.fetch(a).ok()
     };
     let mut addr = pc;
+    let mut branches = 0;
     while out.len() < MAX_BLOCK {
         if addr != pc && hooked(addr) {
             break;
@@ -102,6 +121,13 @@ pub(crate) fn scan(bus: &mut dyn Bus, pc: u32, hooked: &dyn Fn(u32) -> bool) -> 
                 info: si,
                 slot: true,
             });
+            // A superblock: past a conditional branch the block goes on with the fall-through
+            // path (the taken one leaves it).
+            branches += 1;
+            if conditional(word) && branches < MAX_BRANCHES && out.len() + 1 < MAX_BLOCK {
+                addr = slot_addr.wrapping_add(4);
+                continue;
+            }
             break;
         }
         out.push(Insn {
@@ -116,6 +142,16 @@ pub(crate) fn scan(bus: &mut dyn Bus, pc: u32, hooked: &dyn Fn(u32) -> bool) -> 
         addr = addr.wrapping_add(4);
     }
     out
+}
+
+/// Whether a branch word may go either way (not J, JAL, JR, JALR, nor BEQ/BEQL of a register
+/// with itself): a block continues past it on the fall-through path.
+fn conditional(word: u32) -> bool {
+    match word >> 26 {
+        0x00 | 0x02 | 0x03 => false,
+        0x04 | 0x14 => rs(word) != rt(word),
+        _ => true,
+    }
 }
 
 /// The category an instruction belongs to, for the kill switches and the statistics.
@@ -136,18 +172,61 @@ pub(crate) fn category(info: &OpInfo) -> Category {
     }
 }
 
+/// Where the code compiled now finds guest memory and the recompiler's tables (host addresses
+/// fixed in the code; the `Jit` drops every block when one of them changes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Env {
+    /// Host address of guest RAM's byte 0; 0: no RAM fast path.
+    pub ram: u64,
+    /// Address bits that must be clear for the RAM fast path: bit 30 (segments 0, 1, 4 and 5
+    /// of the PS2 kernel's map have it clear) and, within `addr & 0x1fff_ffff`, every bit at or
+    /// above the RAM's size (a power of two: the largest one the bus's RAM holds).
+    pub ram_mask: u32,
+    /// Host address of the scratchpad (16 KiB at 0x7000_0000); 0: none (the bus serves it).
+    pub spr: u64,
+    /// Host address of the code-page map.
+    pub pages: u64,
+    /// Host address of the lookup table.
+    pub lookup: u64,
+}
+
+impl Env {
+    /// The environment for RAM of `ram_len` bytes at `ram`, a scratchpad of `spr_len` bytes at
+    /// `spr` (used only when it is the whole 16 KiB), and the recompiler's tables.
+    pub fn new(
+        ram: *mut u8,
+        ram_len: u64,
+        spr: *mut u8,
+        spr_len: u64,
+        pages: *const u8,
+        lookup: *const LookupEntry,
+    ) -> Self {
+        let size = ram_len.min(0x2000_0000);
+        let (ram, ram_mask) = if size == 0 {
+            (0, 0)
+        } else {
+            let pow2 = 1u64 << (63 - size.leading_zeros());
+            (ram as u64, 0x4000_0000 | (0x1fff_ffff & !(pow2 as u32 - 1)))
+        };
+        Self {
+            ram,
+            ram_mask,
+            spr: if spr_len >= 0x4000 { spr as u64 } else { 0 },
+            pages: pages as u64,
+            lookup: lookup as u64,
+        }
+    }
+}
+
 /// A compiled block.
 pub(crate) struct Compiled {
     /// The code.
-    pub func: BlockFn,
+    pub code: BlockCode,
     /// Instructions in the block.
     pub len: u32,
-    /// Cycles the block needs left in the budget to run whole: its cost minus its last
-    /// instruction's (the interpreter starts an instruction while `cycles < target`).
-    pub need: u64,
     /// Native instructions per category (index [`Category::index`]).
     pub native: [u32; Category::COUNT],
-    /// Fallback instructions.
+    /// Instructions that run the interpreter's function ([`h_exec`] or [`h_interp`]).
     pub fallback: u32,
 }
 
@@ -157,10 +236,41 @@ pub(crate) struct Compiler {
     ctx: Context,
     fctx: FunctionBuilderContext,
     call_conv: isa::CallConv,
+    trampoline: Trampoline,
+    /// Every compiled block's [`Site`]s (the code points at them; kept as long as the code,
+    /// which the module keeps until the compiler goes).
+    sites: Vec<Box<[Site]>>,
+}
+
+/// The block signature in the `tail` convention: `(ctx, cpu, cycles) -> status`. A chain of
+/// blocks carries the cycle count in a register (the block that returns writes it to the
+/// `Cpu`); each block adds its counts to the [`Ctx`]'s counters as it leaves. (Few arguments:
+/// the others' registers stay free, and a small block needs no callee-saved ones.)
+fn block_sig() -> Signature {
+    let mut sig = Signature::new(isa::CallConv::Tail);
+    for _ in 0..3 {
+        sig.params.push(AbiParam::new(types::I64));
+    }
+    sig.returns.push(AbiParam::new(types::I32));
+    sig
+}
+
+/// A helper's signature in the host's C convention: `(i64, i64, i32, [i64]) -> i32`.
+fn helper_sig(cc: isa::CallConv, with_cycles: bool) -> Signature {
+    let mut sig = Signature::new(cc);
+    sig.params.push(AbiParam::new(types::I64));
+    sig.params.push(AbiParam::new(types::I64));
+    sig.params.push(AbiParam::new(types::I32));
+    if with_cycles {
+        sig.params.push(AbiParam::new(types::I64));
+    }
+    sig.returns.push(AbiParam::new(types::I32));
+    sig
 }
 
 impl Compiler {
-    /// A compiler for the host.
+    /// A compiler for the host. Settings chosen by measurement (`cargo bench -p piney-jit`):
+    /// the optimiser on (`speed`), the IR verifier only in debug builds.
     pub fn new() -> Result<Self, JitError> {
         let mut flags = settings::builder();
         let set = |f: &mut settings::Builder, k: &str, v: &str| {
@@ -168,6 +278,17 @@ impl Compiler {
                 .map_err(|e| JitError::Setup(format!("cranelift flag {k}={v}: {e}")))
         };
         set(&mut flags, "opt_level", "speed")?;
+        set(
+            &mut flags,
+            "enable_verifier",
+            if cfg!(debug_assertions) {
+                "true"
+            } else {
+                "false"
+            },
+        )?;
+        // Cranelift's tail calls (blocks chaining into blocks) need frame pointers.
+        set(&mut flags, "preserve_frame_pointers", "true")?;
         set(&mut flags, "use_colocated_libcalls", "false")?;
         set(&mut flags, "is_pic", "false")?;
         let isa_builder = cranelift_native::builder()
@@ -181,12 +302,21 @@ impl Compiler {
             cranelift_module::default_libcall_names(),
         ));
         let ctx = module.make_context();
-        Ok(Self {
+        let mut c = Self {
             module: Some(module),
             ctx,
             fctx: FunctionBuilderContext::new(),
             call_conv,
-        })
+            trampoline: Trampoline::new(std::ptr::null()),
+            sites: Vec::new(),
+        };
+        c.trampoline = Trampoline::new(c.build_trampoline()?);
+        Ok(c)
+    }
+
+    /// The trampoline into blocks.
+    pub fn trampoline(&self) -> Trampoline {
+        self.trampoline
     }
 
     fn module(&mut self) -> &mut JITModule {
@@ -195,20 +325,56 @@ impl Compiler {
             .expect("the module lives as long as the compiler")
     }
 
-    /// Compile `insns` (from [`scan`]) into a block.
-    pub fn compile(&mut self, insns: &[Insn], kill: KillSwitches) -> Result<Compiled, JitError> {
-        let ptr = types::I64;
+    /// `(ctx, cpu, block) -> status` in the C convention: calls `block(ctx, cpu, cpu.cycles)`.
+    fn build_trampoline(&mut self) -> Result<*const u8, JitError> {
         let mut sig = Signature::new(self.call_conv);
-        sig.params.push(AbiParam::new(ptr));
+        for _ in 0..3 {
+            sig.params.push(AbiParam::new(types::I64));
+        }
         sig.returns.push(AbiParam::new(types::I32));
-        let mut isig = Signature::new(self.call_conv);
-        isig.params.push(AbiParam::new(ptr));
-        isig.params.push(AbiParam::new(ptr));
-        isig.params.push(AbiParam::new(types::I32));
-        isig.returns.push(AbiParam::new(types::I32));
+        let id = self
+            .module()
+            .declare_anonymous_function(&sig)
+            .map_err(|e| JitError::Setup(format!("declare: {e}")))?;
+        self.ctx.func.signature = sig;
+        {
+            let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
+            let entry = b.create_block();
+            b.append_block_params_for_function_params(entry);
+            b.switch_to_block(entry);
+            let p = b.block_params(entry).to_vec();
+            let tsig = b.import_signature(block_sig());
+            let cycles = b.ins().load(types::I64, mf(), p[1], CYCLES);
+            let call = b.ins().call_indirect(tsig, p[2], &[p[0], p[1], cycles]);
+            let s = b.inst_results(call)[0];
+            b.ins().return_(&[s]);
+            b.seal_all_blocks();
+            b.finalize(self.module.as_ref().expect("module").target_config());
+        }
+        self.finish(id, "the trampoline")
+    }
 
+    fn finish(&mut self, id: cranelift_module::FuncId, what: &str) -> Result<*const u8, JitError> {
         let module = self.module.as_mut().expect("module");
-        let id = module
+        let r = module.define_function(id, &mut self.ctx);
+        module.clear_context(&mut self.ctx);
+        r.map_err(|e| JitError::Compile(format!("{what}: {e:?}")))?;
+        module
+            .finalize_definitions()
+            .map_err(|e| JitError::Compile(format!("finalize: {e}")))?;
+        Ok(module.get_finalized_function(id))
+    }
+
+    /// Compile `insns` (from [`scan`]) into a block for `env`.
+    pub fn compile(
+        &mut self,
+        insns: &[Insn],
+        kill: KillSwitches,
+        env: &Env,
+    ) -> Result<Compiled, JitError> {
+        let sig = block_sig();
+        let id = self
+            .module()
             .declare_anonymous_function(&sig)
             .map_err(|e| JitError::Compile(format!("declare: {e}")))?;
         self.ctx.func.signature = sig;
@@ -217,67 +383,105 @@ impl Compiler {
         let total: u64 = insns.iter().map(|i| i.info.cycles as u64).sum();
         let last = insns.last().map_or(0, |i| i.info.cycles as u64);
         let need = total - last;
+        let start = insns.first().map_or(0, |i| i.addr);
+        let sites: Box<[Site]> = insns
+            .iter()
+            .map(|insn| Site {
+                info: insn.info,
+                word: insn.word,
+                addr: insn.addr,
+                slot: insn.slot,
+            })
+            .collect();
+        // A block with a branch back to its own start (a known target) loops inside: the
+        // registers it uses are loaded before the loop header and stay in host registers.
+        let loops = insns
+            .iter()
+            .any(|i| !i.slot && static_target(i) == Some(start));
         {
             let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
             let entry = b.create_block();
             b.append_block_params_for_function_params(entry);
             b.switch_to_block(entry);
-            let ctxp = b.block_params(entry)[0];
-            let cpu = b.ins().load(
-                ptr,
-                MemFlagsData::trusted(),
-                ctxp,
-                offset_of!(Ctx<'_>, cpu) as i32,
-            );
-            let cyc = b.declare_var(types::I64);
-            let c0 = b
-                .ins()
-                .load(types::I64, MemFlagsData::trusted(), cpu, CYCLES);
-            b.def_var(cyc, c0);
+            let params = b.block_params(entry).to_vec();
+            let (ctxp, cpu) = (params[0], params[1]);
+            let isig = b.import_signature(helper_sig(self.call_conv, true));
+            let esig = b.import_signature(helper_sig(self.call_conv, false));
+            let tsig = b.import_signature(block_sig());
+            let base = b.declare_var(types::I64);
             let npc = b.declare_var(types::I32);
-            let zero = b.ins().iconst(types::I32, 0);
-            b.def_var(npc, zero);
-            let isig = b.import_signature(isig);
-            // Instructions start here; a block whose branch comes back to its own start jumps
-            // here again while the budget allows.
-            let regs: [Variable; 32] = std::array::from_fn(|_| b.declare_var(types::I64));
+            let insns_var = b.declare_var(types::I64);
+            let runs = b.declare_var(types::I64);
+            b.def_var(base, params[2]);
+            let zero = b.ins().iconst(types::I64, 0);
+            b.def_var(insns_var, zero);
+            b.def_var(runs, zero);
+            let regs: [Variable; REGS] = std::array::from_fn(|_| b.declare_var(types::I64));
+            let regs32: [Variable; REGS] = std::array::from_fn(|_| b.declare_var(types::I32));
             let header = b.create_block();
-            b.ins().jump(header, NO);
-            b.switch_to_block(header);
             let mut g = Gen {
                 b,
                 ctxp,
                 cpu,
-                cyc,
+                base,
+                off: 0,
                 npc,
+                insns: insns_var,
+                runs,
                 isig,
+                esig,
+                tsig,
+                sites: &sites,
                 kill,
+                env: *env,
                 header,
                 need,
                 regs,
+                regs32,
                 loaded: 0,
                 dirty: 0,
+                have32: 0,
+                index: 0,
+                skipped: 0,
+                last_index: insns.len() as u32 - 1,
+                start,
+                loops,
+                at_header: 0,
+                dirty_at_header: 0,
+                likely_not_taken: None,
             };
-            g.body(insns, &mut native, &mut fallback);
+            g.prologue(insns, loops);
+            g.body(insns, loops, &mut native, &mut fallback);
             g.b.seal_all_blocks();
             g.b.finalize(self.module.as_ref().expect("module").target_config());
         }
+        // PINEY_JIT_DUMP=<start pc in hex>: print that block's IR and machine code (a debugging
+        // aid for the recompiler's own developers).
+        let dump = std::env::var_os("PINEY_JIT_DUMP")
+            .is_some_and(|v| v.to_str() == Some(format!("{start:x}").as_str()));
+        if dump {
+            eprintln!("{}", self.ctx.func.display());
+            self.ctx.set_disasm(true);
+        }
         let module = self.module.as_mut().expect("module");
-        module.define_function(id, &mut self.ctx).map_err(|e| {
-            JitError::Compile(format!(
-                "block at {:#010x}: {e:?}",
-                insns.first().map_or(0, |i| i.addr)
-            ))
-        })?;
+        let r = module.define_function(id, &mut self.ctx);
+        if dump {
+            if let Some(vcode) = self.ctx.compiled_code().and_then(|c| c.vcode.as_ref()) {
+                eprintln!("{vcode}");
+            }
+            self.ctx.set_disasm(false);
+        }
         module.clear_context(&mut self.ctx);
+        r.map_err(|e| JitError::Compile(format!("block at {start:#010x}: {e:?}")))?;
         module
             .finalize_definitions()
             .map_err(|e| JitError::Compile(format!("finalize: {e}")))?;
-        let code = self.module().get_finalized_function(id);
+        let code = module.get_finalized_function(id);
+        // The code holds the sites' addresses: they live as long as it does.
+        self.sites.push(sites);
         Ok(Compiled {
-            func: BlockFn::new(code),
+            code: BlockCode(code),
             len: insns.len() as u32,
-            need: total - last,
             native,
             fallback,
         })
@@ -292,6 +496,97 @@ impl Drop for Compiler {
     }
 }
 
+/// A branch's target when the instruction word fixes it (PC-relative branches, J, JAL).
+fn static_target(insn: &Insn) -> Option<u32> {
+    let f = insn.info.flags;
+    if !f.contains(OpFlags::BRANCH) || f.contains(OpFlags::COP0) {
+        return None;
+    }
+    match insn.word >> 26 {
+        0x02 | 0x03 => Some((insn.addr.wrapping_add(4) & 0xf000_0000) | (target(insn.word) << 2)),
+        0x00 => None, // JR, JALR
+        _ => Some(branch_target(insn)),
+    }
+}
+
+/// Registers the generator caches: the 32 GPRs (low 64 bits), then LO and HI (low 64 bits).
+const REGS: usize = 34;
+/// The cache index of LO.
+const R_LO: usize = 32;
+/// The cache index of HI.
+const R_HI: usize = 33;
+
+/// The cached registers an instruction writes, as a bit mask, from the opcode table's operands.
+fn reg_writes(insn: &Insn) -> u64 {
+    reg_mask(insn.info.writes, insn.word)
+}
+
+/// The cached registers an instruction reads, as a bit mask.
+fn reg_reads(insn: &Insn) -> u64 {
+    reg_mask(insn.info.reads, insn.word)
+}
+
+fn reg_mask(o: Operands, w: u32) -> u64 {
+    let mut m = 0u64;
+    if o.contains(Operands::LO) {
+        m |= 1 << R_LO;
+    }
+    if o.contains(Operands::HI) {
+        m |= 1 << R_HI;
+    }
+    // COP1 and COP2 entries name their own registers in the same fields (FS/FT/FD, VF...):
+    // only the integer operand flags name GPRs.
+    if o.contains(Operands::RS) {
+        m |= 1 << rs(w);
+    }
+    if o.contains(Operands::RT) {
+        m |= 1 << rt(w);
+    }
+    if o.contains(Operands::RD) {
+        m |= 1 << rd(w);
+    }
+    if o.contains(Operands::RA) {
+        m |= 1 << 31;
+    }
+    m & !1
+}
+
+/// Where cached register `r` lives in the `Cpu`.
+fn reg_offset(r: usize) -> i32 {
+    match r {
+        R_LO => LO,
+        R_HI => HI,
+        _ => GPR + 16 * r as i32,
+    }
+}
+
+/// Whether an instruction may run through [`h_exec`]: it reads and writes only registers
+/// (no memory, no branch, no COP0, no trap by design) and asks nothing of the machine (VU
+/// starts and resets through CTC2 and VCALLMS/VCALLMSR; the COP2 moves with the interlock bit,
+/// which wait for VU0 and move the cycle count).
+fn register_only(insn: &Insn) -> bool {
+    let f = insn.info.flags;
+    if f.intersects(
+        OpFlags::BRANCH
+            | OpFlags::LOAD
+            | OpFlags::STORE
+            | OpFlags::COP0
+            | OpFlags::MAY_TRAP
+            | OpFlags::ENDS_BLOCK
+            | OpFlags::RESERVED,
+    ) {
+        return false;
+    }
+    if f.contains(OpFlags::COP2) {
+        return match insn.info.mnemonic {
+            "vcallms" | "vcallmsr" | "ctc2" => false,
+            "qmfc2" | "qmtc2" | "cfc2" => insn.word & 1 == 0,
+            _ => true,
+        };
+    }
+    true
+}
+
 // Field offsets in Cpu (generated code addresses the state in place).
 const GPR: i32 = offset_of!(Cpu, gpr) as i32;
 const HI: i32 = offset_of!(Cpu, hi) as i32;
@@ -303,11 +598,17 @@ const CUR_PC: i32 = offset_of!(Cpu, cur_pc) as i32;
 const IN_DELAY: i32 = offset_of!(Cpu, in_delay_slot) as i32;
 const DELAY_NEXT: i32 = offset_of!(Cpu, delay_next) as i32;
 const CYCLES: i32 = offset_of!(Cpu, cycles) as i32;
-const STATUS: i32 = (offset_of!(Cpu, cop0) + offset_of!(piney_ee::cpu::Cop0, regs)) as i32
-    + 4 * piney_ee::cpu::cop0reg::STATUS as i32;
 const FPR: i32 = (offset_of!(Cpu, fpu) + offset_of!(piney_ee::cpu::Fpu, fpr)) as i32;
 const FCR31: i32 = (offset_of!(Cpu, fpu) + offset_of!(piney_ee::cpu::Fpu, fcr31)) as i32;
 const VF: i32 = (offset_of!(Cpu, vu0) + offset_of!(piney_ee::cpu::Vu0Regs, vf)) as i32;
+const STATUS: i32 = (offset_of!(Cpu, cop0) + offset_of!(piney_ee::cpu::Cop0, regs)) as i32
+    + 4 * piney_ee::cpu::cop0reg::STATUS as i32;
+
+// Field offsets in Ctx.
+const CTX_TARGET: i32 = offset_of!(Ctx<'_>, target) as i32;
+const CTX_INSNS: i32 = offset_of!(Ctx<'_>, insns) as i32;
+const CTX_RUNS: i32 = offset_of!(Ctx<'_>, block_runs) as i32;
+const CTX_CHAINED: i32 = offset_of!(Ctx<'_>, chained) as i32;
 
 /// Where a PC value comes from at an exit.
 #[derive(Clone, Copy)]
@@ -318,30 +619,93 @@ enum Pc {
     Npc,
 }
 
+/// How a memory access treats the low address bits.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Align {
+    /// Misaligned: the slow path (which raises the address error).
+    Check,
+    /// Ignored: the access is at `ea & !mask` (LQ/SQ, and the aligned word of LWL and kin).
+    Mask(u32),
+}
+
 struct Gen<'a> {
     b: FunctionBuilder<'a>,
     ctxp: Value,
     cpu: Value,
-    cyc: Variable,
+    /// Cycles at the block's start (or the loop header's).
+    base: Variable,
+    /// Cycles of the instructions started since `base` (the current one included).
+    off: u64,
     npc: Variable,
-    isig: cranelift_codegen::ir::SigRef,
+    /// Instructions this block completed in the passes before the current one (a block that
+    /// loops on itself).
+    insns: Variable,
+    /// Passes of this block (the current one included once it started).
+    runs: Variable,
+    /// [`h_interp`]'s signature.
+    isig: SigRef,
+    /// [`h_exec`]'s signature.
+    esig: SigRef,
+    tsig: SigRef,
+    /// The block's instructions as [`h_interp`] sees them.
+    sites: &'a [Site],
     kill: KillSwitches,
+    env: Env,
     /// Where the block's first instruction begins.
-    header: cranelift_codegen::ir::Block,
-    /// The block's `need` (see [`Compiled::need`]).
+    header: Block,
+    /// Cycles the block needs left in the budget to run whole: its cost minus its last
+    /// instruction's (the interpreter starts an instruction while `cycles < target`).
     need: u64,
-    /// One variable per GPR, caching its low 64 bits.
-    regs: [Variable; 32],
+    /// One variable per cached register (see [`REGS`]), holding its low 64 bits.
+    regs: [Variable; REGS],
+    /// The same registers' low 32 bits, where the last write was a 32-bit result (so reading
+    /// them back as 32 bits needs no narrowing).
+    regs32: [Variable; REGS],
     /// Registers whose variable holds the current value (bit per register).
-    loaded: u32,
-    /// Cached registers changed since they were last written back.
-    dirty: u32,
+    loaded: u64,
+    /// Cached registers whose value is not in the `Cpu` yet (written back before any helper
+    /// call and at every exit).
+    dirty: u64,
+    /// Registers whose `regs32` variable is current.
+    have32: u64,
+    /// The instruction being compiled (index in the block).
+    index: u32,
+    /// Instructions of the block the current path skipped (slots of likely branches not
+    /// taken).
+    skipped: u32,
+    /// The index of the block's last instruction.
+    last_index: u32,
+    /// The block's start.
+    start: u32,
+    /// The block loops back to its start.
+    loops: bool,
+    /// Registers loaded before the loop header.
+    at_header: u64,
+    /// Registers dirty at the loop header.
+    dirty_at_header: u64,
+    /// Where a likely branch in the middle of the block goes on when not taken, and the state
+    /// there (set by [`Gen::branch_to`], used after the slot).
+    likely_not_taken: Option<(Block, Saved)>,
 }
 
-/// Where a guarded native instruction meets its fallback paths.
+/// See [`Gen::save`].
+#[derive(Clone, Copy)]
+struct Saved {
+    loaded: u64,
+    dirty: u64,
+    have32: u64,
+    off: u64,
+    skipped: u32,
+}
+
+/// Where a guarded native instruction meets its slow path.
 struct Join {
-    join: cranelift_codegen::ir::Block,
-    tails: Vec<cranelift_codegen::ir::Block>,
+    join: Block,
+    /// The slow path, once a guard needs it.
+    slow: Option<Block>,
+    /// The registers dirty before the instruction: its slow path writes them back before the
+    /// interpreter runs.
+    dirty: u64,
 }
 
 fn mf() -> MemFlagsData {
@@ -363,20 +727,20 @@ impl Gen<'_> {
     fn c64(&mut self, v: u64) -> Value {
         self.b.ins().iconst(types::I64, v as i64)
     }
-    /// Low 64 bits of a GPR (cached in a variable from its first use in the block).
+    /// Low 64 bits of a cached register (GPR, LO or HI), from its variable once used.
     fn r64(&mut self, r: usize) -> Value {
         if r == 0 {
             self.c64(0)
         } else if self.loaded & (1 << r) != 0 {
             self.b.use_var(self.regs[r])
         } else {
-            let v = self.ld(types::I64, GPR + 16 * r as i32);
+            let v = self.ld(types::I64, reg_offset(r));
             self.b.def_var(self.regs[r], v);
             self.loaded |= 1 << r;
             v
         }
     }
-    /// High 64 bits of a GPR.
+    /// High 64 bits of a GPR (always in memory).
     fn r64h(&mut self, r: usize) -> Value {
         if r == 0 {
             self.c64(0)
@@ -388,46 +752,30 @@ impl Gen<'_> {
     fn r32(&mut self, r: usize) -> Value {
         if r == 0 {
             self.c32(0)
+        } else if self.have32 & (1 << r) != 0 {
+            self.b.use_var(self.regs32[r])
         } else {
             let v = self.r64(r);
             self.b.ins().ireduce(types::I32, v)
         }
     }
     /// `Cpu::set64`: the low 64 bits, upper 64 kept; $0 ignores writes. Kept in the register's
-    /// variable and written back before a helper call, a loop back and at exits.
+    /// variable; written back to the `Cpu` at the next flush.
     fn set64(&mut self, r: usize, v: Value) {
         if r != 0 {
             self.b.def_var(self.regs[r], v);
             self.loaded |= 1 << r;
             self.dirty |= 1 << r;
-        }
-    }
-    /// Write the changed cached registers back to the `Cpu` (state unchanged: the caller decides
-    /// what the path knows afterwards).
-    fn flush_regs(&mut self) {
-        let mut d = self.dirty;
-        while d != 0 {
-            let r = d.trailing_zeros() as usize;
-            d &= d - 1;
-            let v = self.b.use_var(self.regs[r]);
-            self.st(v, GPR + 16 * r as i32);
-        }
-    }
-    /// Reload every cached register from the `Cpu` (after the interpreter ran).
-    fn reload_regs(&mut self) {
-        let mut l = self.loaded;
-        while l != 0 {
-            let r = l.trailing_zeros() as usize;
-            l &= l - 1;
-            let v = self.ld(types::I64, GPR + 16 * r as i32);
-            self.b.def_var(self.regs[r], v);
+            self.have32 &= !(1 << r);
         }
     }
     /// `Cpu::set32`: a 32-bit value sign-extended to 64 bits.
     fn set32(&mut self, r: usize, v: Value) {
         if r != 0 {
-            let v = self.b.ins().sextend(types::I64, v);
-            self.set64(r, v);
+            let x = self.b.ins().sextend(types::I64, v);
+            self.set64(r, x);
+            self.b.def_var(self.regs32[r], v);
+            self.have32 |= 1 << r;
         }
     }
     fn set128(&mut self, r: usize, lo: Value, hi: Value) {
@@ -436,15 +784,59 @@ impl Gen<'_> {
             self.st(hi, GPR + 16 * r as i32 + 8);
         }
     }
+    /// Write the dirty registers back to the `Cpu`.
+    fn flush(&mut self) {
+        let mut d = self.dirty;
+        while d != 0 {
+            let r = d.trailing_zeros() as usize;
+            d &= d - 1;
+            let v = self.b.use_var(self.regs[r]);
+            self.st(v, reg_offset(r));
+        }
+        self.dirty = 0;
+    }
+    /// Load (again) the cached registers in `mask` from the `Cpu` (after a helper wrote them).
+    fn reload(&mut self, mask: u64) {
+        let mut l = self.loaded & mask;
+        while l != 0 {
+            let r = l.trailing_zeros() as usize;
+            l &= l - 1;
+            let v = self.ld(types::I64, reg_offset(r));
+            self.b.def_var(self.regs[r], v);
+        }
+        self.have32 &= !mask;
+    }
+    /// Forget the cached registers in `mask` (a helper wrote them): read from the `Cpu` at the
+    /// next use.
+    fn forget(&mut self, mask: u64) {
+        self.loaded &= !mask;
+        self.dirty &= !mask;
+        self.have32 &= !mask;
+    }
     fn bool64(&mut self, c: Value) -> Value {
         self.b.ins().uextend(types::I64, c)
     }
+    /// A GPR as four 32-bit lanes, from memory (written back first when dirty).
+    fn vec(&mut self, r: usize) -> Value {
+        if r == 0 {
+            let z = self.c32(0);
+            self.b.ins().splat(types::I32X4, z)
+        } else {
+            if self.dirty & (1 << r) != 0 {
+                let v = self.b.use_var(self.regs[r]);
+                self.st(v, GPR + 16 * r as i32);
+                self.dirty &= !(1 << r);
+            }
+            self.ld(types::I32X4, GPR + 16 * r as i32)
+        }
+    }
 
-    // ------------------------------------------------------------ exits and the fallback
+    // ------------------------------------------------------------ counters, exits, helpers
 
-    fn flush_cycles(&mut self) {
-        let c = self.b.use_var(self.cyc);
-        self.st(c, CYCLES);
+    /// `cycles` as the interpreter has it now.
+    fn cycles_now(&mut self) -> Value {
+        let b = self.b.use_var(self.base);
+        self.b.ins().iadd_imm_s(b, self.off as i64)
     }
 
     fn pc_value(&mut self, pc: Pc) -> Value {
@@ -454,72 +846,214 @@ impl Gen<'_> {
         }
     }
 
-    /// Write the sequencing state as the interpreter has it after (or, with `pc` the
-    /// instruction's successor, during) the instruction at `cur`.
-    fn write_seq(&mut self, cur: u32, slot: bool, pc: Pc) {
+    /// Write `cur_pc`, `in_delay_slot` and `delay_next` as the interpreter leaves them after
+    /// the instruction at `cur`.
+    fn write_cur(&mut self, cur: u32, slot: bool) {
         let c = self.c32(cur);
         self.st(c, CUR_PC);
-        let d = self.b.ins().iconst(types::I8, slot as i64);
+        // in_delay_slot and delay_next (false) are adjacent bytes: one 16-bit store.
+        debug_assert_eq!(DELAY_NEXT, IN_DELAY + 1);
+        let d = self.b.ins().iconst(types::I16, slot as i64);
         self.st(d, IN_DELAY);
-        let z = self.b.ins().iconst(types::I8, 0);
-        self.st(z, DELAY_NEXT);
-        let p = self.pc_value(pc);
+    }
+
+    /// Write `pc` and `next_pc` for `pc` next, and the cycle count.
+    fn write_pc_cycles(&mut self, p: Value) {
         self.st(p, PC);
         let n = self.b.ins().iadd_imm_s(p, 4);
         self.st(n, NEXT_PC);
+        let c = self.cycles_now();
+        self.st(c, CYCLES);
     }
 
-    /// Leave the block with the state after the instruction at `cur`.
-    fn exit(&mut self, code: u32, cur: u32, slot: bool, pc: Pc) {
-        self.flush_regs();
-        self.write_seq(cur, slot, pc);
-        self.flush_cycles();
-        let s = self.b.ins().iconst(types::I32, code as i64);
+    /// Add this block's counts to the `Ctx`'s counters, with `done` instructions of the current
+    /// pass completed.
+    fn count(&mut self, done: u32) {
+        let i = self.b.use_var(self.insns);
+        let i = self.b.ins().iadd_imm_s(i, done as i64);
+        self.add_ctx(CTX_INSNS, i);
+        let r = self.b.use_var(self.runs);
+        self.add_ctx(CTX_RUNS, r);
+    }
+
+    /// `ctx.field += v`.
+    fn add_ctx(&mut self, field: i32, v: Value) {
+        let old = self.b.ins().load(types::I64, mf(), self.ctxp, field);
+        let new = self.b.ins().iadd(old, v);
+        self.b.ins().store(mf(), new, self.ctxp, field);
+    }
+
+    /// Count (see [`Gen::count`]) and return `s`.
+    fn ret_counted(&mut self, s: Value, done: u32) {
+        self.count(done);
         self.b.ins().return_(&[s]);
     }
 
-    /// Call the interpreter for `insn` in line: afterwards no register is cached.
-    fn call_fallback(&mut self, insn: &Insn) {
-        self.call_interp(insn);
-        self.loaded = 0;
-        self.dirty = 0;
+    /// Leave the block after the instruction at `cur` with `pc` next, `done` instructions of
+    /// this pass completed: into the next block when the lookup table has it (the registers
+    /// written back, the cycle count and the counters passed along), else back to the
+    /// dispatcher with the whole state written.
+    fn exit_chain(&mut self, cur: u32, slot: bool, pc: Pc, done: u32) {
+        self.flush();
+        self.write_cur(cur, slot);
+        let p = self.pc_value(pc);
+        let entry = match pc {
+            Pc::Const(v) => {
+                let off = (Lookup::index(v) * std::mem::size_of::<LookupEntry>()) as u64;
+                self.c64(self.env.lookup + off)
+            }
+            Pc::Npc => {
+                let i = self.b.ins().imul_imm_s(p, LOOKUP_MUL as i32 as i64);
+                let i = self.b.ins().ushr_imm_s(i, (32 - LOOKUP_BITS) as i64);
+                let i = self.b.ins().uextend(types::I64, i);
+                let o = self.b.ins().imul_imm_s(i, size_of::<LookupEntry>() as i64);
+                self.b.ins().iadd_imm_s(o, self.env.lookup as i64)
+            }
+        };
+        let epc = self
+            .b
+            .ins()
+            .load(types::I32, mf(), entry, offset_of!(LookupEntry, pc) as i32);
+        let hit = self.b.ins().icmp(IntCC::Equal, epc, p);
+        let go = self.b.create_block();
+        let miss = self.b.create_block();
+        self.b.ins().brif(hit, go, &[], miss, &[]);
+        self.b.switch_to_block(go);
+        let code = self.b.ins().load(
+            types::I64,
+            mf(),
+            entry,
+            offset_of!(LookupEntry, code) as i32,
+        );
+        self.count(done);
+        let one = self.c64(1);
+        self.add_ctx(CTX_CHAINED, one);
+        let c = self.cycles_now();
+        self.b
+            .ins()
+            .return_call_indirect(self.tsig, code, &[self.ctxp, self.cpu, c]);
+        self.b.switch_to_block(miss);
+        self.write_pc_cycles(p);
+        let ok = self.b.ins().iconst(types::I32, status::OK as i64);
+        self.ret_counted(ok, done);
     }
 
-    /// Call the interpreter for `insn` (cached registers and the sequencing state written
-    /// first). Continues in a fresh block when it returns OK; otherwise the block returns its
-    /// status. The register cache state is left as it was: the caller reloads or forgets.
-    fn call_interp(&mut self, insn: &Insn) {
-        self.flush_regs();
-        let pc = if insn.slot {
-            Pc::Npc
+    /// Call the interpreter for `insn` (which writes the sequencing state and the cycle count
+    /// first); returns its status. The registers must be written back.
+    fn call_interp(&mut self, insn: &Insn) -> Value {
+        let npc = if insn.slot {
+            self.b.use_var(self.npc)
         } else {
-            Pc::Const(insn.addr.wrapping_add(4))
+            self.c32(0)
         };
-        self.write_seq(insn.addr, insn.slot, pc);
-        self.flush_cycles();
-        let f = self
+        let c = self.cycles_now();
+        let f = self.c64(h_interp as *const () as usize as u64);
+        let site = self.c64(&self.sites[self.index as usize] as *const Site as usize as u64);
+        let call = self
             .b
             .ins()
-            .iconst(types::I64, h_interp as *const () as usize as i64);
-        let info = self
-            .b
-            .ins()
-            .iconst(types::I64, insn.info as *const OpInfo as usize as i64);
+            .call_indirect(self.isig, f, &[self.ctxp, site, npc, c]);
+        self.b.inst_results(call)[0]
+    }
+
+    /// Return `s` (a stop or an exception after this instruction) when it is not OK; continue
+    /// in a fresh block otherwise.
+    fn stop_unless_ok(&mut self, s: Value) {
+        let out = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.set_cold_block(out);
+        self.b.ins().brif(s, out, &[], cont, &[]);
+        self.b.switch_to_block(out);
+        self.ret_counted(s, self.done());
+        self.b.switch_to_block(cont);
+    }
+
+    /// Run `insn` through the interpreter in line; afterwards the registers it writes are read
+    /// from the `Cpu` again.
+    fn fallback(&mut self, insn: &Insn) {
+        self.flush();
+        let s = self.call_interp(insn);
+        self.stop_unless_ok(s);
+        self.forget(reg_writes(insn));
+    }
+
+    /// Run a register-only instruction through [`h_exec`] (the interpreter's `h_interp` path
+    /// when it fails).
+    fn exec_registers(&mut self, insn: &Insn) {
+        self.flush();
+        let f = self.c64(h_exec as *const () as usize as u64);
+        let info = self.c64(insn.info as *const OpInfo as usize as u64);
         let w = self.c32(insn.word);
         let call = self
             .b
             .ins()
-            .call_indirect(self.isig, f, &[self.ctxp, info, w]);
+            .call_indirect(self.esig, f, &[self.cpu, info, w]);
         let s = self.b.inst_results(call)[0];
-        let out = self.b.create_block();
-        let cont = self.b.create_block();
-        self.b.set_cold_block(out);
-        self.b.ins().brif(s, out, NO, cont, NO);
-        self.b.switch_to_block(out);
-        self.b.ins().return_(&[s]);
-        self.b.switch_to_block(cont);
-        let c = self.ld(types::I64, CYCLES);
-        self.b.def_var(self.cyc, c);
+        let mut j = self.new_join();
+        let hot = self.b.create_block();
+        let slow = self.slow_path(&mut j);
+        self.b.ins().brif(s, slow, &[], hot, &[]);
+        self.b.switch_to_block(hot);
+        // What the instruction wrote is read from the `Cpu` at its next use, on either path.
+        self.forget(reg_writes(insn));
+        self.join(insn, j, 0);
+    }
+
+    fn new_join(&mut self) -> Join {
+        Join {
+            join: self.b.create_block(),
+            slow: None,
+            dirty: self.dirty,
+        }
+    }
+
+    /// The slow path of the instruction for `j` (one per join, filled in by [`Gen::join`]):
+    /// the interpreter runs the instruction; a stop or an exception leaves the block, otherwise
+    /// it continues at the join with the registers the instruction writes read again. The
+    /// registers must be written back before the first guard that branches here.
+    fn slow_path(&mut self, j: &mut Join) -> Block {
+        if let Some(s) = j.slow {
+            return s;
+        }
+        let cold = self.b.create_block();
+        self.b.set_cold_block(cold);
+        j.slow = Some(cold);
+        cold
+    }
+
+    /// Branch to the instruction's slow path when `fail` is non-zero; continue natively
+    /// otherwise.
+    fn guard(&mut self, fail: Value, j: &mut Join) {
+        let slow = self.slow_path(j);
+        let hot = self.b.create_block();
+        self.b.ins().brif(fail, slow, &[], hot, &[]);
+        self.b.switch_to_block(hot);
+    }
+
+    /// End a native instruction's hot path and meet its slow path, after which the registers
+    /// in `writes` (those the instruction writes) are read from the `Cpu` again.
+    fn join(&mut self, insn: &Insn, j: Join, writes: u64) {
+        self.b.ins().jump(j.join, &[]);
+        if let Some(cold) = j.slow {
+            self.b.switch_to_block(cold);
+            // The interpreter reads the registers from the `Cpu`.
+            let dirty = self.dirty;
+            self.dirty = j.dirty;
+            self.flush();
+            self.dirty = dirty;
+            let s = self.call_interp(insn);
+            let out = self.b.create_block();
+            let tail = self.b.create_block();
+            self.b.set_cold_block(out);
+            self.b.set_cold_block(tail);
+            self.b.ins().brif(s, out, &[], tail, &[]);
+            self.b.switch_to_block(out);
+            self.ret_counted(s, self.done());
+            self.b.switch_to_block(tail);
+            self.reload(writes);
+            self.b.ins().jump(j.join, &[]);
+        }
+        self.b.switch_to_block(j.join);
     }
 
     /// `a + c` (`add`) or `a - c`, and whether it overflowed as a signed number of the operands'
@@ -537,113 +1071,197 @@ impl Gen<'_> {
         (v, self.b.ins().icmp_imm_s(IntCC::SignedLessThan, sign, 0))
     }
 
-    /// Branch to the fallback for `insn` when `fail` is non-zero; continue natively otherwise.
-    /// Returns with the builder in the native path; call [`Gen::join`] when it is done.
-    fn guard(&mut self, insn: &Insn, fail: Value) -> Join {
-        let hot = self.b.create_block();
-        let mut j = Join {
-            join: self.b.create_block(),
-            tails: Vec::new(),
-        };
-        self.side_fallback(insn, fail, hot, &mut j);
-        j
-    }
-
-    /// When `fail`, run the fallback on a cold path that rejoins at `j` (through a tail block
-    /// that [`Gen::join`] fills with register reloads); else continue at `hot`.
-    fn side_fallback(
-        &mut self,
-        insn: &Insn,
-        fail: Value,
-        hot: cranelift_codegen::ir::Block,
-        j: &mut Join,
-    ) {
-        let cold = self.b.create_block();
-        let tail = self.b.create_block();
-        self.b.set_cold_block(cold);
-        self.b.set_cold_block(tail);
-        self.b.ins().brif(fail, cold, NO, hot, NO);
-        self.b.switch_to_block(cold);
-        self.call_interp(insn);
-        self.b.ins().jump(tail, NO);
-        j.tails.push(tail);
-        self.b.switch_to_block(hot);
-    }
-
-    /// End a native instruction's hot path and meet its fallbacks: their tails reload every
-    /// register the hot path has cached (the interpreter may have changed any of them).
-    fn join(&mut self, j: Join) {
-        self.b.ins().jump(j.join, NO);
-        for tail in j.tails {
-            self.b.switch_to_block(tail);
-            self.reload_regs();
-            self.b.ins().jump(j.join, NO);
-        }
-        self.b.switch_to_block(j.join);
-    }
-
     // ------------------------------------------------------------ the block
 
-    fn body(&mut self, insns: &[Insn], native: &mut [u32], fallback: &mut u32) {
+    /// The entry: the budget check, the loop's registers, then the header (which counts a run).
+    fn prologue(&mut self, insns: &[Insn], loops: bool) {
+        let c0 = self.b.use_var(self.base);
+        let t = self.b.ins().load(types::I64, mf(), self.ctxp, CTX_TARGET);
+        let c = self.b.ins().iadd_imm_s(c0, self.need as i64);
+        let fits = self.b.ins().icmp(IntCC::UnsignedLessThan, c, t);
+        let go = self.b.create_block();
+        let no = self.b.create_block();
+        self.b.set_cold_block(no);
+        self.b.ins().brif(fits, go, &[], no, &[]);
+        self.b.switch_to_block(no);
+        // Nothing ran: the state is the one the previous block left (its pc is this start).
+        let p = self.c32(insns[0].addr);
+        self.write_pc_cycles(p);
+        let s = self.b.ins().iconst(types::I32, status::BUDGET as i64);
+        self.ret_counted(s, 0);
+        self.b.switch_to_block(go);
+        if loops {
+            // Every register the loop touches lives in a variable across iterations; those it
+            // writes are written back at its exits.
+            let mut l = insns
+                .iter()
+                .fold(0, |m, i| m | reg_reads(i) | reg_writes(i));
+            while l != 0 {
+                let r = l.trailing_zeros() as usize;
+                l &= l - 1;
+                self.r64(r);
+            }
+        }
+        self.b.ins().jump(self.header, &[]);
+        self.b.switch_to_block(self.header);
+        let r = self.b.use_var(self.runs);
+        let r = self.b.ins().iadd_imm_s(r, 1);
+        self.b.def_var(self.runs, r);
+    }
+
+    fn body(&mut self, insns: &[Insn], loops: bool, native: &mut [u32], fallback: &mut u32) {
+        self.at_header = self.loaded;
+        if loops {
+            // Registers written in one pass are dirty at the header of the next.
+            self.dirty = insns.iter().fold(0, |m, i| m | reg_writes(i)) & self.at_header;
+        }
+        self.dirty_at_header = self.dirty;
         let mut branch: Option<Insn> = None;
-        for insn in insns {
-            let c = self.b.use_var(self.cyc);
-            let c = self.b.ins().iadd_imm_s(c, insn.info.cycles as i64);
-            self.b.def_var(self.cyc, c);
+        for (i, insn) in insns.iter().enumerate() {
+            self.index = i as u32;
+            self.off += insn.info.cycles as u64;
             let cat = category(insn.info);
             let killed = self.kill.kills(insn.info);
-            let done = !killed && self.native(insn);
-            if done {
+            let f = insn.info.flags;
+            if f.contains(OpFlags::BRANCH) && !f.contains(OpFlags::COP0) {
+                branch = Some(*insn);
+            }
+            if !killed && self.native(insn) {
                 native[cat.index()] += 1;
             } else {
                 *fallback += 1;
-                self.call_fallback(insn);
-                if insn.info.flags.contains(OpFlags::BRANCH)
-                    && !insn.info.flags.contains(OpFlags::COP0)
-                {
-                    self.fallback_branch_outcome(insn);
+                if !killed && register_only(insn) {
+                    self.exec_registers(insn);
+                } else {
+                    self.fallback(insn);
+                    if f.contains(OpFlags::BRANCH) && !f.contains(OpFlags::COP0) {
+                        self.fallback_branch_outcome(insn);
+                    }
                 }
             }
-            if insn.info.flags.contains(OpFlags::BRANCH) {
-                branch = Some(*insn);
+            if insn.slot {
+                let br = branch.take().expect("a delay slot follows its branch");
+                self.after_slot(&br, insn);
             }
         }
         let last = insns.last().expect("a block has an instruction");
-        match branch {
-            Some(_) if last.slot => {
-                // Back to our own start with the whole block still within the budget: loop
-                // without leaving (the exit state is written by whichever exit ends it).
-                let start = insns[0].addr;
-                let n = self.b.use_var(self.npc);
-                let again = self
-                    .b
-                    .ins()
-                    .icmp_imm_s(IntCC::Equal, n, start as i32 as i64);
-                let c = self.b.use_var(self.cyc);
-                let c = self.b.ins().iadd_imm_s(c, self.need as i64);
-                let t = self.b.ins().load(
-                    types::I64,
-                    mf(),
-                    self.ctxp,
-                    offset_of!(Ctx<'_>, target) as i32,
-                );
-                let fits = self.b.ins().icmp(IntCC::UnsignedLessThan, c, t);
-                let go = self.b.ins().band(again, fits);
-                // The loop header starts with nothing cached.
-                self.flush_regs();
-                self.dirty = 0;
-                let out = self.b.create_block();
-                self.b.ins().brif(go, self.header, NO, out, NO);
-                self.b.switch_to_block(out);
-                self.exit(status::OK, last.addr, true, Pc::Npc)
-            }
-            _ => self.exit(
-                status::OK,
+        if !last.slot {
+            self.exit_chain(
                 last.addr,
                 false,
                 Pc::Const(last.addr.wrapping_add(4)),
-            ),
+                self.done(),
+            );
         }
+    }
+
+    /// Instructions of the current pass completed once the current one has.
+    fn done(&self) -> u32 {
+        self.index + 1 - self.skipped
+    }
+
+    /// The static state of the register cache and the counts, saved across a side exit.
+    fn save(&self) -> Saved {
+        Saved {
+            loaded: self.loaded,
+            dirty: self.dirty,
+            have32: self.have32,
+            off: self.off,
+            skipped: self.skipped,
+        }
+    }
+
+    fn restore(&mut self, s: Saved) {
+        self.loaded = s.loaded;
+        self.dirty = s.dirty;
+        self.have32 = s.have32;
+        self.off = s.off;
+        self.skipped = s.skipped;
+    }
+
+    /// The delay slot `slot` of `br` has run: where the branch goes is `npc`. The block's last
+    /// slot leaves the block (or loops back to its start); an earlier one leaves only when the
+    /// branch was taken, and the block goes on with the fall-through path.
+    fn after_slot(&mut self, br: &Insn, slot: &Insn) {
+        let back = self.loops && static_target(br) == Some(self.start);
+        if let Some((not_taken, state)) = self.likely_not_taken.take() {
+            // A likely branch in the middle of the block, and this is its taken path (the slot
+            // ran): it leaves. The block goes on where the branch was not taken (the slot
+            // skipped).
+            if back {
+                let yes = self.b.ins().iconst(types::I8, 1);
+                self.loop_back(yes);
+            }
+            self.exit_chain(slot.addr, true, Pc::Npc, self.done());
+            self.b.switch_to_block(not_taken);
+            self.restore(state);
+            self.skipped += 1;
+            return;
+        }
+        let n = self.b.use_var(self.npc);
+        let again = if back {
+            let again = self
+                .b
+                .ins()
+                .icmp_imm_s(IntCC::Equal, n, self.start as i32 as i64);
+            Some(again)
+        } else {
+            None
+        };
+        if self.index == self.last_index {
+            if let Some(again) = again {
+                self.loop_back(again);
+            }
+            self.exit_chain(slot.addr, true, Pc::Npc, self.done());
+            return;
+        }
+        let here = self.save();
+        let leave = self.b.create_block();
+        let cont = self.b.create_block();
+        let fall = br.addr.wrapping_add(8);
+        let goes = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::NotEqual, n, fall as i32 as i64);
+        self.b.ins().brif(goes, leave, &[], cont, &[]);
+        self.b.switch_to_block(leave);
+        if let Some(again) = again {
+            self.loop_back(again);
+        }
+        self.exit_chain(slot.addr, true, Pc::Npc, self.done());
+        self.b.switch_to_block(cont);
+        self.restore(here);
+    }
+
+    /// Jump back to the block's start (its loop header) when `again` (an i8 condition) holds
+    /// and the whole block still fits in the budget; otherwise continue here (with the state
+    /// unchanged).
+    fn loop_back(&mut self, again: Value) {
+        let next = self.cycles_now();
+        let c = self.b.ins().iadd_imm_s(next, self.need as i64);
+        let t = self.b.ins().load(types::I64, mf(), self.ctxp, CTX_TARGET);
+        let fits = self.b.ins().icmp(IntCC::UnsignedLessThan, c, t);
+        let go = self.b.ins().band(again, fits);
+        let back = self.b.create_block();
+        let out = self.b.create_block();
+        self.b.ins().brif(go, back, &[], out, &[]);
+        self.b.switch_to_block(back);
+        let saved = self.save();
+        // The header expects the loop's registers in their variables, and at most those of
+        // them dirty.
+        self.dirty &= !self.dirty_at_header;
+        self.flush();
+        let missing = self.at_header & !self.loaded;
+        self.loaded |= missing;
+        self.reload(missing);
+        let done = self.done();
+        let i = self.b.use_var(self.insns);
+        let i = self.b.ins().iadd_imm_s(i, done as i64);
+        self.b.def_var(self.insns, i);
+        self.b.def_var(self.base, next);
+        self.b.ins().jump(self.header, &[]);
+        self.b.switch_to_block(out);
+        self.restore(saved);
     }
 
     /// After the interpreter ran a branch: a likely branch not taken has skipped its slot (leave
@@ -653,18 +1271,20 @@ impl Gen<'_> {
             let dn = self.ld(types::I8, DELAY_NEXT);
             let out = self.b.create_block();
             let cont = self.b.create_block();
-            self.b.ins().brif(dn, cont, NO, out, NO);
+            self.b.ins().brif(dn, cont, &[], out, &[]);
             self.b.switch_to_block(out);
-            let s = self.b.ins().iconst(types::I32, status::OK as i64);
-            self.b.ins().return_(&[s]);
+            // The interpreter left the whole state (nothing is dirty after a fallback's flush).
+            let ok = self.b.ins().iconst(types::I32, status::OK as i64);
+            self.ret_counted(ok, self.done());
             self.b.switch_to_block(cont);
         }
         let n = self.ld(types::I32, NEXT_PC);
         self.b.def_var(self.npc, n);
     }
 
-    /// A native branch decided `taken` (an i8 condition) to `target`: set `npc`, and for a likely
-    /// branch not taken leave the block (the slot is skipped).
+    /// A native branch decided `taken` (an i8 condition) to `target`: set `npc`. A likely
+    /// branch not taken skips its slot: at the block's end it leaves the block; earlier, the
+    /// block goes on there after the taken path (see [`Gen::after_slot`]).
     fn branch_to(&mut self, insn: &Insn, taken: Value, target: Value) {
         let fall = self.c32(insn.addr.wrapping_add(8));
         let n = self.b.ins().select(taken, target, fall);
@@ -672,15 +1292,22 @@ impl Gen<'_> {
         if insn.info.flags.contains(OpFlags::LIKELY) {
             let out = self.b.create_block();
             let cont = self.b.create_block();
-            self.b.ins().brif(taken, cont, NO, out, NO);
+            self.b.ins().brif(taken, cont, &[], out, &[]);
+            if self.index + 1 < self.last_index {
+                self.likely_not_taken = Some((out, self.save()));
+                self.b.switch_to_block(cont);
+                return;
+            }
             self.b.switch_to_block(out);
             // Not taken: the interpreter advanced pc past the slot.
-            self.exit(
-                status::OK,
+            let saved = self.save();
+            self.exit_chain(
                 insn.addr,
-                false,
+                insn.slot,
                 Pc::Const(insn.addr.wrapping_add(8)),
+                self.done(),
             );
+            self.restore(saved);
             self.b.switch_to_block(cont);
         }
     }
@@ -696,105 +1323,76 @@ impl Gen<'_> {
         self.b.ins().iadd_imm_s(b, simm(w) as i64)
     }
 
-    /// The fast-path host address for a `size`-byte access at `ea`, or a jump to the fallback.
-    /// Checks alignment (unless `mask16`: LQ/SQ ignore the low bits), then RAM (segment, bound
-    /// and, for a store, the code-page map) or else the scratchpad (`0x7000_0000..0x7000_4000`).
+    /// The host address for a `size`-byte access at `ea`, or a branch to the slow path: RAM
+    /// (the segment and bound by one mask test with the alignment, and for a store the code-page
+    /// map) or else the scratchpad (`0x7000_0000..0x7000_4000`).
     fn fast_addr(
         &mut self,
-        insn: &Insn,
         ea: Value,
         size: u32,
         store: bool,
-        mask16: bool,
-    ) -> (Value, Join) {
+        align: Align,
+        j: &mut Join,
+    ) -> Value {
         let i64t = types::I64;
-        let ea = if mask16 {
-            self.b.ins().band_imm_s(ea, !15i64)
-        } else {
-            ea
-        };
-        let mis = if size > 1 && !mask16 {
-            let m = self.b.ins().band_imm_s(ea, (size - 1) as i64);
-            Some(self.b.ins().icmp_imm_s(IntCC::NotEqual, m, 0))
-        } else {
-            None
-        };
-        // RAM: the segment may use it and `addr & 0x1fff_ffff` lies inside.
-        let seg = self.b.ins().ushr_imm_s(ea, 29);
-        let segs = self.b.ins().iconst(types::I32, FAST_SEGMENTS as i64);
-        let bits = self.b.ins().ushr(segs, seg);
-        let segok = self.b.ins().band_imm_s(bits, 1);
-        let mut bad = self.b.ins().icmp_imm_s(IntCC::Equal, segok, 0);
-        if let Some(mis) = mis {
-            bad = self.b.ins().bor(bad, mis);
-        }
-        let p32 = self.b.ins().band_imm_s(ea, 0x1fff_ffff);
-        let p = self.b.ins().uextend(i64t, p32);
-        let len = self.ctx_field(offset_of!(Ctx<'_>, ram_len));
-        let end = self.b.ins().iadd_imm_s(p, size as i64);
-        let oob = self.b.ins().icmp(IntCC::UnsignedGreaterThan, end, len);
-        bad = self.b.ins().bor(bad, oob);
-
-        let mut j = Join {
-            join: self.b.create_block(),
-            tails: Vec::new(),
+        let (ea, low) = match align {
+            Align::Check => (ea, size - 1),
+            Align::Mask(m) => (self.b.ins().band_imm_s(ea, !(m as i64)), 0),
         };
         let access = self.b.create_block();
         let host_param = self.b.append_block_param(access, i64t);
-        let ram_blk = self.b.create_block();
-        let other = self.b.create_block();
-        self.b.ins().brif(bad, other, NO, ram_blk, NO);
-
-        self.b.switch_to_block(ram_blk);
-        if store {
-            // A store into a page that holds compiled code takes the slow path, which drops the
-            // blocks it overwrites.
-            let pages = self.ctx_field(offset_of!(Ctx<'_>, pages));
-            let pg = self.b.ins().ushr_imm_s(p, PAGE_SHIFT as i64);
-            let a = self.b.ins().iadd(pages, pg);
-            let code = self.b.ins().load(types::I8, mf(), a, 0);
-            let code = self.b.ins().icmp_imm_s(IntCC::NotEqual, code, 0);
-            let hot = self.b.create_block();
-            self.side_fallback(insn, code, hot, &mut j);
+        let other = if self.env.spr != 0 {
+            self.b.create_block()
+        } else {
+            self.slow_path(j)
+        };
+        if self.env.ram != 0 {
+            let bad = self
+                .b
+                .ins()
+                .band_imm_s(ea, (self.env.ram_mask | low) as i64);
+            let ram = self.b.create_block();
+            self.b.ins().brif(bad, other, &[], ram, &[]);
+            self.b.switch_to_block(ram);
+            let p32 = self.b.ins().band_imm_s(ea, 0x1fff_ffff);
+            let p = self.b.ins().uextend(i64t, p32);
+            if store {
+                // A store into a page that holds compiled code takes the slow path, which drops
+                // the blocks it overwrites.
+                let pg = self.b.ins().ushr_imm_s(p, PAGE_SHIFT as i64);
+                let a = self.b.ins().iadd_imm_s(pg, self.env.pages as i64);
+                let code = self.b.ins().load(types::I8, mf(), a, 0);
+                self.guard(code, j);
+            }
+            let host = self.b.ins().iadd_imm_s(p, self.env.ram as i64);
+            self.b.ins().jump(access, &[BlockArg::Value(host)]);
+        } else {
+            self.b.ins().jump(other, &[]);
         }
-        let ram = self.ctx_field(offset_of!(Ctx<'_>, ram));
-        let host = self.b.ins().iadd(ram, p);
-        self.b.ins().jump(access, &[BlockArg::Value(host)]);
-
-        // Not RAM: the scratchpad, or the fallback (devices, faults).
-        self.b.switch_to_block(other);
-        let hi = self.b.ins().band_imm_s(ea, 0xffff_c000u32 as i32 as i64);
-        let mut sbad = self.b.ins().icmp_imm_s(IntCC::NotEqual, hi, 0x7000_0000);
-        if let Some(mis) = mis {
-            sbad = self.b.ins().bor(sbad, mis);
+        if self.env.spr != 0 {
+            // Not RAM: the scratchpad, or the slow path (devices, faults).
+            self.b.switch_to_block(other);
+            let hi = self
+                .b
+                .ins()
+                .band_imm_s(ea, (0xffff_c000 | low) as i32 as i64);
+            let sbad = self.b.ins().icmp_imm_s(IntCC::NotEqual, hi, 0x7000_0000);
+            self.guard(sbad, j);
+            let off32 = self.b.ins().band_imm_s(ea, 0x3fff);
+            let off = self.b.ins().uextend(i64t, off32);
+            let host = self.b.ins().iadd_imm_s(off, self.env.spr as i64);
+            self.b.ins().jump(access, &[BlockArg::Value(host)]);
         }
-        let off32 = self.b.ins().band_imm_s(ea, 0x3fff);
-        let off = self.b.ins().uextend(i64t, off32);
-        let slen = self.ctx_field(offset_of!(Ctx<'_>, spr_len));
-        let send = self.b.ins().iadd_imm_s(off, size as i64);
-        let soob = self.b.ins().icmp(IntCC::UnsignedGreaterThan, send, slen);
-        sbad = self.b.ins().bor(sbad, soob);
-        let spr_blk = self.b.create_block();
-        self.side_fallback(insn, sbad, spr_blk, &mut j);
-        let spr = self.ctx_field(offset_of!(Ctx<'_>, spr));
-        let host = self.b.ins().iadd(spr, off);
-        self.b.ins().jump(access, &[BlockArg::Value(host)]);
-
         self.b.switch_to_block(access);
-        (host_param, j)
+        host_param
     }
 
-    /// A pointer-sized field of [`Ctx`].
-    fn ctx_field(&mut self, off: usize) -> Value {
-        self.b.ins().load(types::I64, mf(), self.ctxp, off as i32)
-    }
-
-    /// A coprocessor-usable guard (Status.CU1/CU2): the fallback raises the exception.
-    fn cop_guard(&mut self, insn: &Insn, bit: u32) -> Join {
+    /// A coprocessor-usable guard (Status.CU1/CU2): the slow path raises the exception.
+    fn cop_guard(&mut self, bit: u32, j: &mut Join) {
         let s = self.ld(types::I32, STATUS);
         let u = self.b.ins().band_imm_s(s, bit as i64);
         let bad = self.b.ins().icmp_imm_s(IntCC::Equal, u, 0);
-        self.guard(insn, bad)
+        self.guard(bad, j);
     }
 
     /// Compile `insn` natively if it is one of the native kinds. False: use the fallback.
@@ -819,9 +1417,10 @@ impl Gen<'_> {
                 let a = self.r32(rs(w));
                 let c = self.r32(rt(w));
                 let (v, of) = self.add_sub_overflow(m == "add", a, c);
-                let j = self.guard(insn, of);
+                let mut j = self.new_join();
+                self.guard(of, &mut j);
                 self.set32(rd(w), v);
-                self.join(j);
+                self.join(insn, j, reg_writes(insn));
             }
             "daddu" | "dsubu" | "and" | "or" | "xor" | "nor" => {
                 let a = self.r64(rs(w));
@@ -843,9 +1442,10 @@ impl Gen<'_> {
                 let a = self.r64(rs(w));
                 let c = self.r64(rt(w));
                 let (v, of) = self.add_sub_overflow(m == "dadd", a, c);
-                let j = self.guard(insn, of);
+                let mut j = self.new_join();
+                self.guard(of, &mut j);
                 self.set64(rd(w), v);
-                self.join(j);
+                self.join(insn, j, reg_writes(insn));
             }
             "slt" | "sltu" => {
                 let a = self.r64(rs(w));
@@ -882,9 +1482,10 @@ impl Gen<'_> {
                 let a = self.r32(rs(w));
                 let c = self.c32(simm(w) as u32);
                 let (v, of) = self.add_sub_overflow(true, a, c);
-                let j = self.guard(insn, of);
+                let mut j = self.new_join();
+                self.guard(of, &mut j);
                 self.set32(rt(w), v);
-                self.join(j);
+                self.join(insn, j, reg_writes(insn));
             }
             "daddiu" => {
                 let a = self.r64(rs(w));
@@ -895,9 +1496,10 @@ impl Gen<'_> {
                 let a = self.r64(rs(w));
                 let c = self.c64(simm(w) as i64 as u64);
                 let (v, of) = self.add_sub_overflow(true, a, c);
-                let j = self.guard(insn, of);
+                let mut j = self.new_join();
+                self.guard(of, &mut j);
                 self.set64(rt(w), v);
-                self.join(j);
+                self.join(insn, j, reg_writes(insn));
             }
             "slti" | "sltiu" => {
                 let a = self.r64(rs(w));
@@ -971,12 +1573,12 @@ impl Gen<'_> {
             }
             // ---------------------------------------------------- HI/LO, multiply, SA
             "mfhi" | "mflo" => {
-                let v = self.ld(i64t, if m == "mfhi" { HI } else { LO });
+                let v = self.r64(if m == "mfhi" { R_HI } else { R_LO });
                 self.set64(rd(w), v);
             }
             "mthi" | "mtlo" => {
                 let v = self.r64(rs(w));
-                self.st(v, if m == "mthi" { HI } else { LO });
+                self.set64(if m == "mthi" { R_HI } else { R_LO }, v);
             }
             "mult" | "multu" => {
                 let a = self.r32(rs(w));
@@ -988,13 +1590,11 @@ impl Gen<'_> {
                 };
                 let p = self.b.ins().imul(a, c);
                 let lo = self.b.ins().ireduce(i32t, p);
-                let lo = self.b.ins().sextend(i64t, lo);
                 let hi = self.b.ins().sshr_imm_s(p, 32);
                 let hi = self.b.ins().ireduce(i32t, hi);
-                let hi = self.b.ins().sextend(i64t, hi);
-                self.st(lo, LO);
-                self.st(hi, HI);
-                self.set64(rd(w), lo);
+                self.set32(R_LO, lo);
+                self.set32(R_HI, hi);
+                self.set32(rd(w), lo);
             }
             "div" | "divu" => {
                 // The R5900 never traps here: by zero gives quotient -1 (1 for a negative signed
@@ -1031,8 +1631,8 @@ impl Gen<'_> {
                 };
                 let q = self.b.ins().sextend(i64t, q);
                 let r = self.b.ins().sextend(i64t, r);
-                self.st(q, LO);
-                self.st(r, HI);
+                self.set64(R_LO, q);
+                self.set64(R_HI, r);
             }
             "mfsa" => {
                 let s = self.ld(i32t, SA);
@@ -1116,7 +1716,13 @@ impl Gen<'_> {
                     _ => (16, i64t),
                 };
                 let ea = self.ea(w);
-                let (host, j) = self.fast_addr(insn, ea, size, false, m == "lq");
+                let mut j = self.new_join();
+                let align = if m == "lq" {
+                    Align::Mask(15)
+                } else {
+                    Align::Check
+                };
+                let host = self.fast_addr(ea, size, false, align, &mut j);
                 let v = self.b.ins().load(ty, mf(), host, 0);
                 let r = rt(w);
                 match m {
@@ -1134,7 +1740,7 @@ impl Gen<'_> {
                         self.set128(r, v, hi);
                     }
                 }
-                self.join(j);
+                self.join(insn, j, reg_writes(insn));
             }
             "sb" | "sh" | "sw" | "sd" | "sq" => {
                 let size = match m {
@@ -1145,7 +1751,13 @@ impl Gen<'_> {
                     _ => 16,
                 };
                 let ea = self.ea(w);
-                let (host, j) = self.fast_addr(insn, ea, size, true, m == "sq");
+                let mut j = self.new_join();
+                let align = if m == "sq" {
+                    Align::Mask(15)
+                } else {
+                    Align::Check
+                };
+                let host = self.fast_addr(ea, size, true, align, &mut j);
                 let r = rt(w);
                 let v = self.r64(r);
                 match size {
@@ -1170,7 +1782,118 @@ impl Gen<'_> {
                         self.b.ins().store(mf(), h, host, 8);
                     }
                 }
-                self.join(j);
+                self.join(insn, j, reg_writes(insn));
+            }
+            "lwl" | "lwr" | "ldl" | "ldr" => {
+                // The aligned word (doubleword) holding the addressed byte, merged into rt.
+                let wide = m.starts_with('l') && m.as_bytes()[1] == b'd';
+                let (bytes, ty) = if wide { (8u32, i64t) } else { (4, i32t) };
+                let ea = self.ea(w);
+                let mut j = self.new_join();
+                let host = self.fast_addr(ea, bytes, false, Align::Mask(bytes - 1), &mut j);
+                let mem = self.b.ins().load(ty, mf(), host, 0);
+                let sh = self.b.ins().band_imm_s(ea, (bytes - 1) as i64);
+                let sh = self.b.ins().ishl_imm_s(sh, 3);
+                let sh = if wide {
+                    self.b.ins().uextend(i64t, sh)
+                } else {
+                    sh
+                };
+                let top = 8 * bytes as i64 - 8;
+                let r = rt(w);
+                let old = self.r64(r);
+                let top = self.b.ins().iconst(ty, top);
+                let inv = self.b.ins().isub(top, sh);
+                match m {
+                    "lwl" => {
+                        let old = self.b.ins().ireduce(i32t, old);
+                        let k = self.c32(0x00ff_ffff);
+                        let keep = self.b.ins().ushr(k, sh);
+                        let kept = self.b.ins().band(old, keep);
+                        let new = self.b.ins().ishl(mem, inv);
+                        let v = self.b.ins().bor(kept, new);
+                        self.set32(r, v);
+                    }
+                    "lwr" => {
+                        // Aligned: the whole word, sign-extended; otherwise bits 32-63 stay.
+                        let old32 = self.b.ins().ireduce(i32t, old);
+                        let k = self.c32(0xffff_ff00);
+                        let keep = self.b.ins().ishl(k, inv);
+                        let kept = self.b.ins().band(old32, keep);
+                        let new = self.b.ins().ushr(mem, sh);
+                        let v = self.b.ins().bor(kept, new);
+                        let v = self.b.ins().uextend(i64t, v);
+                        let upper = self.b.ins().band_imm_s(old, !0xffff_ffffi64);
+                        let merged = self.b.ins().bor(upper, v);
+                        let full = self.b.ins().sextend(i64t, mem);
+                        let v = self.b.ins().select(sh, merged, full);
+                        self.set64(r, v);
+                    }
+                    "ldl" => {
+                        let k = self.c64(0x00ff_ffff_ffff_ffff);
+                        let keep = self.b.ins().ushr(k, sh);
+                        let kept = self.b.ins().band(old, keep);
+                        let new = self.b.ins().ishl(mem, inv);
+                        let v = self.b.ins().bor(kept, new);
+                        self.set64(r, v);
+                    }
+                    _ => {
+                        // 0xff..ff00 << 56 is 0: nothing kept when aligned.
+                        let k = self.c64(0xffff_ffff_ffff_ff00);
+                        let keep = self.b.ins().ishl(k, inv);
+                        let kept = self.b.ins().band(old, keep);
+                        let new = self.b.ins().ushr(mem, sh);
+                        let v = self.b.ins().bor(kept, new);
+                        self.set64(r, v);
+                    }
+                }
+                self.join(insn, j, reg_writes(insn));
+            }
+            "swl" | "swr" | "sdl" | "sdr" => {
+                // Read-modify-write of the aligned word (doubleword) holding the addressed byte.
+                let wide = m.as_bytes()[1] == b'd';
+                let (bytes, ty) = if wide { (8u32, i64t) } else { (4, i32t) };
+                let ea = self.ea(w);
+                let mut j = self.new_join();
+                let host = self.fast_addr(ea, bytes, true, Align::Mask(bytes - 1), &mut j);
+                let mem = self.b.ins().load(ty, mf(), host, 0);
+                let sh = self.b.ins().band_imm_s(ea, (bytes - 1) as i64);
+                let sh = self.b.ins().ishl_imm_s(sh, 3);
+                let sh = if wide {
+                    self.b.ins().uextend(i64t, sh)
+                } else {
+                    sh
+                };
+                let top = 8 * bytes as i64 - 8;
+                let v = self.r64(rt(w));
+                let v = if wide {
+                    v
+                } else {
+                    self.b.ins().ireduce(i32t, v)
+                };
+                let (keep, new) = if m.as_bytes()[2] == b'l' {
+                    // 0xff..ff00 << top is 0: nothing of memory kept at the last byte.
+                    let k = self.b.ins().iconst(
+                        ty,
+                        if wide {
+                            0xffff_ffff_ffff_ff00u64 as i64
+                        } else {
+                            0xffff_ff00u32 as i32 as i64
+                        },
+                    );
+                    let keep = self.b.ins().ishl(k, sh);
+                    let top = self.b.ins().iconst(ty, top);
+                    let inv = self.b.ins().isub(top, sh);
+                    (keep, self.b.ins().ushr(v, inv))
+                } else {
+                    let one = self.b.ins().iconst(ty, 1);
+                    let bit = self.b.ins().ishl(one, sh);
+                    (self.b.ins().iadd_imm_s(bit, -1), self.b.ins().ishl(v, sh))
+                };
+                let kept = self.b.ins().band(mem, keep);
+                let out = self.b.ins().bor(kept, new);
+                self.b.ins().store(mf(), out, host, 0);
+                self.join(insn, j, 0);
             }
             // ---------------------------------------------------- MMI (128-bit)
             "pand" | "por" | "pxor" | "pnor" => {
@@ -1207,38 +1930,40 @@ impl Gen<'_> {
                 if r != 0 {
                     self.st(v, GPR + 16 * r as i32);
                     // The whole register was written in memory: forget the cached low half.
-                    self.loaded &= !(1 << r);
-                    self.dirty &= !(1 << r);
+                    self.forget(1 << r);
                 }
             }
             "pmfhi" | "pmflo" => {
-                let base = if m == "pmfhi" { HI } else { LO };
-                let lo = self.ld(i64t, base);
+                let (r, base) = if m == "pmfhi" { (R_HI, HI) } else { (R_LO, LO) };
+                let lo = self.r64(r);
                 let hi = self.ld(i64t, base + 8);
                 self.set128(rd(w), lo, hi);
             }
             "pmthi" | "pmtlo" => {
-                let base = if m == "pmthi" { HI } else { LO };
+                let (r, base) = if m == "pmthi" { (R_HI, HI) } else { (R_LO, LO) };
                 let lo = self.r64(rs(w));
                 let hi = self.r64h(rs(w));
-                self.st(lo, base);
+                self.set64(r, lo);
                 self.st(hi, base + 8);
             }
             // ---------------------------------------------------- COP1 moves and memory
             "mfc1" => {
-                let j = self.cop_guard(insn, st::CU1);
+                let mut j = self.new_join();
+                self.cop_guard(st::CU1, &mut j);
                 let v = self.ld(i32t, FPR + 4 * fs(w) as i32);
                 self.set32(rt(w), v);
-                self.join(j);
+                self.join(insn, j, reg_writes(insn));
             }
             "mtc1" => {
-                let j = self.cop_guard(insn, st::CU1);
+                let mut j = self.new_join();
+                self.cop_guard(st::CU1, &mut j);
                 let v = self.r32(rt(w));
                 self.st(v, FPR + 4 * fs(w) as i32);
-                self.join(j);
+                self.join(insn, j, reg_writes(insn));
             }
             "mov.s" | "neg.s" | "abs.s" => {
-                let j = self.cop_guard(insn, st::CU1);
+                let mut j = self.new_join();
+                self.cop_guard(st::CU1, &mut j);
                 let v = self.ld(i32t, FPR + 4 * fs(w) as i32);
                 let v = match m {
                     "mov.s" => v,
@@ -1254,13 +1979,14 @@ impl Gen<'_> {
                     let f = self.b.ins().band_imm_s(f, mask as i32 as i64);
                     self.st(f, FCR31);
                 }
-                self.join(j);
+                self.join(insn, j, reg_writes(insn));
             }
             "lwc1" | "swc1" => {
-                let j0 = self.cop_guard(insn, st::CU1);
+                let mut j = self.new_join();
+                self.cop_guard(st::CU1, &mut j);
                 let ea = self.ea(w);
                 let store = m == "swc1";
-                let (host, j) = self.fast_addr(insn, ea, 4, store, false);
+                let host = self.fast_addr(ea, 4, store, Align::Check, &mut j);
                 if store {
                     let v = self.ld(i32t, FPR + 4 * ft(w) as i32);
                     self.b.ins().store(mf(), v, host, 0);
@@ -1268,34 +1994,36 @@ impl Gen<'_> {
                     let v = self.b.ins().load(i32t, mf(), host, 0);
                     self.st(v, FPR + 4 * ft(w) as i32);
                 }
-                self.join(j);
-                self.join(j0);
+                self.join(insn, j, reg_writes(insn));
             }
             // ---------------------------------------------------- COP2 moves and memory
             // The .I forms (bit 0) wait for VU0 (the COP2 interlock): the interpreter's.
             "qmfc2" | "qmtc2" if w & 1 != 0 => return false,
             "qmfc2" => {
-                let j = self.cop_guard(insn, st::CU2);
+                let mut j = self.new_join();
+                self.cop_guard(st::CU2, &mut j);
                 let lo = self.ld(i64t, VF + 16 * fs(w) as i32);
                 let hi = self.ld(i64t, VF + 16 * fs(w) as i32 + 8);
                 self.set128(rt(w), lo, hi);
-                self.join(j);
+                self.join(insn, j, reg_writes(insn));
             }
             "qmtc2" => {
-                let j = self.cop_guard(insn, st::CU2);
+                let mut j = self.new_join();
+                self.cop_guard(st::CU2, &mut j);
                 if fs(w) != 0 {
                     let lo = self.r64(rt(w));
                     let hi = self.r64h(rt(w));
                     self.st(lo, VF + 16 * fs(w) as i32);
                     self.st(hi, VF + 16 * fs(w) as i32 + 8);
                 }
-                self.join(j);
+                self.join(insn, j, reg_writes(insn));
             }
             "lqc2" | "sqc2" => {
-                let j0 = self.cop_guard(insn, st::CU2);
+                let mut j = self.new_join();
+                self.cop_guard(st::CU2, &mut j);
                 let ea = self.ea(w);
                 let store = m == "sqc2";
-                let (host, j) = self.fast_addr(insn, ea, 16, store, true);
+                let host = self.fast_addr(ea, 16, store, Align::Mask(15), &mut j);
                 let r = ft(w);
                 if store {
                     let lo = self.ld(i64t, VF + 16 * r as i32);
@@ -1308,27 +2036,11 @@ impl Gen<'_> {
                     self.st(lo, VF + 16 * r as i32);
                     self.st(hi, VF + 16 * r as i32 + 8);
                 }
-                self.join(j);
-                self.join(j0);
+                self.join(insn, j, reg_writes(insn));
             }
             _ => return false,
         }
         true
-    }
-
-    /// A GPR as four 32-bit lanes.
-    fn vec(&mut self, r: usize) -> Value {
-        if r == 0 {
-            let z = self.c32(0);
-            self.b.ins().splat(types::I32X4, z)
-        } else {
-            if self.dirty & (1 << r) != 0 {
-                let v = self.b.use_var(self.regs[r]);
-                self.st(v, GPR + 16 * r as i32);
-                self.dirty &= !(1 << r);
-            }
-            self.ld(types::I32X4, GPR + 16 * r as i32)
-        }
     }
 }
 
@@ -1348,7 +2060,8 @@ pub const NATIVE_MNEMONICS: &[&str] = &[
     "mult", "multu", "div", "divu", "mfsa", "mtsa", "mtsab", "mtsah", "sync", "pref", "cache",
     "beq", "bne", "beql", "bnel", "blez", "bgtz", "bltz", "bgez", "blezl", "bgtzl", "bltzl",
     "bgezl", "bltzal", "bgezal", "bltzall", "bgezall", "j", "jal", "jr", "jalr", "lb", "lbu", "lh",
-    "lhu", "lw", "lwu", "ld", "lq", "sb", "sh", "sw", "sd", "sq", "pand", "por", "pxor", "pnor",
-    "pcpyld", "pcpyud", "paddw", "psubw", "pmfhi", "pmflo", "pmthi", "pmtlo", "mfc1", "mtc1",
-    "mov.s", "neg.s", "abs.s", "lwc1", "swc1", "qmfc2", "qmtc2", "lqc2", "sqc2",
+    "lhu", "lw", "lwu", "ld", "lq", "sb", "sh", "sw", "sd", "sq", "lwl", "lwr", "ldl", "ldr",
+    "swl", "swr", "sdl", "sdr", "pand", "por", "pxor", "pnor", "pcpyld", "pcpyud", "paddw",
+    "psubw", "pmfhi", "pmflo", "pmthi", "pmtlo", "mfc1", "mtc1", "mov.s", "neg.s", "abs.s", "lwc1",
+    "swc1", "qmfc2", "qmtc2", "lqc2", "sqc2",
 ];

@@ -1,10 +1,13 @@
-//! What generated code sees while a block runs ([`Ctx`]), and the helpers it calls.
+//! What generated code sees while blocks run ([`Ctx`]), the block lookup table it chains
+//! through ([`Lookup`]), and the helpers it calls.
 //!
-//! Generated code reads [`Ctx`]'s first fields directly (by `offset_of!`): the CPU state, the
-//! RAM fast path and the code-page map. Everything else goes through the `extern "C"` helpers
-//! here, which take `&mut Ctx` (a plain pointer in the C ABI). The one helper that runs guest
-//! instructions, [`h_interp`], calls the interpreter's own `exec` from the opcode table, through a
-//! [`TrackBus`] that notes device accesses and stores into compiled code.
+//! Generated code reads and writes [`Ctx`]'s first fields directly (by `offset_of!`): the cycle
+//! target and the counters. The CPU state is passed to every block as its second argument; RAM,
+//! the scratchpad, the code-page map and the lookup table are addresses fixed when the block
+//! was compiled ([`crate::compile::Env`]). Everything else goes through the `extern "C"`
+//! helpers here. [`h_interp`] runs one guest instruction with the interpreter's own `exec` from
+//! the opcode table (described by a [`Site`]) through a [`TrackBus`] that notes device accesses and stores into compiled
+//! code; [`h_exec`] runs an instruction that only touches registers, with no bus at all.
 
 use piney_ee::{Bus, BusFault, Cpu, Exception, OpInfo};
 
@@ -13,7 +16,8 @@ use crate::pages::{PageMap, fast_phys, phys, spr_offset};
 
 /// A block's exit status (the generated function's return value, and [`h_interp`]'s).
 pub(crate) mod status {
-    /// Ran to its end (or the instruction completed): continue.
+    /// Ran to its end (or the instruction completed), and the next block was not found in the
+    /// lookup table: the dispatcher looks it up.
     pub const OK: u32 = 0;
     /// An exception was entered; it is in [`super::Ctx::exception`].
     pub const EXCEPTION: u32 = 1;
@@ -23,27 +27,26 @@ pub(crate) mod status {
     pub const STOP_RUN: u32 = 2;
     /// Compiled code was written: leave the block, drop the stale blocks, go on.
     pub const STOP_BLOCK: u32 = 3;
+    /// The block did not start: not all of its instructions may start before the cycle target.
+    /// Nothing changed; the dispatcher steps the interpreter instead.
+    pub const BUDGET: u32 = 4;
 }
 
-/// The state a block runs against. `repr(C)`: generated code reads its fields by offset.
+/// The state blocks run against. `repr(C)`: generated code reads its first fields by offset.
 #[repr(C)]
 pub(crate) struct Ctx<'a> {
-    /// The CPU state; generated code reads and writes its fields in place.
-    pub cpu: &'a mut Cpu,
-    /// Base of guest RAM (the fast path), physical address 0.
-    pub ram: *mut u8,
-    /// Bytes of guest RAM.
-    pub ram_len: u64,
-    /// The code-page map (one byte per [`crate::pages::PAGE_SHIFT`] page of physical space):
-    /// non-zero where compiled code lives, so stores there take the slow path.
-    pub pages: *const u8,
-    /// Base of the scratchpad (the fast path for `0x7000_0000..0x7000_4000`).
-    pub spr: *mut u8,
-    /// Bytes of scratchpad (0: none; the bus serves those addresses).
-    pub spr_len: u64,
-    /// The cycle target of the run (a block loops back to its own start only while the whole
-    /// block still fits before it).
+    /// The cycle target of the run: a block starts only when every instruction of it would
+    /// start before it.
     pub target: u64,
+    /// Guest instructions completed by compiled code (a faulting one counts, as an interpreter
+    /// step does).
+    pub insns: u64,
+    /// Block executions.
+    pub block_runs: u64,
+    /// Block exits that went straight into the next block through the lookup table.
+    pub chained: u64,
+    /// The CPU state (generated code gets it as an argument too).
+    pub cpu: &'a mut Cpu,
     /// The machine's bus.
     pub bus: &'a mut dyn JitBus,
     /// The page map itself (the slow path records stores into code here).
@@ -52,29 +55,143 @@ pub(crate) struct Ctx<'a> {
     pub exception: Option<Exception>,
 }
 
+/// log2 of the entries in the lookup table.
+pub(crate) const LOOKUP_BITS: u32 = 13;
+/// Entries in the lookup table.
+pub(crate) const LOOKUP_SIZE: usize = 1 << LOOKUP_BITS;
+/// The multiplier of [`Lookup::index`] (2^32 over the golden ratio).
+pub(crate) const LOOKUP_MUL: u32 = 0x9e37_79b9;
+
+/// One lookup entry: a compiled block's start pc and its code. Generated code indexes the table
+/// by [`Lookup::index`] and jumps to `code` when `pc` matches.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub(crate) struct LookupEntry {
+    /// The block's start pc (an empty entry holds a pc of another index, which never matches).
+    pub pc: u32,
+    /// Padding.
+    pub _pad: u32,
+    /// The block's entry.
+    pub code: *const u8,
+}
+
+/// The direct-mapped table compiled blocks chain through: a block's exit looks its successor
+/// up here and tail-calls it; a miss returns to the dispatcher, which fills the entry.
+pub(crate) struct Lookup {
+    entries: Box<[LookupEntry]>,
+}
+
+impl Lookup {
+    pub fn new() -> Self {
+        let entries = (0..LOOKUP_SIZE)
+            .map(|i| LookupEntry {
+                pc: Self::empty_pc(i),
+                _pad: 0,
+                code: std::ptr::null(),
+            })
+            .collect();
+        Self { entries }
+    }
+
+    /// A pc that maps to another entry than `i` (so an empty entry never matches any pc).
+    fn empty_pc(i: usize) -> u32 {
+        if Self::index(0) != i { 0 } else { 4 }
+    }
+
+    /// The entry of `pc`: the top bits of `pc * LOOKUP_MUL` (a multiplicative hash, so that
+    /// blocks at a regular stride, such as a long run of 64-instruction blocks, spread over the
+    /// table). Generated code computes the same.
+    #[inline]
+    pub fn index(pc: u32) -> usize {
+        (pc.wrapping_mul(LOOKUP_MUL) >> (32 - LOOKUP_BITS)) as usize
+    }
+
+    /// The table's address (fixed for its lifetime).
+    pub fn base(&self) -> *const LookupEntry {
+        self.entries.as_ptr()
+    }
+
+    /// Point `pc`'s entry at `code`.
+    #[inline]
+    pub fn set(&mut self, pc: u32, code: *const u8) {
+        self.entries[Self::index(pc)] = LookupEntry { pc, _pad: 0, code };
+    }
+
+    /// Forget `pc` (if its entry holds it).
+    pub fn remove(&mut self, pc: u32) {
+        let i = Self::index(pc);
+        if self.entries[i].pc == pc {
+            self.entries[i] = LookupEntry {
+                pc: Self::empty_pc(i),
+                _pad: 0,
+                code: std::ptr::null(),
+            };
+        }
+    }
+
+    /// Forget everything.
+    pub fn clear(&mut self) {
+        for (i, e) in self.entries.iter_mut().enumerate() {
+            *e = LookupEntry {
+                pc: Self::empty_pc(i),
+                _pad: 0,
+                code: std::ptr::null(),
+            };
+        }
+    }
+}
+
+/// One instruction of a compiled block as its slow path sees it (built before the block's code,
+/// which passes its address; kept as long as the code).
+#[repr(C)]
+pub(crate) struct Site {
+    /// Its table entry.
+    pub info: &'static OpInfo,
+    /// Its word.
+    pub word: u32,
+    /// Its address.
+    pub addr: u32,
+    /// It sits in a delay slot.
+    pub slot: bool,
+}
+
 /// Run one instruction with the interpreter's own function: the per-instruction fallback, and
 /// the slow path of every native instruction (faults, devices, stores into code).
 ///
-/// The caller (generated code) has written the state the interpreter's `step` would have set up
-/// before `exec`: `cur_pc`, `in_delay_slot`, `delay_next`, `pc`, `next_pc` and `cycles` (with
-/// this instruction's cost). Returns a [`status`].
-// The pointers cross the C ABI as plain addresses; generated code never looks inside OpInfo.
+/// First it writes the state the interpreter's `step` sets up before `exec`: `cur_pc`,
+/// `in_delay_slot`, `delay_next`, `pc` (the next instruction: `npc`, the branch's outcome, for a
+/// delay slot), `next_pc`, and `cycles` (with this instruction's cost). Returns a [`status`].
+// The pointers cross the C ABI as plain addresses; generated code never looks inside them.
 #[allow(improper_ctypes_definitions)]
-pub(crate) extern "C" fn h_interp(ctx: &mut Ctx<'_>, info: &'static OpInfo, word: u32) -> u32 {
-    let before = ctx.cpu.cycles.wrapping_sub(info.cycles as u64);
+pub(crate) extern "C" fn h_interp(ctx: &mut Ctx<'_>, site: &Site, npc: u32, cycles: u64) -> u32 {
+    let cpu = &mut *ctx.cpu;
+    cpu.cur_pc = site.addr;
+    cpu.in_delay_slot = site.slot;
+    cpu.delay_next = false;
+    cpu.pc = if site.slot {
+        npc
+    } else {
+        site.addr.wrapping_add(4)
+    };
+    cpu.next_pc = cpu.pc.wrapping_add(4);
+    cpu.cycles = cycles;
+    let info = site.info;
+    let before = cycles.wrapping_sub(info.cycles as u64);
     let mut tb = TrackBus {
         bus: &mut *ctx.bus,
+        ram_len: ctx.map.ram_len,
+        spr_len: ctx.map.spr_len,
         map: &mut *ctx.map,
         cycles: before,
         device: false,
         code: false,
     };
-    match (info.exec)(ctx.cpu, &mut tb, word) {
+    match (info.exec)(ctx.cpu, &mut tb, site.word) {
         Ok(()) => {
             let (device, code) = (tb.device, tb.code);
             // An instruction that waited (a COP2 move with the I bit, for VU0) moved the cycle
             // count past its cost: the interpreter's loop looks at its target again after it.
-            let waited = ctx.cpu.cycles != before.wrapping_add(info.cycles as u64);
+            let waited = ctx.cpu.cycles != cycles;
             if device
                 || waited
                 || info.flags.contains(piney_ee::table::OpFlags::COP0)
@@ -88,10 +205,59 @@ pub(crate) extern "C" fn h_interp(ctx: &mut Ctx<'_>, info: &'static OpInfo, word
             }
         }
         Err(mut e) => {
-            e.word = word;
+            e.word = site.word;
             ctx.exception = Some(ctx.cpu.enter_exception(e));
             status::EXCEPTION
         }
+    }
+}
+
+/// Run an instruction that only reads and writes registers (no memory, no pc, no cycle count,
+/// nothing the machine must see) with the interpreter's own function, without the sequencing
+/// state: 0 when it completed; 1 when it failed (an unusable coprocessor), in which case it
+/// changed nothing (the interpreter's contract) and the caller runs it again through
+/// [`h_interp`], which enters the exception.
+#[allow(improper_ctypes_definitions)]
+pub(crate) extern "C" fn h_exec(cpu: &mut Cpu, info: &'static OpInfo, word: u32) -> u32 {
+    match (info.exec)(cpu, &mut NoBus, word) {
+        Ok(()) => 0,
+        Err(_) => 1,
+    }
+}
+
+/// The bus of [`h_exec`]'s instructions, which never touch memory: every access faults.
+struct NoBus;
+
+impl Bus for NoBus {
+    fn read8(&mut self, addr: u32) -> Result<u8, BusFault> {
+        Err(BusFault { addr })
+    }
+    fn read16(&mut self, addr: u32) -> Result<u16, BusFault> {
+        Err(BusFault { addr })
+    }
+    fn read32(&mut self, addr: u32) -> Result<u32, BusFault> {
+        Err(BusFault { addr })
+    }
+    fn read64(&mut self, addr: u32) -> Result<u64, BusFault> {
+        Err(BusFault { addr })
+    }
+    fn read128(&mut self, addr: u32) -> Result<u128, BusFault> {
+        Err(BusFault { addr })
+    }
+    fn write8(&mut self, addr: u32, _: u8) -> Result<(), BusFault> {
+        Err(BusFault { addr })
+    }
+    fn write16(&mut self, addr: u32, _: u16) -> Result<(), BusFault> {
+        Err(BusFault { addr })
+    }
+    fn write32(&mut self, addr: u32, _: u32) -> Result<(), BusFault> {
+        Err(BusFault { addr })
+    }
+    fn write64(&mut self, addr: u32, _: u64) -> Result<(), BusFault> {
+        Err(BusFault { addr })
+    }
+    fn write128(&mut self, addr: u32, _: u128) -> Result<(), BusFault> {
+        Err(BusFault { addr })
     }
 }
 
@@ -104,6 +270,10 @@ pub(crate) struct TrackBus<'b> {
     pub bus: &'b mut dyn JitBus,
     /// Code pages, and the invalidations to do.
     pub map: &'b mut PageMap,
+    /// Bytes of RAM the bus lends ([`JitBus::ram`]).
+    pub ram_len: u64,
+    /// Bytes of scratchpad the bus lends ([`JitBus::scratchpad`]).
+    pub spr_len: u64,
     /// `cpu.cycles` before the instruction, as the machine loop sets its clock before a step.
     pub cycles: u64,
     /// A device (anything but plain RAM) was accessed.
@@ -115,9 +285,7 @@ pub(crate) struct TrackBus<'b> {
 impl TrackBus<'_> {
     #[inline]
     fn touch(&mut self, addr: u32) {
-        let ram_len = self.bus.ram().len() as u64;
-        let spr_len = self.bus.scratchpad().len() as u64;
-        if fast_phys(addr, ram_len).is_none() && spr_offset(addr, spr_len).is_none() {
+        if fast_phys(addr, self.ram_len).is_none() && spr_offset(addr, self.spr_len).is_none() {
             self.device = true;
             self.bus.sync_cycles(self.cycles);
         }
@@ -154,5 +322,20 @@ impl Bus for TrackBus<'_> {
     track!(read128, write128, u128, 16);
     fn fetch(&mut self, addr: u32) -> Result<u32, BusFault> {
         self.bus.fetch(addr)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_entry_matches_no_pc() {
+        // The two pcs empty entries hold map elsewhere than the entries holding them.
+        assert_ne!(Lookup::index(0), Lookup::index(4));
+        let l = Lookup::new();
+        for (i, e) in l.entries.iter().enumerate() {
+            assert_ne!(Lookup::index(e.pc), i);
+        }
     }
 }

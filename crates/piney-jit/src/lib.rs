@@ -8,16 +8,29 @@
 //!   register, HI/LO, SA, FPU, VU0, COP0, `pc`/`next_pc`/`cur_pc`/delay-slot flags, `cycles`,
 //!   memory) is exactly what the same instructions leave under the interpreter: the interpreter
 //!   is the reference, and `tests/differential.rs` compares the two on random programs.
-//! - Blocks end at a branch and its delay slot, at SYSCALL/BREAK/COP0/reserved instructions, or
-//!   after 64 instructions. Each instruction is compiled natively (ALU, shifts, immediates, LUI,
-//!   HI/LO, MULT/DIV, SA moves, branches and jumps, loads and stores through a RAM and scratchpad
-//!   fast path, some MMI, COP1 and COP2 moves; see [`native_mnemonics`]) or falls back to the
-//!   interpreter's own `exec` from the opcode table. Native instructions hand every unusual case
-//!   (overflow, misalignment, device addresses, stores into compiled code, unusable coprocessor)
-//!   to that same fallback. GPRs are cached in host registers within a block; a block whose
-//!   branch returns to its own start loops without leaving while the budget allows.
-//! - A block is compiled on its second visit ([`HOT_VISITS`]); the first runs interpreted, so
-//!   code that runs once (start-up, a jump into zero words or data) costs no compilation.
+//! - Blocks end at a jump (J, JAL, JR, JALR, an unconditional B) and its delay slot, at
+//!   SYSCALL/BREAK/COP0/reserved instructions, before a hooked pc, or after 64 instructions;
+//!   past a conditional branch and its slot a block goes on with the fall-through path (a
+//!   superblock; the taken path leaves). Each instruction is compiled natively (ALU, shifts,
+//!   immediates, LUI, HI/LO, MULT/DIV, SA moves, branches and jumps, loads and stores of every
+//!   width including LWL/LWR/LDL/LDR/SWL/SWR/SDL/SDR through a RAM and scratchpad fast path,
+//!   some MMI, COP1 and COP2 moves; see [`native_mnemonics`]), or runs the interpreter's own
+//!   `exec` from the opcode table: directly when it only touches registers (FPU and VU0 macro
+//!   arithmetic, most MMI: bit for bit the interpreter's PS2 float helpers), else with the
+//!   sequencing state written first. Native instructions hand every unusual case (overflow,
+//!   misalignment, device addresses, stores into compiled code, unusable coprocessor) to that
+//!   same fallback. GPRs, LO and HI live in host registers within a block and are written back
+//!   before the interpreter's code runs and at exits; a block whose branch returns to its own
+//!   start loops without leaving while the budget allows.
+//! - Blocks chain: a block's exit looks the next pc up in a direct-mapped table and tail-calls
+//!   that block when it is compiled (it checks the budget itself), carrying the cycle count in
+//!   a register; the dispatcher runs only on a miss, a stop, an exception or the budget's end.
+//! - A block is compiled once [`HOT_INSTRUCTIONS`] of its instructions ran interpreted, so
+//!   code that runs once or a few times (start-up, a jump into data) costs no compilation. A
+//!   block of zero words (NOPs) is never compiled: the dispatcher passes over it. Where a budget
+//!   ends in the middle of a block, the next run interprets up to the next block start instead
+//!   of compiling a block from there (so the same code is not compiled from every pc a budget
+//!   happens to cut).
 //! - Cycle accounting is the interpreter's (the sum of the table's costs). A block only runs when
 //!   the budget lets every instruction of it start (`cycles` before each is `< target`); otherwise
 //!   the interpreter steps the rest of the budget, so `run` stops exactly where an interpreter
@@ -60,9 +73,9 @@ use piney_ee::bus::FlatBus;
 use piney_ee::table::OpFlags;
 use piney_ee::{Bus, Cpu, Exception, OpInfo, decode};
 
-use crate::compile::{Compiler, scan};
-use crate::ctx::{Ctx, TrackBus, status};
-use crate::native::BlockFn;
+use crate::compile::{Compiler, Env, scan};
+use crate::ctx::{Ctx, Lookup, TrackBus, status};
+use crate::native::{BlockCode, Trampoline};
 use crate::pages::{PageMap, phys};
 
 /// A bus the recompiler can run against: the core's [`Bus`] plus direct access to guest RAM.
@@ -210,8 +223,18 @@ pub struct JitStats {
     pub native: [u64; Category::COUNT],
     /// Instructions compiled as fallbacks.
     pub fallback: u64,
-    /// Block executions.
+    /// Block executions (a block looping on itself counts each pass).
     pub block_runs: u64,
+    /// Block exits that went straight into the next compiled block (no dispatcher).
+    pub chained: u64,
+    /// Guest instructions executed, compiled and interpreted.
+    pub instructions: u64,
+    /// Zero words (NOPs) the dispatcher passed over without compiling them.
+    pub nop_runs: u64,
+    /// Instructions in the blocks compiled.
+    pub compiled_instructions: u64,
+    /// Host time spent compiling (a statistic; never seen by the emulated machine).
+    pub compile_time: std::time::Duration,
     /// Instructions run by the interpreter directly (delay slots entered from outside a block,
     /// the tail of a cycle budget, code that cannot be compiled).
     pub interp_steps: u64,
@@ -243,13 +266,16 @@ impl std::error::Error for JitError {}
 enum Entry {
     /// Compiled code.
     Block {
-        func: BlockFn,
-        need: u64,
+        code: BlockCode,
         phys: u32,
         bytes: u32,
     },
-    /// The instruction at this PC cannot start a block: interpret it.
+    /// The instruction at this PC cannot start a block (or its block failed to compile):
+    /// interpret it. Remembered, so that it is not tried again.
     Interpret { phys: u32 },
+    /// A block of `len` zero words (NOPs): nothing to compile; the dispatcher moves the pc and
+    /// the cycle count over it (a jump into a long run of zero words costs no compilation).
+    Nops { phys: u32, len: u32 },
 }
 
 impl Entry {
@@ -257,6 +283,7 @@ impl Entry {
         match *self {
             Entry::Block { phys, bytes, .. } => (phys, bytes),
             Entry::Interpret { phys } => (phys, 4),
+            Entry::Nops { phys, len } => (phys, 4 * len),
         }
     }
 }
@@ -284,28 +311,39 @@ impl Hasher for PcHasher {
 
 type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<PcHasher>>;
 
-/// The recompiler: a block cache keyed by PC, its code, and the code-page map.
+/// The recompiler: a block cache keyed by PC, its code, the lookup table compiled blocks chain
+/// through, and the code-page map.
 pub struct Jit {
     compiler: Compiler,
+    trampoline: Trampoline,
     blocks: FastMap<u32, Entry>,
     /// Block start PCs by code page.
     page_blocks: FastMap<usize, Vec<u32>>,
     map: PageMap,
+    lookup: Lookup,
+    /// Where the compiled blocks find guest memory (`None` before the first run).
+    env: Option<Env>,
     kill: KillSwitches,
     stats: JitStats,
     /// The [`HookSet::generation`] the blocks were compiled for.
     hook_generation: u64,
-    /// Visits of block starts not compiled yet: a block is compiled on its `hot_visits`th
-    /// visit and interpreted before that.
+    /// Instructions interpreted from block starts not compiled yet: a block is compiled once
+    /// `hot` of them ran, interpreted before that.
     visits: FastMap<u32, u32>,
-    /// The visit that compiles a block ([`HOT_VISITS`] unless set).
-    hot_visits: u32,
+    /// See `visits` ([`HOT_INSTRUCTIONS`] unless set).
+    hot: u32,
+    /// Where the last run stopped because its budget ended (see [`Jit::run_hooked`]).
+    resume_pc: Option<u32>,
 }
 
-/// The visit on which a block is compiled. Code that runs once (start-up, a jump into a run of
-/// zero words or data) is interpreted and costs no compilation; a block that runs again is
-/// compiled the second time, so a loop's body is native from its second iteration.
-pub const HOT_VISITS: u32 = 2;
+/// A block is compiled once this many instructions ran interpreted from its start (its
+/// visits times its length, about). Compiling a block costs about a millisecond here, as much as
+/// interpreting some tens of thousands of instructions: code that runs once or a few times
+/// (start-up, a frame's set-up, a jump into data) is cheaper interpreted, and a loop is native
+/// after its first few hundred iterations. Chosen by measurement (tools/bench-compute.sh and
+/// tools/bench-demo.sh: 8192 against 1024 and 32 visits, fewer blocks compiled for the same
+/// speed once hot).
+pub const HOT_INSTRUCTIONS: u32 = 8192;
 
 impl Jit {
     /// A recompiler for the host, every category native.
@@ -315,22 +353,28 @@ impl Jit {
 
     /// A recompiler with these categories forced to the fallback.
     pub fn with_kill_switches(kill: KillSwitches) -> Result<Self, JitError> {
+        let compiler = Compiler::new()?;
         Ok(Self {
-            compiler: Compiler::new()?,
+            trampoline: compiler.trampoline(),
+            compiler,
             blocks: FastMap::default(),
             page_blocks: FastMap::default(),
             map: PageMap::new(),
+            lookup: Lookup::new(),
+            env: None,
             kill,
             stats: JitStats::default(),
             hook_generation: 0,
             visits: FastMap::default(),
-            hot_visits: HOT_VISITS,
+            hot: HOT_INSTRUCTIONS,
+            resume_pc: None,
         })
     }
 
-    /// Compile a block on its `n`th visit (1: at once, for tests of the generated code).
-    pub fn set_hot_visits(&mut self, n: u32) {
-        self.hot_visits = n.max(1);
+    /// Compile a block once `n` of its instructions ran interpreted (0: at its first visit, for
+    /// tests of the generated code).
+    pub fn set_hot_threshold(&mut self, n: u32) {
+        self.hot = n;
     }
 
     /// The kill switches.
@@ -377,10 +421,33 @@ impl Jit {
             self.invalidate_all();
             self.hook_generation = generation;
         }
+        // Blocks address RAM and the scratchpad where the bus keeps them: when those move (a
+        // new bus), every block goes.
+        let ram = bus.ram();
+        let (ram_ptr, ram_len) = (ram.as_mut_ptr(), ram.len() as u64);
+        let spr = bus.scratchpad();
+        let (spr_ptr, spr_len) = (spr.as_mut_ptr(), spr.len().min(0x4000) as u64);
+        let env = Env::new(
+            ram_ptr,
+            ram_len,
+            spr_ptr,
+            spr_len,
+            self.map.bytes.as_ptr(),
+            self.lookup.base(),
+        );
+        if self.env != Some(env) {
+            self.invalidate_all();
+            self.env = Some(env);
+        }
+        self.map.ram_len = ram_len;
+        self.map.spr_len = spr_len;
         let hooked = hooks.active();
         let mut first = true;
         loop {
             if cpu.cycles >= target {
+                // The budget ended here, wherever that falls in a block: the next run resumes
+                // at a pc that is no block's start.
+                self.resume_pc = Some(cpu.pc);
                 return Ok(());
             }
             // A hooked pc (not a delay slot, where the machine would not run a hook either).
@@ -406,107 +473,131 @@ impl Jit {
                 continue;
             }
             let pc = cpu.pc;
-            // One table lookup when the block is cached (every block run).
-            let mut entry = self.block_at(pc);
-            if entry.is_none() {
-                let hookset = if hooked { Some(hooks) } else { None };
-                let visits = self.visits.entry(pc).or_insert(0);
-                *visits += 1;
-                if *visits < self.hot_visits {
-                    // Cold: the block's instructions interpreted, one by one.
-                    let n = match phys(pc) {
-                        Some(_) => scan(bus, pc, &|a| hookset.is_some_and(|h| h.is_hooked(a)))
-                            .len()
-                            .max(1),
-                        None => 1,
-                    };
-                    // Only the block's own straight line: a branch that leaves it (or a
-                    // not-taken likely branch, which skips its slot) hands back to the loop,
-                    // which looks at hooks, slots and blocks again.
-                    for i in 0..n as u32 {
-                        if cpu.pc != pc.wrapping_add(4 * i) || cpu.cycles >= target {
-                            break;
-                        }
-                        if self.step(cpu, bus)? {
-                            return Ok(());
-                        }
-                    }
-                    continue;
+            let resumed = self.resume_pc.take() == Some(pc);
+            let code = match self.blocks.get(&pc) {
+                Some(Entry::Block { code, .. }) => {
+                    // Blocks that chain here find it from now on.
+                    self.lookup.set(pc, code.0);
+                    Some(*code)
                 }
-                self.visits.remove(&pc);
-                self.compile(bus, pc, hookset);
-                entry = self.block_at(pc);
-            }
-            let (func, need) = match entry {
-                Some(Some(block)) => block,
-                _ => {
+                Some(Entry::Interpret { .. }) => None,
+                Some(&Entry::Nops { len, .. }) => {
+                    let cost = decode(0).cycles as u64;
+                    if cpu.cycles + cost * (len as u64 - 1) < target {
+                        // Every NOP starts within the budget: as the interpreter leaves them.
+                        cpu.cur_pc = pc.wrapping_add(4 * (len - 1));
+                        cpu.in_delay_slot = false;
+                        cpu.jump_to(pc.wrapping_add(4 * len));
+                        cpu.cycles += cost * len as u64;
+                        self.stats.instructions += len as u64;
+                        self.stats.nop_runs += len as u64;
+                        continue;
+                    }
+                    None
+                }
+                None if resumed && !self.visits.contains_key(&pc) => {
+                    // Resuming where a budget ended is no visit of a block start: interpreted
+                    // up to the next block start (known, reached by a branch, or on the grid
+                    // of MAX_BLOCK instructions, so that straight code that budgets cut
+                    // anywhere still falls into the same blocks). Compiling at every pc where
+                    // a budget happens to end would compile the same code over and over.
                     if self.step(cpu, bus)? {
                         return Ok(());
                     }
+                    if cpu.pc == pc.wrapping_add(4)
+                        && !cpu.delay_next
+                        && !cpu.pc.is_multiple_of(4 * compile::MAX_BLOCK as u32)
+                    {
+                        self.resume_pc = Some(cpu.pc);
+                    }
                     continue;
                 }
+                None => {
+                    let hookset = if hooked { Some(hooks) } else { None };
+                    let ran = *self.visits.entry(pc).or_insert(0);
+                    if ran < self.hot {
+                        // Cold: the block's instructions interpreted, one by one.
+                        let n = match phys(pc) {
+                            Some(_) => scan(bus, pc, &|a| hookset.is_some_and(|h| h.is_hooked(a)))
+                                .len()
+                                .max(1),
+                            None => 1,
+                        };
+                        // Only the block's own straight line: a branch that leaves it (or a
+                        // not-taken likely branch, which skips its slot) hands back to the
+                        // loop, which looks at hooks, slots and blocks again.
+                        for i in 0..n as u32 {
+                            if cpu.pc != pc.wrapping_add(4 * i) || cpu.cycles >= target {
+                                break;
+                            }
+                            if let Some(v) = self.visits.get_mut(&pc) {
+                                *v = v.saturating_add(1);
+                            }
+                            if self.step(cpu, bus)? {
+                                return Ok(());
+                            }
+                        }
+                        continue;
+                    }
+                    self.visits.remove(&pc);
+                    let code = self.compile(bus, pc, hookset);
+                    if matches!(self.blocks.get(&pc), Some(Entry::Nops { .. })) {
+                        // Passed over by the next turn.
+                        continue;
+                    }
+                    code
+                }
             };
-            if cpu.cycles.saturating_add(need) >= target {
-                // Not every instruction of the block may start within the budget.
+            let Some(code) = code else {
                 if self.step(cpu, bus)? {
                     return Ok(());
                 }
                 continue;
-            }
-            self.stats.block_runs += 1;
-            let ram = bus.ram();
-            let (ram_ptr, ram_len) = (ram.as_mut_ptr(), ram.len() as u64);
-            let spr = bus.scratchpad();
-            let (spr_ptr, spr_len) = (spr.as_mut_ptr(), spr.len().min(0x4000) as u64);
+            };
             let mut ctx = Ctx {
-                cpu: &mut *cpu,
-                ram: ram_ptr,
-                ram_len,
-                spr: spr_ptr,
-                spr_len,
-                pages: self.map.bytes.as_ptr(),
                 target,
+                insns: 0,
+                block_runs: 0,
+                chained: 0,
+                cpu: &mut *cpu,
                 bus: &mut *bus,
                 map: &mut self.map,
                 exception: None,
             };
-            let s = func.call(&mut ctx);
+            let s = self.trampoline.call(&mut ctx, code);
             let exception = ctx.exception.take();
+            self.stats.instructions += ctx.insns;
+            self.stats.block_runs += ctx.block_runs;
+            self.stats.chained += ctx.chained;
+            self.process_writes();
             match s {
-                status::OK => {}
-                status::EXCEPTION => {
-                    self.process_writes();
-                    return Err(exception.expect("an exception status carries the exception"));
-                }
-                status::STOP_RUN => {
-                    self.process_writes();
+                // Not every instruction of the block may start within the budget (a chain may
+                // have reached it already): the interpreter steps.
+                status::BUDGET if cpu.cycles >= target || self.step(cpu, bus)? => {
                     return Ok(());
                 }
-                _ => self.process_writes(),
+                status::EXCEPTION => {
+                    return Err(exception.expect("an exception status carries the exception"));
+                }
+                status::STOP_RUN => return Ok(()),
+                _ => {}
             }
         }
-    }
-
-    /// The table entry at `pc`: `None` when there is none yet, `Some(None)` when the pc is
-    /// interpreted, `Some(Some((func, need)))` for a compiled block.
-    #[inline]
-    fn block_at(&self, pc: u32) -> Option<Option<(BlockFn, u64)>> {
-        self.blocks.get(&pc).map(|e| match *e {
-            Entry::Block { func, need, .. } => Some((func, need)),
-            Entry::Interpret { .. } => None,
-        })
     }
 
     /// One interpreter step through the tracking bus. `Ok(true)`: stop the run (a device or
     /// COP0 was touched, or a VU start is pending).
     fn step(&mut self, cpu: &mut Cpu, bus: &mut dyn JitBus) -> Result<bool, Exception> {
         self.stats.interp_steps += 1;
+        self.stats.instructions += 1;
         let cop0 = cpu.pc & 3 == 0
             && bus
                 .fetch(cpu.pc)
                 .is_ok_and(|w| decode(w).flags.contains(OpFlags::COP0));
         let mut tb = TrackBus {
             bus,
+            ram_len: self.map.ram_len,
+            spr_len: self.map.spr_len,
             map: &mut self.map,
             cycles: cpu.cycles,
             device: false,
@@ -518,26 +609,42 @@ impl Jit {
         r.map(|()| device || cop0 || vu_start_pending(cpu))
     }
 
-    /// Compile the block at `pc`; it ends before any instruction `hooks` names (but its first).
-    fn compile(&mut self, bus: &mut dyn JitBus, pc: u32, hooks: Option<&dyn HookSet>) {
+    /// Compile the block at `pc` (it ends before any instruction `hooks` names but its first)
+    /// and enter it in the tables; its code, or `None` when it is interpreted.
+    fn compile(
+        &mut self,
+        bus: &mut dyn JitBus,
+        pc: u32,
+        hooks: Option<&dyn HookSet>,
+    ) -> Option<BlockCode> {
+        let env = self.env?;
         let Some(p) = phys(pc) else {
             // Never compiled (the scratchpad, kseg2/3): no page to track it by.
-            return;
+            return None;
         };
         let insns = scan(bus, pc, &|a| hooks.is_some_and(|h| h.is_hooked(a)));
         let entry = if insns.is_empty() {
             Entry::Interpret { phys: p }
+        } else if insns.iter().all(|i| i.word == 0) {
+            Entry::Nops {
+                phys: p,
+                len: insns.len() as u32,
+            }
         } else {
-            match self.compiler.compile(&insns, self.kill) {
+            let t0 = std::time::Instant::now();
+            let r = self.compiler.compile(&insns, self.kill, &env);
+            // Host time, for the statistics only (it never reaches the emulated machine).
+            self.stats.compile_time += t0.elapsed();
+            match r {
                 Ok(c) => {
                     self.stats.blocks_compiled += 1;
+                    self.stats.compiled_instructions += c.len as u64;
                     for (n, s) in self.stats.native.iter_mut().zip(c.native) {
                         *n += s as u64;
                     }
                     self.stats.fallback += c.fallback as u64;
                     Entry::Block {
-                        func: c.func,
-                        need: c.need,
+                        code: c.code,
                         phys: p,
                         bytes: 4 * c.len,
                     }
@@ -555,7 +662,15 @@ impl Jit {
                 *b = 1;
             }
         }
+        let code = match entry {
+            Entry::Block { code, .. } => {
+                self.lookup.set(pc, code.0);
+                Some(code)
+            }
+            Entry::Interpret { .. } | Entry::Nops { .. } => None,
+        };
         self.blocks.insert(pc, entry);
+        code
     }
 
     fn process_writes(&mut self) {
@@ -580,6 +695,7 @@ impl Jit {
         self.stats.blocks_invalidated += self.blocks.len() as u64;
         self.blocks.clear();
         self.visits.clear();
+        self.lookup.clear();
         for (page, _) in self.page_blocks.drain() {
             if let Some(b) = self.map.bytes.get_mut(page) {
                 *b = 0;
@@ -614,6 +730,7 @@ impl Jit {
         let Some(e) = self.blocks.remove(&pc) else {
             return;
         };
+        self.lookup.remove(pc);
         self.stats.blocks_invalidated += 1;
         let (s, l) = e.range();
         for page in PageMap::pages(s, l) {

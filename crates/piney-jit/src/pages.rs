@@ -48,6 +48,10 @@ pub(crate) struct PageMap {
     pub bytes: Vec<u8>,
     /// Physical ranges (start, length) written while they held code.
     pub written: Vec<(u32, u32)>,
+    /// Bytes of RAM the bus lends for this run (the slow path's test for plain memory).
+    pub ram_len: u64,
+    /// Bytes of scratchpad the bus lends for this run.
+    pub spr_len: u64,
 }
 
 impl PageMap {
@@ -56,6 +60,8 @@ impl PageMap {
         Self {
             bytes: vec![0; PAGES],
             written: Vec::new(),
+            ram_len: 0,
+            spr_len: 0,
         }
     }
 

@@ -29,7 +29,7 @@ fn same(words: &[u32], a: u64, b: u64) {
     let ri = interp_run(&mut ci, &mut bi, 1000);
     let mut jit = Jit::new().unwrap();
     // Each block runs once: compile it at its first visit, so that the native code is what runs.
-    jit.set_hot_visits(1);
+    jit.set_hot_threshold(0);
     let rj = jit.run(&mut cpu, &mut bus, 1000);
     let words: Vec<String> = words
         .iter()
@@ -120,7 +120,8 @@ fn code_that_runs_once_is_not_compiled() {
     assert_eq!(ri, rj);
     assert_eq!(ci, cpu);
     assert_eq!(jit.stats().blocks_compiled, 0, "{:?}", jit.stats());
-    // A loop's body is compiled from its second pass: `L: addiu $2, $2, 1; bne $2, $3, L; nop`.
+    // A loop's body is compiled once HOT_INSTRUCTIONS of it ran interpreted, and runs native
+    // from there: `L: addiu $2, $2, 1; bne $2, $3, L; nop`, 10,000 passes of 3 instructions.
     let mut bus = FlatBus::new(0x10000);
     for (i, w) in [0x2442_0001u32, 0x1443_fffe, 0, 0x0000_000c]
         .iter()
@@ -131,11 +132,61 @@ fn code_that_runs_once_is_not_compiled() {
     }
     let mut cpu = Cpu::new();
     cpu.jump_to(CODE);
-    cpu.gpr[3] = 1000;
+    cpu.gpr[3] = 10_000;
     let mut jit = Jit::new().unwrap();
     let e = jit.run(&mut cpu, &mut bus, 1_000_000).unwrap_err();
     assert_eq!(e.kind, piney_ee::ExceptionKind::Syscall);
-    assert_eq!(cpu.gpr[2], 1000);
-    assert_eq!(jit.stats().blocks_compiled, 1, "{:?}", jit.stats());
-    assert!(jit.stats().block_runs > 0);
+    assert_eq!(cpu.gpr[2], 10_000);
+    let s = jit.stats();
+    assert_eq!(s.blocks_compiled, 1, "{s:?}");
+    assert!(
+        s.interp_steps <= piney_jit::HOT_INSTRUCTIONS as u64 + 3,
+        "{s:?}"
+    );
+    assert!(s.block_runs > 7_000, "{s:?}");
+}
+
+/// Issue 17: a jump into a long run of zero words (here 1 MiB of them before a `jr $zero` that
+/// jumps back to address 0, as after a stray `jr $zero` or `eret`) run again and again, with
+/// small budgets ending anywhere in the run. The recompiler compiles nothing for the zero words
+/// (a block of them is remembered as such, never compiled, wherever a pass enters it) and ends
+/// in the interpreter's state.
+#[test]
+fn a_long_run_of_zero_words_costs_no_compilation() {
+    const LOOP_AT: u32 = 0x10_0000;
+    let mut bus = FlatBus::new(0x20_0000);
+    // jr $zero; nop
+    bus.mem[LOOP_AT as usize..LOOP_AT as usize + 4].copy_from_slice(&0x0000_0008u32.to_le_bytes());
+    let mut cpu = Cpu::new();
+    cpu.jump_to(0);
+    let (mut ci, mut bi) = (
+        cpu.clone(),
+        FlatBus {
+            mem: bus.mem.clone(),
+        },
+    );
+    // Five passes over the zero words, in budgets of odd sizes (as timed events cut them).
+    let end = 5 * (LOOP_AT as u64 / 4 + 2);
+    let mut jit = Jit::new().unwrap();
+    // Blocks are due for compilation from their second pass (64 instructions ran).
+    jit.set_hot_threshold(64);
+    let mut t = 0;
+    while cpu.cycles < end {
+        t = (t + 7919).min(end);
+        jit.run(&mut cpu, &mut bus, t).unwrap();
+        interp_run(&mut ci, &mut bi, t).unwrap();
+        assert_eq!(ci, cpu, "at cycle {t}");
+    }
+    let s = jit.stats();
+    // Only the jr's block is compiled; the zero words are passed over from the second pass on
+    // (the first interprets them: code that runs once is not compiled).
+    assert!(s.blocks_compiled <= 1, "{s:?}");
+    assert!(s.nop_runs > 3 * (LOOP_AT as u64 / 4), "{s:?}");
+    assert_eq!(s.instructions, end_instructions(&ci), "{s:?}");
+}
+
+/// Instructions the interpreter ran to reach `cpu` from address 0 at cycle 0 (every
+/// instruction of this program costs one cycle).
+fn end_instructions(cpu: &Cpu) -> u64 {
+    cpu.cycles
 }

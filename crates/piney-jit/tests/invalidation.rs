@@ -10,7 +10,7 @@ const CODE: u32 = 0x1000;
 /// code going stale, so the blocks must be compiled before they are rewritten.
 fn hot_jit() -> Jit {
     let mut jit = Jit::new().unwrap();
-    jit.set_hot_visits(1);
+    jit.set_hot_threshold(0);
     jit
 }
 

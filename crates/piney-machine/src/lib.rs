@@ -148,7 +148,8 @@ pub struct Machine {
     pub jit: Option<Box<piney_jit::Jit>>,
     /// VU0 in micro mode (its registers are swapped in from `cpu.vu0` for a VCALLMS).
     pub vu0: piney_vu::Vu,
-    /// Guest instructions executed (for benchmarks; not architectural state).
+    /// Guest instructions the interpreter executed (for benchmarks; not architectural state;
+    /// [`Machine::guest_instructions`] adds the recompiler's).
     pub instructions: u64,
     /// Native functions standing for guest functions ([`hooks`]); empty unless installed.
     pub hooks: hooks::Hooks,
@@ -220,6 +221,11 @@ impl Machine {
         if let Some(jit) = &mut self.jit {
             jit.invalidate_all();
         }
+    }
+
+    /// Guest instructions the EE executed, on either engine.
+    pub fn guest_instructions(&self) -> u64 {
+        self.instructions + self.jit.as_ref().map_or(0, |j| j.stats().instructions)
     }
 
     /// The guest's exit status, once it has exited.

@@ -485,12 +485,28 @@ pub fn run_image(
         let emulated = machine.cpu.cycles as f64 / piney_machine::EE_CLOCK_HZ as f64;
         eprintln!(
             "piney: guest instructions: {}, emulated {emulated:.3} s in {wall:.3} s ({:.1}x real time), {} vblanks; EE pc {:#010x}, IOP pc {:#010x}",
-            machine.instructions,
+            machine.guest_instructions(),
             emulated / wall.max(1e-9),
             machine.vblank_count,
             machine.cpu.pc,
             machine.bus.iop.cpu.pc
         );
+        if let Some(jit) = &machine.jit {
+            let s = jit.stats();
+            let native: u64 = s.native.iter().sum();
+            let ms = s.compile_time.as_secs_f64() * 1e3;
+            eprintln!(
+                "piney: recompiler: {} blocks compiled ({} instructions, {:.1}% native), {ms:.1} ms compiling ({:.0} us a block); {} block runs, {} chained exits ({:.1}%), {} instructions interpreted",
+                s.blocks_compiled,
+                s.compiled_instructions,
+                100.0 * native as f64 / s.compiled_instructions.max(1) as f64,
+                1e3 * ms / s.blocks_compiled.max(1) as f64,
+                s.block_runs,
+                s.chained,
+                100.0 * s.chained as f64 / s.block_runs.max(1) as f64,
+                s.interp_steps,
+            );
+        }
         // What the IOP cost: its instructions, the host time of its slices, and the frame rate
         // the run would have had without that time.
         let iop = iop_time.get();
