@@ -1,5 +1,6 @@
 //! Reading a small text file (an input script, a mapping, a profile) with a size limit checked
-//! before reading, and its encoding checked, so that a huge or binary file is one clear error.
+//! before reading, and its encoding checked, so that a huge or binary file is one clear error;
+//! and quoting a file's text in a message so that the message stays one line.
 
 use std::io::Read;
 use std::path::Path;
@@ -22,9 +23,36 @@ pub fn read_text(path: &Path) -> Result<String, String> {
         .map_err(|e| format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))
 }
 
+/// `text` as it may appear in a one-line message: control characters escaped as Rust writes
+/// them (`\n`, `\r`, `\u{1b}`...), and cut to its first `max` characters with `...` when
+/// longer. What a file says (a key, a value, a parser's message quoting them) goes through
+/// this before it is printed.
+pub fn one_line(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    for (i, c) in text.chars().enumerate() {
+        if i == max {
+            out.push_str("...");
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_line_escapes_and_cuts() {
+        assert_eq!(one_line("a\rb\nc\u{1b}[2J", 80), "a\\rb\\nc\\u{1b}[2J");
+        assert_eq!(one_line("abcdef", 3), "abc...");
+        assert_eq!(one_line("tab\tok é", 80), "tab\\tok é");
+    }
 
     #[test]
     fn size_and_encoding_are_checked() {
