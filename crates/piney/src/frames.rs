@@ -62,7 +62,7 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "DIR")]
     pub dump_frames: Option<PathBuf>,
     /// Stop after N frames.
-    #[arg(long, value_name = "N")]
+    #[arg(long, allow_hyphen_values = true, value_name = "N")]
     pub frames: Option<u64>,
     /// Merge each line with the line below at ALP/255, as the console's frame mode does.
     #[arg(long)]
@@ -72,7 +72,7 @@ pub struct ReplayArgs {
     pub renderer: Option<RendererKind>,
     /// Draw the frame buffer N times larger (1 to 8): finer triangle edges, 2D on the native
     /// grid, readbacks native; frames are N times the size.
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=8))]
+    #[arg(long, allow_hyphen_values = true, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=8))]
     pub render_scale: u32,
     /// What --dump-frames writes: `presented` (what a player sees: moved by the display offset,
     /// 4:3) or `display` (the display circuits' own pixels, as PCSX2's GS runner writes them).
@@ -135,10 +135,10 @@ pub struct CompareArgs {
     /// The PNG file or folder to compare it with.
     pub b: PathBuf,
     /// Pass a frame with at most N differing pixels (default: none may differ).
-    #[arg(long, value_name = "N")]
+    #[arg(long, allow_hyphen_values = true, value_name = "N")]
     pub max_diff_pixels: Option<u64>,
     /// Pass a frame whose PSNR is at least DB.
-    #[arg(long, value_name = "DB")]
+    #[arg(long, allow_hyphen_values = true, value_name = "DB")]
     pub min_psnr: Option<f64>,
     /// Where to write a diff image per differing frame (default: DIR = `<B>.diff` beside B).
     #[arg(long, value_name = "DIR")]
