@@ -84,20 +84,24 @@ pub enum DiscError {
 }
 
 /// Text from an image, a cue sheet or SYSTEM.CNF (or a file name one of them gave) as it goes
-/// into a message: control characters escaped as Rust writes them, at most 200 characters, so
-/// that every error is one line whatever the disc holds.
+/// into a message: control characters escaped as Rust writes them, at most 200 characters
+/// written, so that every error is one line whatever the disc holds.
 fn q(s: &str) -> String {
     let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i == 200 {
+    // The cut counts what is written (an escape is several characters).
+    let mut written = 0;
+    for c in s.chars() {
+        let piece: String = if c.is_control() {
+            c.escape_debug().collect()
+        } else {
+            c.to_string()
+        };
+        written += piece.chars().count();
+        if written > 200 {
             out.push_str("...");
             break;
         }
-        if c.is_control() {
-            out.extend(c.escape_debug());
-        } else {
-            out.push(c);
-        }
+        out.push_str(&piece);
     }
     out
 }

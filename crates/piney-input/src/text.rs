@@ -24,21 +24,25 @@ pub fn read_text(path: &Path) -> Result<String, String> {
 }
 
 /// `text` as it may appear in a one-line message: control characters escaped as Rust writes
-/// them (`\n`, `\r`, `\u{1b}`...), and cut to its first `max` characters with `...` when
-/// longer. What a file says (a key, a value, a parser's message quoting them) goes through
+/// them (`\n`, `\r`, `\u{1b}`...), and cut after at most `max` characters written (escapes
+/// counted as written) with `...` when longer. What a file says (a key, a value, a parser's message quoting them) goes through
 /// this before it is printed.
 pub fn one_line(text: &str, max: usize) -> String {
     let mut out = String::new();
-    for (i, c) in text.chars().enumerate() {
-        if i == max {
+    // The cut counts what is written (an escape is several characters).
+    let mut written = 0;
+    for c in text.chars() {
+        let piece: String = if c.is_control() {
+            c.escape_debug().collect()
+        } else {
+            c.to_string()
+        };
+        written += piece.chars().count();
+        if written > max {
             out.push_str("...");
             break;
         }
-        if c.is_control() {
-            out.extend(c.escape_debug());
-        } else {
-            out.push(c);
-        }
+        out.push_str(&piece);
     }
     out
 }
@@ -52,6 +56,9 @@ mod tests {
         assert_eq!(one_line("a\rb\nc\u{1b}[2J", 80), "a\\rb\\nc\\u{1b}[2J");
         assert_eq!(one_line("abcdef", 3), "abc...");
         assert_eq!(one_line("tab\tok é", 80), "tab\\tok é");
+        // Escapes count as what they write: 40 control characters are not 240 written.
+        let e = one_line(&"\u{17}".repeat(100), 40);
+        assert_eq!(e, format!("{}...", "\\u{17}".repeat(6)));
     }
 
     #[test]

@@ -233,6 +233,8 @@ mod tests {
             "vibration\0on\n".to_string(),
             "pad \u{1b}[2J ff\n".to_string(),
             "set 2\u{7} 1 1\n".to_string(),
+            format!("ct{}rl\n", "\u{17}".repeat(90)),
+            format!("set 1 2{} 3\n", "\u{19}".repeat(90)),
             format!("{long}\n"),
             format!("tick {long}\n"),
         ] {
