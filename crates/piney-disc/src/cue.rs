@@ -140,7 +140,7 @@ pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<Vec<CueTrack>, DiscErro
                 let (Some(number), Some(mode)) = (number, mode) else {
                     return Err(err(
                         line_no,
-                        format!("TRACK needs a number and a mode, not {rest:?}"),
+                        format!("TRACK needs a number and a mode, not \"{rest}\""),
                     ));
                 };
                 if number == 0 || number > 99 {
@@ -164,7 +164,7 @@ pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<Vec<CueTrack>, DiscErro
                 let (Some(number), Some(at)) = (number, at) else {
                     return Err(err(
                         line_no,
-                        format!("INDEX needs a number and mm:ss:ff, not {rest:?}"),
+                        format!("INDEX needs a number and mm:ss:ff, not \"{rest}\""),
                     ));
                 };
                 if track.first_index.is_none() {

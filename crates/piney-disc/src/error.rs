@@ -9,33 +9,33 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum DiscError {
     /// The operating system refused a read or an open.
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {source}", q(&.path.display().to_string()))]
     Io {
         path: PathBuf,
         #[source]
         source: io::Error,
     },
     /// The file is shorter than its own header, index or volume descriptor says it is.
-    #[error("{}: truncated image: {detail}", path.display())]
+    #[error("{}: truncated image: {}", q(&.path.display().to_string()), q(.detail))]
     Truncated { path: PathBuf, detail: String },
     /// A container's magic bytes or signature are wrong.
-    #[error("{}: bad magic: {detail}", path.display())]
+    #[error("{}: bad magic: {}", q(&.path.display().to_string()), q(.detail))]
     BadMagic { path: PathBuf, detail: String },
     /// A format, version or feature this crate does not read.
-    #[error("{}: unsupported: {detail}", path.display())]
+    #[error("{}: unsupported: {}", q(&.path.display().to_string()), q(.detail))]
     Unsupported { path: PathBuf, detail: String },
     /// A header field or index entry that cannot be right (out of range, out of order).
-    #[error("{}: corrupt image: {detail}", path.display())]
+    #[error("{}: corrupt image: {}", q(&.path.display().to_string()), q(.detail))]
     Corrupt { path: PathBuf, detail: String },
     /// A CHD hunk that does not decompress, or whose checksum does not match.
-    #[error("{}: CHD hunk {hunk}: {detail}", path.display())]
+    #[error("{}: CHD hunk {hunk}: {}", q(&.path.display().to_string()), q(.detail))]
     ChdHunk {
         path: PathBuf,
         hunk: u64,
         detail: String,
     },
     /// A compressed CSO/ZSO block that does not decompress to its size.
-    #[error("{}: {format} block {block}: {detail}", path.display())]
+    #[error("{}: {format} block {block}: {}", q(&.path.display().to_string()), q(.detail))]
     Block {
         path: PathBuf,
         format: &'static str,
@@ -43,44 +43,67 @@ pub enum DiscError {
         detail: String,
     },
     /// A sector number at or past the end of the disc.
-    #[error("{}: read past the end of the disc: LBA {lba} (the disc has {sectors} sectors)", path.display())]
+    #[error("{}: read past the end of the disc: LBA {lba} (the disc has {sectors} sectors)", q(&.path.display().to_string()))]
     PastEnd {
         path: PathBuf,
         lba: u64,
         sectors: u64,
     },
     /// A cue sheet line that cannot be used.
-    #[error("{}: cue sheet line {line}: {detail}", path.display())]
+    #[error("{}: cue sheet line {line}: {}", q(&.path.display().to_string()), q(.detail))]
     Cue {
         path: PathBuf,
         line: usize,
         detail: String,
     },
     /// ISO 9660 structures (volume descriptors, directory records) that cannot be right.
-    #[error("{}: ISO 9660: {detail}", path.display())]
+    #[error("{}: ISO 9660: {}", q(&.path.display().to_string()), q(.detail))]
     FileSystem { path: PathBuf, detail: String },
     /// A path looked up on the disc that is not there.
-    #[error("{}: no file {name} on the disc", path.display())]
+    #[error("{}: no file {} on the disc", q(&.path.display().to_string()), q(.name))]
     NotFound { path: PathBuf, name: String },
     /// The disc's root directory has no SYSTEM.CNF.
-    #[error("{}: no SYSTEM.CNF in the disc's root directory", path.display())]
+    #[error("{}: no SYSTEM.CNF in the disc's root directory", q(&.path.display().to_string()))]
     NoSystemCnf { path: PathBuf },
     /// A SYSTEM.CNF that cannot be parsed; `line` is 1-based where one line is to blame.
-    #[error("{}: SYSTEM.CNF{}: {detail}", path.display(), LineSuffix(*line))]
+    #[error("{}: SYSTEM.CNF{}: {}", q(&.path.display().to_string()), LineSuffix(*line), q(.detail))]
     SystemCnf {
         path: PathBuf,
         line: Option<usize>,
         detail: String,
     },
     /// SYSTEM.CNF's BOOT2 names a file the disc does not have.
-    #[error("{}: SYSTEM.CNF's BOOT2 names {boot}, which is not on the disc", path.display())]
+    #[error("{}: SYSTEM.CNF's BOOT2 names {}, which is not on the disc", q(&.path.display().to_string()), q(.boot))]
     BootFileMissing { path: PathBuf, boot: String },
     /// A PlayStation 1 disc (SYSTEM.CNF has `BOOT =`, not `BOOT2 =`).
-    #[error("{}: a PlayStation 1 disc (SYSTEM.CNF: BOOT = {boot}); PS1 discs are not supported", path.display())]
+    #[error("{}: a PlayStation 1 disc (SYSTEM.CNF: BOOT = {}); PS1 discs are not supported", q(&.path.display().to_string()), q(.boot))]
     Ps1Disc { path: PathBuf, boot: String },
     /// A caller's mistake: a buffer of the wrong size, raw sectors from an image without them.
-    #[error("{}: {detail}", path.display())]
+    #[error("{}: {}", q(&.path.display().to_string()), q(.detail))]
     InvalidRequest { path: PathBuf, detail: String },
+}
+
+/// Text from an image, a cue sheet or SYSTEM.CNF (or a file name one of them gave) as it goes
+/// into a message: control characters escaped as Rust writes them, at most 200 characters
+/// written, so that every error is one line whatever the disc holds.
+fn q(s: &str) -> String {
+    let mut out = String::new();
+    // The cut counts what is written (an escape is several characters).
+    let mut written = 0;
+    for c in s.chars() {
+        let piece: String = if c.is_control() {
+            c.escape_debug().collect()
+        } else {
+            c.to_string()
+        };
+        written += piece.chars().count();
+        if written > 200 {
+            out.push_str("...");
+            break;
+        }
+        out.push_str(&piece);
+    }
+    out
 }
 
 struct LineSuffix(Option<usize>);

@@ -450,3 +450,38 @@ fn bad_cue_sheets() {
     );
     assert!(matches!(e, DiscError::Cue { .. }), "{e}");
 }
+
+/// What a cue sheet or SYSTEM.CNF says goes into messages escaped and cut short, so every
+/// error stays one line (piney-fuzz found a cue sheet's track mode with a control character
+/// printed raw).
+#[test]
+fn quoted_text_stays_one_line() {
+    let s = Scratch::new("oneline");
+    let iso = make_iso(&s, "oneline", &[]);
+    fs::write(s.path("x.bin"), iso_to_bin(&fs::read(&iso).unwrap(), 2)).unwrap();
+    let cue = s.path("x.cue");
+    let long = "M".repeat(100_000);
+    for text in [
+        "FILE x.bin BINARY\n  TRACK 01 MODE2/2352\u{2}\n    INDEX 01 00:00:00\n".to_string(),
+        "FILE \"x\u{1b}[2J.bin\" BINARY\n  TRACK 01 MODE2/2352\n    INDEX 01 00:00:00\n"
+            .to_string(),
+        "FILE x.bin BINARY\n  TRACK 01\u{0}\n".to_string(),
+        format!("FILE x.bin BINARY\n  TRACK 01 {long}\n    INDEX 01 00:00:00\n"),
+        format!("FILE x.bin BINARY\n  TRACK 01 MODE2/2352\n    INDEX 1 {long}\n"),
+    ] {
+        fs::write(&cue, &text).unwrap();
+        let e = open_err(&cue).to_string();
+        assert!(!e.chars().any(char::is_control), "{e:?}");
+        assert!(e.len() < 400, "{} bytes", e.len());
+    }
+    fs::write(
+        &cue,
+        "FILE x.bin BINARY\n  TRACK 01 MODE2/2352\u{2}\n    INDEX 01 00:00:00\n",
+    )
+    .unwrap();
+    let e = open_err(&cue).to_string();
+    assert!(
+        e.contains("track mode MODE2/2352\\u{2} is not supported"),
+        "{e}"
+    );
+}

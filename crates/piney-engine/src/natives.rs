@@ -282,7 +282,8 @@ pub fn install(machine: &mut Machine, profile: &Profile, image: &[u8]) -> Instal
         let waiting = mismatch(machine, addr, &words);
         if let Some(why) = &waiting {
             out.warnings.push(format!(
-                "{src}: hook {name} waits: {why}; the guest's own code runs until the code                  there is the profile's (an overlay loaded later)"
+                "{src}: hook {name} waits: {why}; the guest's own code runs until the code \
+                 there is the profile's (an overlay loaded later)"
             ));
         }
         let f = (native.make)(profile);

@@ -142,7 +142,8 @@ impl Profile {
         let raw: RawProfile = toml::from_str(text).map_err(|e| ProfileError::Syntax {
             file: file.to_string(),
             line: e.span().map_or(1, |s| line_of(text, s.start)),
-            message: e.message().trim_end().to_string(),
+            // The parser's message quotes the file's keys and values as they are.
+            message: piney_input::text::one_line(e.message().trim_end(), 200),
         })?;
         let err = |key: &str, message: String| ProfileError::Syntax {
             file: file.to_string(),
@@ -161,6 +162,16 @@ impl Profile {
                 })?)
             }
         };
+        // Names are what messages and `--stats` print: no control characters.
+        let hooks = raw.hooks.iter().map(|n| ("hooks", n));
+        for (key, name) in hooks.chain(raw.symbols.keys().map(|n| (n.as_str(), n))) {
+            if name.chars().any(char::is_control) {
+                return Err(err(
+                    key,
+                    format!("the name {name:?} has a control character in it"),
+                ));
+            }
+        }
         let mut symbols = BTreeMap::new();
         for (name, s) in raw.symbols {
             let address = match s.address {
@@ -283,5 +294,31 @@ mod tests {
         );
         let e = Profile::parse("elf_fnv1a64 = \"zz\"\n", "q.toml").unwrap_err();
         assert!(e.to_string().starts_with("q.toml:1: "), "{e}");
+    }
+
+    /// TOML strings may hold escaped line ends: an unknown key with one is quoted escaped, and
+    /// a hook or symbol name with a control character is refused at its line (piney-fuzz found
+    /// both making messages of several lines: the parser's, and install's warning naming the
+    /// hook).
+    #[test]
+    fn names_and_messages_stay_one_line() {
+        let e = Profile::parse("\"fo\\ro\" = 2\n", "p.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("p.toml:1: unknown field `fo\\ro`"), "{e:?}");
+        let e = Profile::parse("serial = \"X\"\nhooks = [\"ccPad\\nRead\"]\n", "p.toml")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "p.toml:2: the name \"ccPad\\nRead\" has a control character in it"
+        );
+        let e = Profile::parse("[symbols.\"a\\u001bb\"]\naddress = 1\n", "p.toml")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "p.toml:1: the name \"a\\u{1b}b\" has a control character in it"
+        );
     }
 }

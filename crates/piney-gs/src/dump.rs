@@ -616,8 +616,17 @@ pub fn replay<R: Renderer>(
                 }
             }
             Packet::ReadFifo2(n) => {
-                let mut sink = vec![0u128; (*n as usize).min(1 << 20)];
-                gs.read_image(&mut sink);
+                // The host drains `n` qwords (PCSX2 reads them and drops them), a buffer at a
+                // time: the packet's count is the file's word, not a size to allocate.
+                let mut sink = [0u128; 256];
+                let mut left = *n as usize;
+                while left > 0 {
+                    let take = left.min(sink.len());
+                    if gs.read_image(&mut sink[..take]) < take {
+                        break;
+                    }
+                    left -= take;
+                }
             }
             Packet::Registers(r) => gs.load_priv_block(r),
         }

@@ -226,7 +226,13 @@ impl State {
 pub struct Gs<R: Renderer> {
     renderer: R,
     s: State,
+    /// Local->host bytes read from the renderer and not yet taken by the host.
     fifo: VecDeque<u8>,
+    /// The local->host transfer still to read: its rectangle and the next pixel. The GS reads
+    /// local memory as the host drains the FIFO, so the pixels are fetched from the renderer a
+    /// chunk at a time as the host reads ([`Gs::read_image`]), never all at once: a rectangle
+    /// of 4095 x 4095 32-bit pixels (64 MiB) costs a chunk of memory, not its size.
+    download: Option<(TransferRect, u64)>,
     /// A SIGNAL that arrived while CSR.SIGNAL was set.
     pending_signal: Option<IdMask>,
     /// The privileged registers.
@@ -313,6 +319,7 @@ impl<R: Renderer> Gs<R> {
             renderer,
             s: State::new(),
             fifo: VecDeque::new(),
+            download: None,
             pending_signal: None,
             privileged: Self::new_privileged(),
             draws: 0,
@@ -397,6 +404,7 @@ impl<R: Renderer> Gs<R> {
         self.send_upload();
         self.s = State::new();
         self.fifo.clear();
+        self.download = None;
         self.pending_signal = None;
         self.privileged.csr = 0;
     }
@@ -525,7 +533,13 @@ impl<R: Renderer> Gs<R> {
     /// Reads local->host data from the readback FIFO into `out`; returns the qwords filled.
     pub fn read_image(&mut self, out: &mut [u128]) -> usize {
         let mut n = 0;
-        while n < out.len() && !self.fifo.is_empty() {
+        while n < out.len() {
+            if self.fifo.len() < 16 {
+                self.fetch_download();
+            }
+            if self.fifo.is_empty() {
+                break;
+            }
             let mut b = [0u8; 16];
             for x in b.iter_mut() {
                 *x = self.fifo.pop_front().unwrap_or(0);
@@ -536,9 +550,36 @@ impl<R: Renderer> Gs<R> {
         n
     }
 
-    /// Bytes waiting in the readback FIFO.
+    /// Pixels of a local->host transfer fetched from the renderer at a time: 16384 (64 KiB of
+    /// 32-bit pixels; a multiple of 32, so 4- and 24-bit chunks end on whole bytes).
+    const DOWNLOAD_CHUNK: u64 = 16384;
+
+    /// Moves the next chunk of the local->host transfer into the FIFO; the transfer's last
+    /// chunk is padded to whole qwords, as the FIFO moves them.
+    fn fetch_download(&mut self) {
+        let Some((rect, next)) = self.download else {
+            return;
+        };
+        let count = (rect.pixels() - next).min(Self::DOWNLOAD_CHUNK);
+        let data = self.out().read_back(&rect, next, count);
+        self.fifo.extend(data);
+        if next + count >= rect.pixels() {
+            self.download = None;
+            while !self.fifo.len().is_multiple_of(16) {
+                self.fifo.push_back(0);
+            }
+        } else {
+            self.download = Some((rect, next + count));
+        }
+    }
+
+    /// Bytes waiting in the readback FIFO: those fetched and the rest of the transfer, in whole
+    /// qwords.
     pub fn readback_pending(&self) -> usize {
-        self.fifo.len()
+        let rest = self.download.map_or(0, |(rect, next)| {
+            ((rect.pixels() - next) * rect.psm.transfer_bits() as u64).div_ceil(8)
+        });
+        (self.fifo.len() as u64 + rest).next_multiple_of(16) as usize
     }
 
     fn image_bytes(&mut self, bytes: &[u8]) {
@@ -625,11 +666,12 @@ impl<R: Renderer> Gs<R> {
             }
             1 => {
                 let rect = self.src_rect()?;
-                let data = self.out().read_back(&rect, 0, rect.pixels());
-                self.fifo.extend(data);
-                // The FIFO moves whole qwords: pad the tail.
-                while !self.fifo.len().is_multiple_of(16) {
-                    self.fifo.push_back(0);
+                if rect.pixels() > 0 {
+                    // A transfer started before the last one was read replaces what is left of
+                    // it; bytes already in the FIFO stay. The first chunk is read now (a
+                    // transfer of up to 16384 pixels is read whole as it starts).
+                    self.download = Some((rect, 0));
+                    self.fetch_download();
                 }
             }
             2 => {
@@ -894,7 +936,7 @@ impl<R: Renderer> Gs<R> {
             priv_reg::EXTWRITE => p.extwrite,
             priv_reg::BGCOLOR => p.bgcolor.0,
             priv_reg::CSR => {
-                let fifo = if self.fifo.is_empty() {
+                let fifo = if self.readback_pending() == 0 {
                     csr::FIFO_EMPTY
                 } else {
                     0

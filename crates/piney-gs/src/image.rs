@@ -116,6 +116,13 @@ impl Image {
             path: name.clone(),
             msg,
         };
+        let file_len = file
+            .metadata()
+            .map_err(|source| ImageError::Io {
+                path: name.clone(),
+                source,
+            })?
+            .len();
         let mut dec = png::Decoder::new(std::io::BufReader::new(file));
         // Expand palettes and low bit depths, strip 16-bit to 8.
         dec.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
@@ -131,6 +138,16 @@ impl Image {
         let size = reader
             .output_buffer_size()
             .ok_or_else(|| derr("image too large".into()))?;
+        // Nor more than the file can hold: its scanlines are deflate data, which expands at
+        // most 1032 times (a 258-byte match in one bit), and expanding 1-bit palette entries
+        // to RGBA makes at most 32 bytes of a scanline byte (plus the decoder's row slack). A
+        // 57-byte file claiming 8192 x 8192 pixels is refused before 256 MiB are set aside.
+        let most = file_len.saturating_mul(1032 * 32).saturating_add(1 << 16);
+        if size as u64 > most {
+            return Err(derr(format!(
+                "{hw}x{hh} pixels cannot come from a {file_len}-byte file"
+            )));
+        }
         let mut buf = vec![0; size];
         let info = reader
             .next_frame(&mut buf)

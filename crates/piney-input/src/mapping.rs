@@ -208,7 +208,7 @@ impl Mapping {
         };
         let raw: RawMapping = toml::from_str(text).map_err(|e| {
             let at = e.span().map_or(0, |s| s.start);
-            invalid(at, e.message().trim().to_string())
+            invalid(at, crate::text::one_line(e.message().trim(), 200))
         })?;
         let button = |v: &Spanned<String>, none_ok: bool| -> Result<Buttons, MappingError> {
             match Buttons::from_name(v.get_ref()) {
@@ -216,7 +216,10 @@ impl Mapping {
                 None if none_ok && v.get_ref() == "none" => Ok(Buttons::NONE),
                 None => Err(invalid(
                     v.span().start,
-                    format!("unknown PS2 button `{}`", v.get_ref()),
+                    format!(
+                        "unknown PS2 button `{}`",
+                        crate::text::one_line(v.get_ref(), 40)
+                    ),
                 )),
             }
         };
@@ -228,13 +231,15 @@ impl Mapping {
                     return Err(invalid(
                         v.span().start,
                         format!(
-                            "unknown key `{key}` (keys are named as winit's KeyCode: ArrowUp, KeyZ, Enter...)"
+                            "unknown key `{}` (keys are named as winit's KeyCode: ArrowUp, KeyZ, Enter...)",
+                            crate::text::one_line(key, 40)
                         ),
                     ));
                 }
                 pairs.push((key.as_str(), button(v, false)?));
             }
-            mapping.keyboard = KeyMap::from_pairs(pairs).map_err(|m| invalid(0, m))?;
+            mapping.keyboard = KeyMap::from_pairs(pairs)
+                .map_err(|m| invalid(0, crate::text::one_line(&m, 200)))?;
         }
         if let Some(table) = raw.gamepad {
             let mut map = GamepadMap::EMPTY;
@@ -242,7 +247,10 @@ impl Mapping {
                 let Some(h) = HostButton::from_name(name) else {
                     return Err(invalid(
                         v.span().start,
-                        format!("unknown gamepad button `{name}`"),
+                        format!(
+                            "unknown gamepad button `{}`",
+                            crate::text::one_line(name, 40)
+                        ),
                     ));
                 };
                 map.buttons[h.index()] = button(v, true)?;
@@ -284,6 +292,34 @@ mod tests {
             GamepadMap::default().buttons(&pressed),
             Buttons::CROSS | Buttons::CIRCLE | Buttons::UP
         );
+    }
+
+    /// TOML strings may hold escaped line ends; a key or value quoted in an error comes out
+    /// escaped, so the error stays one line (piney-fuzz found `"a\rb"` keys splitting it).
+    #[test]
+    fn errors_quoting_the_file_stay_one_line() {
+        for (text, want) in [
+            (
+                "[keyboard]\n\"Key\\rZ\" = \"cross\"\n",
+                "pads.toml:2: unknown key `Key\\rZ` (keys",
+            ),
+            (
+                "[keyboard]\nKeyZ = \"cro\\nss\"\n",
+                "pads.toml:2: unknown PS2 button `cro\\nss`",
+            ),
+            (
+                "[gamepad]\n\"so\\u001buth\" = \"cross\"\n",
+                "pads.toml:2: unknown gamepad button `so\\u{1b}uth`",
+            ),
+            (
+                "\"x\\r\\ny\" = 1\n",
+                "pads.toml:1: unknown field `x\\r\\ny`",
+            ),
+        ] {
+            let e = err(text);
+            assert!(!e.contains(['\n', '\r', '\u{1b}']), "{e:?}");
+            assert!(e.starts_with(want), "{e:?}");
+        }
     }
 
     #[test]

@@ -143,6 +143,12 @@ impl InputScript {
     }
 }
 
+/// A piece of the line quoted in an error: at most 40 characters, control characters escaped
+/// (a line may be megabytes long, or hold a NUL or a terminal escape).
+fn q(s: &str) -> String {
+    crate::text::one_line(s, 40)
+}
+
 /// Parse one non-empty, comment-free line.
 fn parse_line(body: &str, line: usize) -> Result<ScriptLine, String> {
     let (head, rest) = match body.find(char::is_whitespace) {
@@ -159,7 +165,8 @@ fn parse_line(body: &str, line: usize) -> Result<ScriptLine, String> {
     };
     if frames.matches('-').count() > 1 {
         return Err(format!(
-            "\"{frames}\" is not a vertical blank or a range (expected F or F-G, decimal)"
+            "\"{}\" is not a vertical blank or a range (expected F or F-G, decimal)",
+            q(frames)
         ));
     }
     let (first, last) = match frames.split_once('-') {
@@ -183,7 +190,10 @@ fn parse_line(body: &str, line: usize) -> Result<ScriptLine, String> {
         let item = item.to_ascii_lowercase();
         if let Some((axis, value)) = item.split_once('=') {
             let Some(k) = AXES.iter().position(|a| *a == axis) else {
-                return Err(format!("unknown stick axis \"{axis}\" (axes: lx ly rx ry)"));
+                return Err(format!(
+                    "unknown stick axis \"{}\" (axes: lx ly rx ry)",
+                    q(axis)
+                ));
             };
             if sticks[k].is_some() {
                 return Err(format!("{axis} given twice"));
@@ -194,14 +204,16 @@ fn parse_line(body: &str, line: usize) -> Result<ScriptLine, String> {
             held |= b;
         } else {
             return Err(format!(
-                "unknown button \"{item}\" (buttons: cross circle square triangle l1 r1 l2 r2 \
-                 l3 r3 select start up down left right, or none)"
+                "unknown button \"{}\" (buttons: cross circle square triangle l1 r1 l2 r2 \
+                 l3 r3 select start up down left right, or none)",
+                q(&item)
             ));
         }
     }
     if items == 0 {
         return Err(format!(
-            "\"{head}\" holds nothing: give buttons, sticks or none"
+            "\"{}\" holds nothing: give buttons, sticks or none",
+            q(head)
         ));
     }
     Ok(ScriptLine {
@@ -217,13 +229,14 @@ fn parse_line(body: &str, line: usize) -> Result<ScriptLine, String> {
 fn vblank_number(s: &str) -> Result<u64, String> {
     if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
         return Err(format!(
-            "\"{s}\" is not a vertical blank number (expected F or F-G, decimal)"
+            "\"{}\" is not a vertical blank number (expected F or F-G, decimal)",
+            q(s)
         ));
     }
     match s.parse::<u64>() {
         Ok(0) => Err("vertical blank 0 never comes: they count from 1".into()),
         Ok(v) => Ok(v),
-        Err(_) => Err(format!("vertical blank number {s} is too large")),
+        Err(_) => Err(format!("vertical blank number {} is too large", q(s))),
     }
 }
 
@@ -241,7 +254,7 @@ fn stick_value(axis: &str, v: &str) -> Result<u8, String> {
     };
     match parsed {
         Some(n) if n <= 255 => Ok(n as u8),
-        _ => Err(format!("{axis}={v}: a stick value is 0 to 255")),
+        _ => Err(format!("{axis}={}: a stick value is 0 to 255", q(v))),
     }
 }
 
@@ -301,6 +314,28 @@ mod tests {
         let s = parse("1-10 lx=1 ly=2\n5 lx=9\n").unwrap();
         assert_eq!(s.report(0, 5).unwrap().sticks, Some([0x80, 0x80, 9, 2]));
         assert_eq!(s.report(0, 6).unwrap().sticks, Some([0x80, 0x80, 1, 2]));
+    }
+
+    #[test]
+    /// A bad piece of a line is quoted with its control characters escaped and at most 40
+    /// characters of it (piney-fuzz found a NUL quoted raw; a megabyte token was quoted whole).
+    fn bad_pieces_are_quoted_on_one_short_line() {
+        let long = "x".repeat(1 << 20);
+        for text in [
+            "5 \0cross".to_string(),
+            "5 \u{1b}[2Jcross".to_string(),
+            format!("5 {long}"),
+            format!("{long} cross"),
+            format!("5 lx={long}"),
+            format!("5 {long}=1"),
+            format!("1-{long} cross"),
+        ] {
+            let msg = parse(&format!("{text}\n")).unwrap_err().to_string();
+            assert!(!msg.chars().any(char::is_control), "{msg:?}");
+            assert!(msg.len() < 200, "{} bytes: {}", msg.len(), &msg[..200]);
+        }
+        let msg = parse("5 \0cross\n").unwrap_err().to_string();
+        assert!(msg.contains("unknown button \"\\0cross\""), "{msg}");
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Reading a small text file (an input script, a mapping, a profile) with a size limit checked
-//! before reading, and its encoding checked, so that a huge or binary file is one clear error.
+//! before reading, and its encoding checked, so that a huge or binary file is one clear error;
+//! and quoting a file's text in a message so that the message stays one line.
 
 use std::io::Read;
 use std::path::Path;
@@ -22,9 +23,43 @@ pub fn read_text(path: &Path) -> Result<String, String> {
         .map_err(|e| format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))
 }
 
+/// `text` as it may appear in a one-line message: control characters escaped as Rust writes
+/// them (`\n`, `\r`, `\u{1b}`...), and cut after at most `max` characters written (escapes
+/// counted as written) with `...` when longer. What a file says (a key, a value, a parser's message quoting them) goes through
+/// this before it is printed.
+pub fn one_line(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    // The cut counts what is written (an escape is several characters).
+    let mut written = 0;
+    for c in text.chars() {
+        let piece: String = if c.is_control() {
+            c.escape_debug().collect()
+        } else {
+            c.to_string()
+        };
+        written += piece.chars().count();
+        if written > max {
+            out.push_str("...");
+            break;
+        }
+        out.push_str(&piece);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_line_escapes_and_cuts() {
+        assert_eq!(one_line("a\rb\nc\u{1b}[2J", 80), "a\\rb\\nc\\u{1b}[2J");
+        assert_eq!(one_line("abcdef", 3), "abc...");
+        assert_eq!(one_line("tab\tok é", 80), "tab\\tok é");
+        // Escapes count as what they write: 40 control characters are not 240 written.
+        let e = one_line(&"\u{17}".repeat(100), 40);
+        assert_eq!(e, format!("{}...", "\\u{17}".repeat(6)));
+    }
 
     #[test]
     fn size_and_encoding_are_checked() {

@@ -44,22 +44,13 @@ pub const MAX_LINE: usize = 4096;
 /// control characters escaped).
 fn quote(raw: &[u8]) -> String {
     let s = String::from_utf8_lossy(raw);
-    let s = s.trim_end_matches(['\n', '\r']);
-    let escape = |t: &str| -> String {
-        t.chars()
-            .map(|c| {
-                if c.is_control() {
-                    c.escape_debug().to_string()
-                } else {
-                    c.to_string()
-                }
-            })
-            .collect()
-    };
-    match s.char_indices().nth(60) {
-        Some((i, _)) => format!("{}...", escape(&s[..i])),
-        None => escape(s),
-    }
+    crate::text::one_line(s.trim_end_matches(['\n', '\r']), 60)
+}
+
+/// A word of a line for an error message: its first 40 characters, control characters
+/// escaped.
+fn word(s: &str) -> String {
+    crate::text::one_line(s, 40)
 }
 
 /// A hex byte of a report: one or two hex digits, optionally after `0x`.
@@ -69,18 +60,18 @@ fn hex_byte(s: &str) -> Result<u8, String> {
         .or_else(|| s.strip_prefix("0X"))
         .unwrap_or(s);
     if digits.is_empty() || digits.len() > 2 || !digits.bytes().all(|c| c.is_ascii_hexdigit()) {
-        return Err(format!("`{s}` is not a hex byte"));
+        return Err(format!("`{}` is not a hex byte", word(s)));
     }
-    u8::from_str_radix(digits, 16).map_err(|e| format!("`{s}`: {e}"))
+    u8::from_str_radix(digits, 16).map_err(|e| format!("`{}`: {e}", word(s)))
 }
 
 /// A decimal number of type `T` (digits only), named `what` in errors.
 fn decimal<T: std::str::FromStr>(s: &str, what: &str) -> Result<T, String> {
     if s.is_empty() || !s.bytes().all(|c| c.is_ascii_digit()) {
-        return Err(format!("{what} `{s}` is not a decimal number"));
+        return Err(format!("{what} `{}` is not a decimal number", word(s)));
     }
     s.parse()
-        .map_err(|_| format!("{what} `{s}` is out of range"))
+        .map_err(|_| format!("{what} `{}` is out of range", word(s)))
 }
 
 /// Runs one command; `Err` holds the reason it is invalid.
@@ -107,7 +98,7 @@ fn command(
                 let small = match *small {
                     "0" => false,
                     "1" => true,
-                    s => return Err(format!("SMALL `{s}` is not 0 or 1")),
+                    s => return Err(format!("SMALL `{}` is not 0 or 1", word(s))),
                 };
                 Cmd::Set(small, decimal(power, "POWER")?, decimal(ms, "MS")?)
             }
@@ -117,7 +108,7 @@ fn command(
             ["ctrl"] => Cmd::Ctrl,
             ["ctrl", ..] => return Err("`ctrl` takes nothing".into()),
             [] => return Ok(None),
-            [w, ..] => return Err(format!("unknown command `{w}`")),
+            [w, ..] => return Err(format!("unknown command `{}`", word(w))),
         }))
     };
     let cmd = match run() {
@@ -230,6 +221,30 @@ mod tests {
         assert_eq!(
             run("vibration off\nset 0 7 1000\nctrl\n").unwrap(),
             "ctrl -\n"
+        );
+    }
+
+    /// A bad word is quoted escaped and short, as the line is (piney-fuzz found a NUL in a
+    /// command word printed raw).
+    #[test]
+    fn bad_words_are_quoted_escaped_and_short() {
+        let long = "z".repeat(3000);
+        for script in [
+            "vibration\0on\n".to_string(),
+            "pad \u{1b}[2J ff\n".to_string(),
+            "set 2\u{7} 1 1\n".to_string(),
+            format!("ct{}rl\n", "\u{17}".repeat(90)),
+            format!("set 1 2{} 3\n", "\u{19}".repeat(90)),
+            format!("{long}\n"),
+            format!("tick {long}\n"),
+        ] {
+            let e = run(&script).unwrap_err();
+            assert!(!e.chars().any(char::is_control), "{e:?}");
+            assert!(e.len() < 250, "{} bytes", e.len());
+        }
+        assert_eq!(
+            run("vibration\0on\n").unwrap_err(),
+            "line 1: unknown command `vibration\\0on`: vibration\\0on"
         );
     }
 

@@ -39,7 +39,13 @@ pub struct IrxError {
 
 impl fmt::Display for IrxError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "module {}: {}", self.module, self.what)
+        // The path may be one a guest program asked for.
+        write!(
+            f,
+            "module {}: {}",
+            crate::text(&self.module),
+            crate::text(&self.what)
+        )
     }
 }
 

@@ -44,7 +44,7 @@ pub const IOP_CLOCK_HZ: u64 = 36_864_000;
 #[derive(Debug, thiserror::Error)]
 pub enum IopError {
     /// Guest code did something the console would crash or hang on.
-    #[error("IOP: {what}{}", module.as_ref().map(|m| format!(" (in module {m})")).unwrap_or_default())]
+    #[error("IOP: {}{}", text(what), module.as_ref().map(|m| format!(" (in module {})", text(m))).unwrap_or_default())]
     Fault {
         /// The module whose code the pc is in and the pc's offset in it, if known.
         module: Option<String>,
@@ -58,13 +58,36 @@ pub enum IopError {
     Load(#[from] irx::IrxError),
     /// A native module could not go on (a memory card that cannot be read, a request it does
     /// not implement).
-    #[error("IOP: {module}: {what}")]
+    #[error("IOP: {}: {}", text(module), text(what))]
     Native {
         /// The module, and what it was asked.
         module: String,
         /// What went wrong.
         what: String,
     },
+}
+
+/// Text a guest program chose (a module's name from its id record or .iopmod, a path it
+/// asked for) as it goes into an error: control characters escaped as Rust writes them, at
+/// most 200 characters written, so the error stays one line.
+pub(crate) fn text(s: &str) -> String {
+    let mut out = String::new();
+    // The cut counts what is written (an escape is several characters).
+    let mut written = 0;
+    for c in s.chars() {
+        let piece: String = if c.is_control() {
+            c.escape_debug().collect()
+        } else {
+            c.to_string()
+        };
+        written += piece.chars().count();
+        if written > 200 {
+            out.push_str("...");
+            break;
+        }
+        out.push_str(&piece);
+    }
+    out
 }
 
 /// The IOP.

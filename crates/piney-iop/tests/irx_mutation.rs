@@ -164,3 +164,30 @@ fn mutated_modules_run_to_an_end_or_a_fault() {
     eprintln!("{ended} ended, {faulted} faulted");
     assert!(ended > 0, "{ended} ended, {faulted} faulted");
 }
+
+/// A module's name comes from its own bytes (.iopmod, its id record) and a path may be one a
+/// guest asked for: errors print them escaped, so they stay one line (piney-fuzz found a
+/// mutated module faulting "in module rpcserver]U\u{14}" with the control character raw).
+#[test]
+fn names_from_modules_are_printed_escaped() {
+    let fault = piney_iop::IopError::Fault {
+        module: Some("rpcserver]U\u{14}, +0x1dc".into()),
+        pc: 0x1820c,
+        what: "reserved instruction 0xd024c700 at pc 0x0001820c".into(),
+    };
+    assert_eq!(
+        fault.to_string(),
+        "IOP: reserved instruction 0xd024c700 at pc 0x0001820c (in module rpcserver]U\\u{14}, +0x1dc)"
+    );
+    let load = piney_iop::irx::IrxError {
+        module: "host:a\nb.irx".into(),
+        what: "not an ELF".into(),
+    };
+    assert_eq!(load.to_string(), "module host:a\\nb.irx: not an ELF");
+    let native = piney_iop::IopError::Native {
+        module: "mcserv".into(),
+        what: format!("{}\r", "x".repeat(300)),
+    };
+    let text = native.to_string();
+    assert!(!text.contains('\r') && text.len() < 260, "{text}");
+}

@@ -383,8 +383,51 @@ fn setup_thread_passes_arguments() {
     assert_eq!(m.bus.read_cstr(p1, 64).unwrap(), "-x");
 }
 
-/// Bad arguments to any syscall give a result or an error naming it, never a panic.
+/// Bad arguments to any syscall give a result or an error naming it, never a panic. The calls
+/// that take a thread or semaphore id answer one that cannot exist (0xfffffff0: ids are
+/// 1..=255) with -1, as the kernel's documented error result is (Play!'s independent HLE of
+/// the same kernel, Source/ee/PS2OS.cpp, answers each of these so); every other call either
+/// returns to the program, which then exits, or ends the run with one line naming the pc.
 #[test]
+fn garbage_arguments_give_the_documented_results() {
+    // (syscall, what): thread and semaphore calls with a bad id in a0.
+    let bad_id = [
+        (0x21, "DeleteThread"),
+        (0x22, "StartThread"),
+        (0x25, "TerminateThread"),
+        (-0x26, "iTerminateThread"),
+        (0x29, "ChangeThreadPriority"),
+        (-0x2a, "iChangeThreadPriority"),
+        (0x2d, "ReleaseWaitThread"),
+        (-0x2e, "iReleaseWaitThread"),
+        (0x30, "ReferThreadStatus"),
+        (-0x31, "iReferThreadStatus"),
+        (0x35, "CancelWakeupThread"),
+        (-0x36, "iCancelWakeupThread"),
+        (0x41, "DeleteSema"),
+        (0x42, "SignalSema"),
+        (-0x43, "iSignalSema"),
+        (0x44, "WaitSema"),
+        (0x45, "PollSema"),
+        (-0x46, "iPollSema"),
+        (0x47, "ReferSemaStatus"),
+        (-0x48, "iReferSemaStatus"),
+        (-0x49, "iDeleteSema"),
+    ];
+    for (n, name) in bad_id {
+        let mut a = Asm::new();
+        for reg in [r::A0, r::A1, r::A2, r::A3] {
+            a.li(reg, 0xffff_fff0);
+        }
+        a.sys(n).log(r::V0).exit();
+        let mut m = machine(&a);
+        let end = run(&mut m, 2);
+        assert!(matches!(end, Ok(RunEnd::Exited(_))), "{name}: {end:?}");
+        assert_eq!(log(&mut m), [NEG1], "{name} ({n:#x}) with id 0xfffffff0");
+    }
+    garbage_arguments_never_panic();
+}
+
 fn garbage_arguments_never_panic() {
     // Every number the kernel services, in both signs, and a few it does not.
     let known = [
@@ -404,7 +447,18 @@ fn garbage_arguments_never_panic() {
             }
             a.sys(n).exit();
             let mut m = machine(&a);
-            let _ = run(&mut m, 2);
+            match run(&mut m, 2) {
+                // Returned to the program, which exited (or the call ended the run itself).
+                Ok(_) => {}
+                // An error names the pc on one line.
+                Err(e) => {
+                    let msg = e.to_string();
+                    assert!(
+                        msg.contains("pc 0x") && !msg.contains('\n'),
+                        "syscall {n:#x}: {msg:?}"
+                    );
+                }
+            }
         }
     }
 }

@@ -124,6 +124,17 @@ pub(crate) fn render(sc: &Sidecar) -> String {
     s
 }
 
+/// A piece of a sidecar line quoted in an error: its first 40 characters, as Rust quotes a
+/// string (control characters escaped), `...` after when there was more.
+fn q(s: &str) -> String {
+    let cut: String = s.chars().take(40).collect();
+    if cut.len() < s.len() {
+        format!("{cut:?}...")
+    } else {
+        format!("{cut:?}")
+    }
+}
+
 /// Parses a sidecar's bytes; `is_root` allows `self` and `unformatted`.
 pub(crate) fn parse(bytes: &[u8], path: &Path, is_root: bool) -> Result<Sidecar, CardError> {
     let err = |line: usize, what: String| CardError::Sidecar {
@@ -151,7 +162,7 @@ pub(crate) fn parse(bytes: &[u8], path: &Path, is_root: bool) -> Result<Sidecar,
             if line != HEADER {
                 return Err(err(
                     n,
-                    format!("first line must be {HEADER:?}, found {line:?}"),
+                    format!("first line must be {HEADER:?}, found {}", q(line)),
                 ));
             }
             saw_header = true;
@@ -238,7 +249,7 @@ pub(crate) fn parse(bytes: &[u8], path: &Path, is_root: bool) -> Result<Sidecar,
                 }
                 sc.slots.push(Line::Entry { meta, name });
             }
-            _ => return Err(err(n, format!("unknown line {line:?}"))),
+            _ => return Err(err(n, format!("unknown line {}", q(line)))),
         }
     }
     if !saw_header {
@@ -269,7 +280,7 @@ impl<'a> Fields<'a> {
             None => (rest, None),
         };
         let Some(v) = tok.strip_prefix(key).and_then(|t| t.strip_prefix('=')) else {
-            return Err(format!("expected field '{key}=', found {tok:?}"));
+            return Err(format!("expected field '{key}=', found {}", q(tok)));
         };
         self.rest = next;
         Ok(v)
@@ -278,7 +289,7 @@ impl<'a> Fields<'a> {
     fn end(&self) -> Result<(), String> {
         match self.rest {
             None => Ok(()),
-            Some(r) => Err(format!("unexpected {r:?} at the end of the line")),
+            Some(r) => Err(format!("unexpected {} at the end of the line", q(r))),
         }
     }
 }
@@ -286,15 +297,16 @@ impl<'a> Fields<'a> {
 fn parse_meta(f: &mut Fields) -> Result<Meta, String> {
     let m = f.field("mode")?;
     let mode =
-        parse_hex(m, 4).ok_or_else(|| format!("bad mode {m:?} (want 0x and 4 hex digits)"))?;
+        parse_hex(m, 4).ok_or_else(|| format!("bad mode {} (want 0x and 4 hex digits)", q(m)))?;
     let a = f.field("attr")?;
     let attr =
-        parse_hex(a, 8).ok_or_else(|| format!("bad attr {a:?} (want 0x and 8 hex digits)"))?;
+        parse_hex(a, 8).ok_or_else(|| format!("bad attr {} (want 0x and 8 hex digits)", q(a)))?;
     let c = f.field("created")?;
-    let created = parse_ts(c).ok_or_else(|| format!("bad timestamp {c:?} (want Y-M-DTh:m:s)"))?;
+    let created =
+        parse_ts(c).ok_or_else(|| format!("bad timestamp {} (want Y-M-DTh:m:s)", q(c)))?;
     let m2 = f.field("modified")?;
     let modified =
-        parse_ts(m2).ok_or_else(|| format!("bad timestamp {m2:?} (want Y-M-DTh:m:s)"))?;
+        parse_ts(m2).ok_or_else(|| format!("bad timestamp {} (want Y-M-DTh:m:s)", q(m2)))?;
     Ok(Meta {
         mode: mode as u16,
         attr,
@@ -345,7 +357,9 @@ fn decode_name(s: &str) -> Result<Vec<u8>, String> {
                 .get(i + 1..i + 3)
                 .and_then(|h| std::str::from_utf8(h).ok())
                 .filter(|h| h.bytes().all(|x| x.is_ascii_hexdigit()))
-                .ok_or_else(|| format!("bad escape in name {s:?} (want % and two hex digits)"))?;
+                .ok_or_else(|| {
+                    format!("bad escape in name {} (want % and two hex digits)", q(s))
+                })?;
             out.push(u8::from_str_radix(hex, 16).expect("hex digits"));
             i += 3;
         } else if (0x21..=0x7E).contains(&c) {
@@ -353,15 +367,16 @@ fn decode_name(s: &str) -> Result<Vec<u8>, String> {
             i += 1;
         } else {
             return Err(format!(
-                "name {s:?} has a byte {c:#04x} that must be %-escaped"
+                "name {} has a byte {c:#04x} that must be %-escaped",
+                q(s)
             ));
         }
     }
     if out.is_empty() || out.len() > MAX_NAME {
-        return Err(format!("name {s:?} must be 1 to {MAX_NAME} bytes"));
+        return Err(format!("name {} must be 1 to {MAX_NAME} bytes", q(s)));
     }
     if out == b"." || out == b".." || out.contains(&b'/') || out.contains(&0) {
-        return Err(format!("name {s:?} is not a valid entry name"));
+        return Err(format!("name {} is not a valid entry name", q(s)));
     }
     Ok(out)
 }
@@ -402,6 +417,31 @@ mod tests {
              free\n"
         );
         assert_eq!(parse(text.as_bytes(), p(), true).unwrap(), sc);
+    }
+
+    /// A bad piece of a line is quoted escaped and at most 40 characters long (piney-fuzz found
+    /// a 19,000-character field quoted whole).
+    #[test]
+    fn bad_pieces_are_quoted_short() {
+        let long = "\u{10}".repeat(5000);
+        let head = "piney-mc 1\n";
+        for text in [
+            format!("{head}entry mode=0x8497 att{long}r=0x00000000\n"),
+            format!("{head}bogus{long}\n"),
+            format!("{head}entry mode=0x8{long}\n"),
+            format!(
+                "{head}entry mode=0x8497 attr=0x00000000 created=2004-05-06T07:08:09 modified=2004-05-06T07:10:00 name={long}\n"
+            ),
+        ] {
+            match parse(text.as_bytes(), p(), false) {
+                Err(e @ CardError::Sidecar { .. }) => {
+                    let msg = e.to_string();
+                    assert!(msg.len() < 400, "{} bytes: {}", msg.len(), &msg[..400]);
+                    assert!(!msg.chars().any(char::is_control), "{msg:?}");
+                }
+                other => panic!("expected a sidecar error, got {other:?}"),
+            }
+        }
     }
 
     fn bad(text: &str, line: usize, needle: &str) {

@@ -98,7 +98,7 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "DIR")]
     pub dump_frames: Option<PathBuf>,
     /// Stop after N frames.
-    #[arg(long, value_name = "N")]
+    #[arg(long, allow_hyphen_values = true, value_name = "N")]
     pub frames: Option<u64>,
     /// Merge each line with the line below at ALP/255, as the console's frame mode does.
     #[arg(long)]
@@ -108,7 +108,7 @@ pub struct ReplayArgs {
     pub renderer: Option<RendererKind>,
     /// Draw the frame buffer N times larger (1 to 8): finer triangle edges, 2D on the native
     /// grid, readbacks native; frames are N times the size.
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=8))]
+    #[arg(long, allow_hyphen_values = true, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=8))]
     pub render_scale: u32,
     /// Threads the software renderer draws on, 1 to 64 (the same pixels whatever the number).
     /// Default: the machine's cores less one.
@@ -186,10 +186,10 @@ pub struct CompareArgs {
     /// The PNG file or folder to compare it with.
     pub b: PathBuf,
     /// Pass a frame with at most N differing pixels (default: none may differ).
-    #[arg(long, value_name = "N")]
+    #[arg(long, allow_hyphen_values = true, value_name = "N")]
     pub max_diff_pixels: Option<u64>,
     /// Pass a frame whose PSNR is at least DB.
-    #[arg(long, value_name = "DB")]
+    #[arg(long, allow_hyphen_values = true, value_name = "DB")]
     pub min_psnr: Option<f64>,
     /// Where to write a diff image per differing frame (default: DIR = `<B>.diff` beside B).
     #[arg(long, value_name = "DIR")]

@@ -6,14 +6,15 @@ use std::process::ExitCode;
 use piney_gs::{FrameFormat, Image, Pcrtc};
 use piney_machine::{Machine, MachineError, RunEnd, RunLimits};
 
-/// Options shared by `run` and `demo`.
+/// Options shared by `run` and `demo`. Numeric options take a leading `-` as part of their
+/// value (`--volume -1` is refused as a value, naming the option, not read as an unknown flag).
 #[derive(clap::Args, Debug, Clone)]
 pub struct RunOptions {
     /// Run without a window or audio, as fast as possible.
     #[arg(long)]
     pub headless: bool,
     /// Stop after N frames (vertical blanks).
-    #[arg(long, value_name = "N")]
+    #[arg(long, allow_hyphen_values = true, value_name = "N")]
     pub frames: Option<u64>,
     /// Stop after S seconds of emulated time (a positive number).
     #[arg(long, value_name = "S", allow_hyphen_values = true, value_parser = parse_seconds)]
@@ -39,7 +40,7 @@ pub struct RunOptions {
     /// Draw the frame buffer N times larger (1 to 8): finer triangle edges, 2D and text on the
     /// native grid, readbacks and guest-visible memory native; frames and screenshots are N
     /// times the size.
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=8))]
+    #[arg(long, allow_hyphen_values = true, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=8))]
     pub render_scale: u32,
     /// Threads the software renderer draws on, 1 to 64 (the same pixels whatever the number).
     /// Default: the machine's cores less one (the EE runs on the other).
@@ -62,7 +63,7 @@ pub struct RunOptions {
     #[arg(long)]
     pub no_audio: bool,
     /// The window's sound volume, 0 to 100 (a linear gain; --dump-audio is not affected).
-    #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u8).range(0..=100))]
+    #[arg(long, allow_hyphen_values = true, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u8).range(0..=100))]
     pub volume: u8,
     /// The sound while Tab fast-forwards the window: `mute`, or `stretch` (played at the
     /// game's speed, in step with the picture, higher in pitch).

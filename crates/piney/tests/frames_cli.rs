@@ -109,6 +109,46 @@ fn a_dump_replays_identically_in_every_compression_and_compares_equal() {
     let f1 = Image::read_png(&outs[0].join(Image::frame_file_name(1))).unwrap();
     assert!(!outs[0].join(Image::frame_file_name(2)).exists());
     assert_ne!(f0, f1, "the second frame adds the blue sprite");
+    // The colours, in the display circuits' own pixels (16 x 8: DW 63 at 4 clocks a pixel, DH
+    // 7): a sprite from x 0 to 8 covers pixels 0..=7 (the GS fills up to, not including, the
+    // right edge), so frame 0 is red on the left and the cleared black on the right, and frame
+    // 1 adds blue on the right. The picture shows circuit 2 alone (PMODE EN2), RGB as drawn.
+    let display = dir.join("display");
+    let o = piney()
+        .args(["replay", "--headless", "--dump-format", "display"])
+        .arg(dir.join("d.gs"))
+        .arg("--dump-frames")
+        .arg(&display)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (red, blue, black) = ([255, 0, 0], [0, 0, 255], [0, 0, 0]);
+    for (n, right) in [(0, black), (1, blue)] {
+        let f = Image::read_png(&display.join(Image::frame_file_name(n))).unwrap();
+        assert_eq!((f.width, f.height), (16, 8));
+        for y in 0..8 {
+            for x in 0..16 {
+                let want = if x < 8 { red } else { right };
+                assert_eq!(f.get(x, y)[..3], want, "frame {n} pixel ({x}, {y})");
+            }
+        }
+    }
+    // The presented frames (4:3, moved by the display offset) are made of the same colours:
+    // red and the black right half in frame 0, red and blue in frame 1 (and black only where
+    // the picture does not reach).
+    for (n, f, must, may) in [
+        (0, &f0, vec![red, black], vec![red, black]),
+        (1, &f1, vec![red, blue], vec![red, blue, black]),
+    ] {
+        let colours: std::collections::BTreeSet<[u8; 3]> = (0..f.height)
+            .flat_map(|y| (0..f.width).map(move |x| (x, y)))
+            .map(|(x, y)| f.get(x, y)[..3].try_into().unwrap())
+            .collect();
+        assert!(
+            must.iter().all(|c| colours.contains(c)) && colours.iter().all(|c| may.contains(c)),
+            "presented frame {n}: {colours:?}"
+        );
+    }
     for o in &outs[1..] {
         let c = piney()
             .arg("compare")
