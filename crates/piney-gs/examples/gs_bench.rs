@@ -1,5 +1,7 @@
-//! Rasteriser benchmark (not a test): pixels per second on textured, blended triangles and on
-//! sprites, and frames per second replaying a busy 512 x 448 scene. Run with
+//! Rasteriser benchmark (not a test): pixels per second for each state combination it covers,
+//! through the software renderer's general path (the reference, as it drew everything before
+//! its specialised paths), its specialised paths on one thread, and on two threads, in one run;
+//! then the time of a busy 512 x 448 frame read out through the PCRTC. Run with
 //! `cargo run --release -p piney-gs --example gs_bench`.
 
 use std::time::Instant;
@@ -12,83 +14,155 @@ fn ad(r: u8, v: u64) -> u128 {
     v as u128 | ((r as u128) << 64)
 }
 
-/// Frame 512x448 PSMCT32 at page 0, Z at page 0x70, a 64x64 texture at BP 0x3000.
-fn setup() -> Vec<u128> {
-    let mut q = vec![gif_tag(9, false, None, 0, &[0xe])];
-    q.push(ad(reg::FRAME_1, 8 << 16));
-    q.push(ad(reg::ZBUF_1, 0x70 | 1 << 32));
-    q.push(ad(reg::SCISSOR_1, 511 << 16 | (447u64 << 48)));
-    q.push(ad(reg::TEST_1, 3 << 16));
-    q.push(ad(reg::XYOFFSET_1, 0));
-    q.push(ad(reg::ALPHA_1, 1 << 2 | 1 << 6)); // (Cs - Cd) * As + Cd
-    q.push(ad(
-        reg::TEX0_1,
-        0x3000 | 1 << 14 | 6 << 26 | 6 << 30 | 1 << 34,
-    ));
-    q.push(ad(reg::TEX1_1, 1 << 5 | 1 << 6)); // bilinear
-    q.push(ad(reg::BITBLTBUF, (0x3000u64 << 32) | (1u64 << 48)));
-    let mut t = vec![gif_tag(3, false, None, 0, &[0xe])];
-    t.push(ad(reg::TRXPOS, 0));
-    t.push(ad(reg::TRXREG, 64 | 64 << 32));
-    t.push(ad(reg::TRXDIR, 0));
-    q.extend(t);
-    q.push(gif_tag(64 * 64 / 4, false, None, 2, &[]));
-    for i in 0..64 * 64 / 4u32 {
-        let px = |k: u32| ((i * 4 + k).wrapping_mul(2654435761) | 0x8000_0000) as u128;
-        q.push(px(0) | px(1) << 32 | px(2) << 64 | px(3) << 96);
+/// Register writes as one A+D packet.
+fn regs(writes: &[(u8, u64)]) -> Vec<u128> {
+    let mut q = vec![gif_tag(writes.len() as u32, false, None, 0, &[0xe])];
+    q.extend(writes.iter().map(|&(r, v)| ad(r, v)));
+    q
+}
+
+/// A 64 x 64 upload of `psm` at block `bp` (texel values from a hash).
+fn upload(bp: u64, psm: u64, bits: u32) -> Vec<u128> {
+    let mut q = regs(&[
+        (reg::BITBLTBUF, (bp << 32) | (1 << 48) | (psm << 56)),
+        (reg::TRXPOS, 0),
+        (reg::TRXREG, 64 | 64 << 32),
+        (reg::TRXDIR, 0),
+    ]);
+    let qwords = 64 * 64 * bits / 128;
+    q.push(gif_tag(qwords, false, None, 2, &[]));
+    for i in 0..qwords {
+        let w = |k: u32| ((i * 4 + k).wrapping_mul(2654435761) | 0x8000_0000) as u128;
+        q.push(w(0) | w(1) << 32 | w(2) << 64 | w(3) << 96);
     }
     q
 }
 
-/// `n` textured, Gouraud, blended triangles of about `size` pixels each, scattered.
-fn triangles(n: u32, size: u32) -> Vec<u128> {
-    let mut q = vec![gif_tag(
-        n,
-        false,
-        Some(3 | 1 << 3 | 1 << 4 | 1 << 6 | 1 << 8),
-        0,
-        &[0x1, 0x3, 0x5, 0x1, 0x3, 0x5, 0x1, 0x3, 0x5],
-    )];
+/// Frame 512x448 PSMCT32 at page 0, Z (PSMZ32) at page 0x70, a 64x64 PSMCT32 texture at BP
+/// 0x3000, a 64x64 PSMT8 texture at 0x3100 and its CLUT at 0x3200.
+fn setup() -> Vec<u128> {
+    let mut q = regs(&[
+        (reg::FRAME_1, 8 << 16),
+        (reg::SCISSOR_1, 511 << 16 | (447u64 << 48)),
+        (reg::XYOFFSET_1, 0),
+        (reg::ALPHA_1, 1 << 2 | 1 << 6), // (Cs - Cd) * As + Cd
+    ]);
+    q.extend(upload(0x3000, 0, 32));
+    q.extend(upload(0x3100, 0x13, 8));
+    q.extend(upload(0x3200, 0, 32));
+    q
+}
+
+/// A state combination: its registers (Z buffer, test, texture, filter).
+struct State {
+    name: &'static str,
+    zbuf: u64,
+    test: u64,
+    tex0: u64,
+    tex1: u64,
+}
+
+const Z_OFF: u64 = 0x70 | 1 << 32; // ZMSK: Z not written
+const Z_WRITE: u64 = 0x70;
+const T_ALWAYS: u64 = 1 << 16 | 1 << 17; // ZTE, ZTST ALWAYS
+const T_GEQUAL: u64 = 1 << 16 | 2 << 17;
+const TEX32: u64 = 0x3000 | 1 << 14 | 6 << 26 | 6 << 30 | 1 << 34;
+// PSMT8, TBW 2, CLUT PSMCT32 at 0x3200, loaded at once.
+const TEX8: u64 =
+    0x3100 | 2 << 14 | 0x13 << 20 | 6 << 26 | 6 << 30 | 1 << 34 | 0x3200 << 37 | 1 << 61;
+const BILINEAR: u64 = 1 << 5 | 1 << 6;
+
+impl State {
+    fn packet(&self) -> Vec<u128> {
+        regs(&[
+            (reg::ZBUF_1, self.zbuf),
+            (reg::TEST_1, self.test),
+            (reg::TEX0_1, self.tex0),
+            (reg::TEX1_1, self.tex1),
+        ])
+    }
+}
+
+/// `n` triangles of about `size` pixels each, scattered: PRIM `prim` (its TME/FST decide
+/// whether UV, ST or nothing goes with the vertices).
+fn triangles(n: u32, size: u32, prim: u64) -> Vec<u128> {
+    let (tme, fst) = (prim & 1 << 4 != 0, prim & 1 << 8 != 0);
+    let regs: &[u8] = match (tme, fst) {
+        (true, true) => &[0x1, 0x3, 0x5, 0x1, 0x3, 0x5, 0x1, 0x3, 0x5],
+        (true, false) => &[0x2, 0x1, 0x5, 0x2, 0x1, 0x5, 0x2, 0x1, 0x5],
+        _ => &[0x1, 0x5, 0x1, 0x5, 0x1, 0x5],
+    };
+    let mut q = vec![gif_tag(n, false, Some(prim), 0, regs)];
     let side = ((size * 2) as f64).sqrt() as u32;
     for i in 0..n {
         let (x, y) = ((i * 37) % (512 - side), (i * 91) % (448 - side));
         for (k, (dx, dy)) in [(0, 0), (side, 0), (0, side)].iter().enumerate() {
             let c = 0x40 + k as u128 * 0x30;
-            q.push(c | c << 32 | c << 64 | 0x60 << 96);
-            q.push(
-                ((dx * 16 * 64 / side.max(1)) as u128)
-                    | (((dy * 16 * 64 / side.max(1)) as u128) << 32),
-            );
-            q.push((((x + dx) * 16) as u128) | ((((y + dy) * 16) as u128) << 32));
+            let rgbaq = c | c << 32 | c << 64 | 0x60 << 96;
+            let z = 0x1000 + (i as u128 % 64) * 0x100;
+            let xyz = (((x + dx) * 16) as u128) | ((((y + dy) * 16) as u128) << 32) | z << 64;
+            if tme && !fst {
+                // ST with Q = 1 + k / 4 (word 2 of the ST qword).
+                let q_ = 1.0f32 + k as f32 / 4.0;
+                let s = *dx as f32 / side.max(1) as f32 * q_;
+                let t = *dy as f32 / side.max(1) as f32 * q_;
+                q.push(
+                    s.to_bits() as u128
+                        | (t.to_bits() as u128) << 32
+                        | (q_.to_bits() as u128) << 64,
+                );
+                q.push(rgbaq);
+            } else {
+                q.push(rgbaq);
+                if tme {
+                    q.push(
+                        ((dx * 16 * 64 / side.max(1)) as u128)
+                            | (((dy * 16 * 64 / side.max(1)) as u128) << 32),
+                    );
+                }
+            }
+            q.push(xyz);
         }
     }
     q
 }
 
-fn sprites(n: u32, w: u32, h: u32) -> Vec<u128> {
-    let mut q = vec![gif_tag(
-        n,
-        false,
-        Some(6 | 1 << 4 | 1 << 8),
-        0,
-        &[0x1, 0x3, 0x5, 0x3, 0x5],
-    )];
+/// `n` sprites of `w` x `h`, scattered; textured with UV over the 64 x 64 texture when `tme`.
+fn sprites(n: u32, w: u32, h: u32, tme: bool) -> Vec<u128> {
+    let prim = 6 | (tme as u64) << 4 | 1 << 8;
+    let regs: &[u8] = if tme {
+        &[0x1, 0x3, 0x5, 0x3, 0x5]
+    } else {
+        &[0x1, 0x5, 0x5]
+    };
+    let mut q = vec![gif_tag(n, false, Some(prim), 0, regs)];
     for i in 0..n {
         let (x, y) = ((i * 37) % (512 - w), (i * 91) % (448 - h));
         q.push(0x80 | 0x80 << 32 | 0x80 << 64 | 0x80 << 96);
-        q.push(0);
-        q.push(((x * 16) as u128) | (((y * 16) as u128) << 32));
-        q.push((64 * 16) | ((64u128 * 16) << 32));
-        q.push((((x + w) * 16) as u128) | ((((y + h) * 16) as u128) << 32));
+        if tme {
+            q.push(0);
+        }
+        q.push(((x * 16) as u128) | (((y * 16) as u128) << 32) | 0x2000 << 64);
+        if tme {
+            q.push((64 * 16) | ((64u128 * 16) << 32));
+        }
+        q.push((((x + w) * 16) as u128) | ((((y + h) * 16) as u128) << 32) | 0x2000 << 64);
     }
     q
 }
 
-/// Mpixels/s of `packets` drawn `reps` times by `renderer`.
-fn rate(renderer: SoftwareRenderer, packets: &[u128], pixels: f64, reps: u32) -> f64 {
+/// Mpixels/s of `packets` (after `state`) drawn `reps` times by `renderer`.
+fn rate(
+    renderer: SoftwareRenderer,
+    state: &[u128],
+    packets: &[u128],
+    pixels: f64,
+    reps: u32,
+) -> f64 {
     let mut gs = Gs::new(renderer);
     let mut path = GifPath::new();
     path.feed(&mut gs, &setup()).expect("setup");
+    path.feed(&mut gs, state).expect("state");
     // One untimed pass: tables and decoded textures are made once in a real run too.
     path.feed(&mut gs, packets).expect("draw");
     gs.renderer_mut().mem();
@@ -101,20 +175,27 @@ fn rate(renderer: SoftwareRenderer, packets: &[u128], pixels: f64, reps: u32) ->
     pixels * reps as f64 / t.elapsed().as_secs_f64() / 1e6
 }
 
-/// One scene through the general path (the reference, as the renderer drew everything before
-/// its specialised paths) and through the specialised paths, in this run.
-fn run(name: &str, packets: &[u128], pixels: f64, reps: u32) {
-    let general = rate(SoftwareRenderer::general_only(1), packets, pixels, reps);
-    let fast = rate(SoftwareRenderer::new(), packets, pixels, reps * 4);
+/// One scene through the general path, the specialised paths and two threads.
+fn run(name: &str, state: &State, packets: &[u128], pixels: f64, reps: u32) {
+    let st = state.packet();
+    let general = rate(
+        SoftwareRenderer::general_only(1),
+        &st,
+        packets,
+        pixels,
+        reps,
+    );
+    let fast = rate(SoftwareRenderer::new(), &st, packets, pixels, reps * 4);
     let two = rate(
         SoftwareRenderer::new().with_threads(2),
+        &st,
         packets,
         pixels,
         reps * 4,
     );
     println!(
-        "{name}: {fast:.1} Mpixels/s on one thread (general path {general:.1} Mpixels/s, \
-         {:.1}x); 2 threads {two:.1} Mpixels/s ({:.2}x one)",
+        "{:<58} {general:>7.1} {fast:>7.1} {:>5.1}x {two:>7.1} {:>5.2}x",
+        format!("{name}, {}", state.name),
         fast / general,
         two / fast
     );
@@ -125,6 +206,14 @@ fn busy_frame(renderer: SoftwareRenderer, frame: &[u128], frames: u32) -> f64 {
     let mut gs = Gs::new(renderer);
     let mut path = GifPath::new();
     path.feed(&mut gs, &setup()).expect("setup");
+    let bilinear = State {
+        name: "",
+        zbuf: Z_OFF,
+        test: T_ALWAYS,
+        tex0: TEX32,
+        tex1: BILINEAR,
+    };
+    path.feed(&mut gs, &bilinear.packet()).expect("state");
     gs.write_priv(0x0000, 2).expect("PMODE");
     gs.write_priv(0x0090, 8 << 9).expect("DISPFB2");
     gs.write_priv(
@@ -144,22 +233,77 @@ fn busy_frame(renderer: SoftwareRenderer, frame: &[u128], frames: u32) -> f64 {
 
 fn main() {
     piney_gs::swizzle::warm_up();
+    let bilinear = State {
+        name: "bilinear",
+        zbuf: Z_OFF,
+        test: T_ALWAYS,
+        tex0: TEX32,
+        tex1: BILINEAR,
+    };
+    let nearest = State {
+        name: "nearest",
+        tex1: 0,
+        ..bilinear
+    };
+    let clut8 = State {
+        name: "8-bit CLUT nearest",
+        tex0: TEX8,
+        tex1: 0,
+        ..bilinear
+    };
+    let ztest = State {
+        name: "Z test and write",
+        zbuf: Z_WRITE,
+        test: T_GEQUAL,
+        tex0: TEX32,
+        tex1: 0,
+    };
+    let zwrite = State {
+        name: "Z write",
+        zbuf: Z_WRITE,
+        test: T_ALWAYS,
+        tex0: TEX32,
+        tex1: 0,
+    };
+    let (iip, tme, abe, fst) = (1u64 << 3, 1u64 << 4, 1u64 << 6, 1u64 << 8);
+    println!(
+        "{:<58} {:>7} {:>7} {:>6} {:>7} {:>6}",
+        "Mpixels/s", "general", "1 thr", "", "2 thr", ""
+    );
+    let tri = |prim| (triangles(2000, 200, prim), 2000.0 * 200.0);
+    let (t, px) = tri(3 | iip | tme | abe | fst);
+    run("Gouraud blended UV triangles ~200 px", &bilinear, &t, px, 3);
+    let (t, px) = tri(3 | iip | tme | fst);
+    run("Gouraud UV triangles ~200 px", &nearest, &t, px, 3);
+    let (t, px) = tri(3 | iip | tme);
     run(
-        "textured bilinear blended Gouraud triangles (~200 px)",
-        &triangles(2000, 200),
-        2000.0 * 200.0,
+        "Gouraud STQ (perspective) triangles ~200 px",
+        &nearest,
+        &t,
+        px,
         3,
     );
+    let (t, px) = tri(3 | iip | tme | fst);
+    run("Gouraud UV triangles ~200 px", &clut8, &t, px, 3);
+    let (t, px) = tri(3 | iip);
+    run("untextured Gouraud triangles ~200 px", &ztest, &t, px, 3);
+    let (t, px) = tri(3 | iip | abe);
+    run("untextured blended triangles ~200 px", &zwrite, &t, px, 3);
+    let s = sprites(2000, 32, 32, true);
+    run("UV sprites 32x32", &bilinear, &s, 2000.0 * 1024.0, 3);
+    run("UV sprites 32x32", &nearest, &s, 2000.0 * 1024.0, 3);
+    let s = sprites(500, 64, 64, false);
     run(
-        "textured sprites 32x32",
-        &sprites(2000, 32, 32),
-        2000.0 * 1024.0,
+        "untextured sprites 64x64 (clears)",
+        &zwrite,
+        &s,
+        500.0 * 4096.0,
         3,
     );
-    // A busy frame: a full-screen sprite, 3000 triangles of ~150 px (about 2.2 frames of
-    // overdraw), read out through the PCRTC.
-    let mut frame = sprites(1, 511, 447);
-    frame.extend(triangles(3000, 150));
+    // A busy frame: a full-screen sprite, 3000 bilinear blended triangles of ~150 px (about
+    // 2.2 frames of overdraw), read out through the PCRTC.
+    let mut frame = sprites(1, 511, 447, true);
+    frame.extend(triangles(3000, 150, 3 | iip | tme | abe | fst));
     let general = busy_frame(SoftwareRenderer::general_only(1), &frame, 5);
     let fast = busy_frame(SoftwareRenderer::new(), &frame, 20);
     let two = busy_frame(SoftwareRenderer::new().with_threads(2), &frame, 20);

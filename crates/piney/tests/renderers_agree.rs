@@ -29,7 +29,7 @@ fn render(renderer: &str, n: u64, scale: u32) -> PathBuf {
 
 fn render_with(renderer: &str, n: u64, scale: u32, extra: &[&str]) -> PathBuf {
     let out = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("agree-{renderer}-{scale}{}", extra.join("")));
+        .join(format!("agree-{renderer}-{scale}{}", extra.join("_")));
     let _ = std::fs::remove_dir_all(&out);
     let input = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/input/adjust_screen.txt");
     let o = Command::new(env!("CARGO_BIN_EXE_piney"))
@@ -87,9 +87,9 @@ fn same_frames(a_dir: &Path, b_dir: &Path, n: u64, scale: u32, what: &str) {
 #[test]
 fn software_frames_do_not_depend_on_the_path_or_the_threads() {
     let n = frames();
-    let general = render_with("sw", n, 1, &["--gs-general-path", "--gs-threads=1"]);
-    let one = render_with("sw", n, 1, &["--gs-threads=1"]);
-    let three = render_with("sw", n, 1, &["--gs-threads=3"]);
+    let general = render_with("sw", n, 1, &["--gs-general-path", "--gs-threads", "1"]);
+    let one = render_with("sw", n, 1, &["--gs-threads", "1"]);
+    let three = render_with("sw", n, 1, &["--gs-threads", "3"]);
     same_frames(&general, &one, n, 1, "general path and specialised paths");
     same_frames(&one, &three, n, 1, "one thread and three");
 }
