@@ -146,7 +146,12 @@ pub fn scene_with(seed: u64, draws: usize, feedback: bool, reuse: bool) -> Vec<C
         g.write_reg(reg::TEST_1, rng.next_u64() & 0x7_ffff).unwrap();
         g.write_reg(
             reg::ALPHA_1,
-            rng.next_u64() & 0xff | (rng.next_u64() & 0xff) << 32,
+            // A quarter of the time the usual (Cs - Cd) * As + Cd (A 0, B 1, C 0, D 1).
+            if rng.chance(4) {
+                0x44
+            } else {
+                rng.next_u64() & 0xff
+            } | (rng.next_u64() & 0xff) << 32,
         )
         .unwrap();
         let (tpsm, tbp) = if feedback && rng.chance(2) {

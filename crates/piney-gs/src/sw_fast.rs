@@ -32,6 +32,14 @@ pub trait Mem {
     fn word(&self, i: usize) -> u32;
     /// Writes the word at `i`.
     fn set_word(&mut self, i: usize, v: u32);
+    /// Writes the bits `mask` of `v` into the 64 words of the block starting at word `start`
+    /// (a multiple of 64).
+    #[inline(always)]
+    fn fill_block(&mut self, start: usize, v: u32, mask: u32) {
+        for i in start..start + 64 {
+            self.set_word(i, (self.word(i) & !mask) | (v & mask));
+        }
+    }
 }
 
 impl Mem for Words {
@@ -42,6 +50,18 @@ impl Mem for Words {
     #[inline(always)]
     fn set_word(&mut self, i: usize, v: u32) {
         self[i & (MEM_WORDS - 1)] = v;
+    }
+    #[inline(always)]
+    fn fill_block(&mut self, start: usize, v: u32, mask: u32) {
+        let start = start & (MEM_WORDS - 64);
+        let block = &mut self[start..start + 64];
+        if mask == u32::MAX {
+            block.fill(v);
+        } else {
+            for w in block {
+                *w = (*w & !mask) | (v & mask);
+            }
+        }
     }
 }
 
@@ -294,6 +314,17 @@ pub struct Plan<'a> {
     keep16: u32,
     /// How the Z buffer stores a value.
     zstore: ZStore,
+    /// ALPHA is A = Cs, B = Cd, C = As, D = Cd (blending "over", the usual equation).
+    alpha_over: bool,
+}
+
+/// The pixels a block fill covered: columns `x0..x1`, rows `y0..y1`.
+#[derive(Clone, Copy, Debug)]
+struct Fill {
+    x0: i64,
+    x1: i64,
+    y0: i64,
+    y1: i64,
 }
 
 /// A Z buffer's storage: whole words, the low 24 bits of words, or halfwords (the Z formats,
@@ -467,6 +498,10 @@ impl<'a> Plan<'a> {
                     u32::MAX
                 },
             keep16: keep16_of(s.fbmsk),
+            alpha_over: {
+                let a = s.alpha;
+                (a.a(), a.b(), a.c(), a.d()) == (0, 1, 0, 1)
+            },
             zstore: match s.zpsm {
                 Psm::Z16 | Psm::Z16s | Psm::Ct16 | Psm::Ct16s => ZStore::Half,
                 Psm::Z24 | Psm::Ct24 => ZStore::Low24,
@@ -586,6 +621,87 @@ impl<'a> Plan<'a> {
         }
     }
 
+    /// Fills the whole blocks inside a solid sprite with its colour (and its Z when written),
+    /// a block at a time, when the frame's blocks and the Z buffer's are 8 rows high and the
+    /// two buffers do not share a page (so that writing all colours, then all Z values, leaves
+    /// memory as pixel by pixel would). Returns the pixel rectangle filled (`x0..x1` by
+    /// `y0..y1`; the rows and columns around it are the caller's), or `None` when nothing was.
+    fn fill_blocks<const K: usize, M: Mem>(
+        &self,
+        mem: &mut M,
+        sp: &Sprite,
+        band: Band,
+        colour: u32,
+        z: u32,
+    ) -> Option<Fill> {
+        let s = self.s;
+        if s.scanmsk >= 2 {
+            return None;
+        }
+        // Block widths: 8 pixels for 32-bit layouts, 16 for 16-bit ones (both 8 rows high).
+        let width = |psm: Psm| if psm.transfer_bits() == 16 { 16 } else { 8 };
+        let (fw, zw) = (width(s.fpsm), width(s.zpsm));
+        let bw = fw.max(zw);
+        let fill = Fill {
+            x0: (sp.x0 + bw - 1) / bw * bw,
+            x1: sp.x1 / bw * bw,
+            y0: (sp.y0 + 7) / 8 * 8,
+            y1: sp.y1 / 8 * 8,
+        };
+        if fill.x0 >= fill.x1 || fill.y0 >= fill.y1 {
+            return None;
+        }
+        let (xs, ys) = (
+            (fill.x0 as u32, fill.x1 as u32 - 1),
+            (fill.y0 as u32, fill.y1 as u32 - 1),
+        );
+        if K & ZWRITE != 0 {
+            let mut fp = crate::texcache::PageSet::default();
+            fp.add_rect(s.fpsm, s.fbp, s.fbw, xs, ys);
+            let mut zp = crate::texcache::PageSet::default();
+            zp.add_rect(s.zpsm, s.zbp, s.fbw, xs, ys);
+            if fp.intersects(&zp) {
+                return None;
+            }
+        }
+        // The colour as the words of a block take it, and the bits written.
+        let (fv, fmask) = if self.fbits == 16 {
+            let keep = self.keep16 | self.keep16 << 16;
+            (colour | colour << 16, !keep)
+        } else {
+            (colour, self.write32)
+        };
+        let (zv, zmask) = match self.zstore {
+            ZStore::Half => (z & 0xffff | z << 16, u32::MAX),
+            ZStore::Low24 => (z, 0x00ff_ffff),
+            ZStore::Word => (z, u32::MAX),
+        };
+        // A block's first word: its address with the offset inside the block cleared (a block
+        // is 64 words in every layout).
+        let start = |o: &Offsets, psm: Psm, x: i64, y: i64| {
+            let a = o.address(x as u32, y as u32) as usize;
+            if psm.transfer_bits() == 16 {
+                (a >> 7) << 6
+            } else {
+                (a >> 6) << 6
+            }
+        };
+        for by in (fill.y0..fill.y1).step_by(8) {
+            if !band.has(by) {
+                continue;
+            }
+            for bx in (fill.x0..fill.x1).step_by(fw as usize) {
+                mem.fill_block(start(&self.fb, s.fpsm, bx, by), fv, fmask);
+            }
+            if K & ZWRITE != 0 {
+                for bx in (fill.x0..fill.x1).step_by(zw as usize) {
+                    mem.fill_block(start(&self.z, s.zpsm, bx, by), zv, zmask);
+                }
+            }
+        }
+        Some(fill)
+    }
+
     /// True when row `y` is masked out by SCANMSK (2: even rows, 3: odd rows).
     #[inline]
     fn row_masked(&self, y: u32) -> bool {
@@ -608,6 +724,12 @@ fn sprite_k<const K: usize, M: Mem>(p: &Plan, mem: &mut M, sp: &Sprite, band: Ba
     });
     // A solid sprite: one colour and one Z for every pixel.
     let solid = Plan::solid::<K>().then(|| (p.pack(b.rgba), b.z.min(p.zmax) as u32));
+    // Without a Z test its pixels do not depend on memory: whole 8-row blocks inside it are
+    // filled a block at a time (the rest pixel by pixel below).
+    let fill = match solid {
+        Some((colour, z)) if K & ZTEST == 0 => p.fill_blocks::<K, M>(mem, sp, band, colour, z),
+        _ => None,
+    };
     for (j, y) in (sp.y0..sp.y1).enumerate() {
         if !band.has(y) {
             continue;
@@ -618,6 +740,16 @@ fn sprite_k<const K: usize, M: Mem>(p: &Plan, mem: &mut M, sp: &Sprite, band: Ba
         }
         let (frow, zrow) = (p.fb.row(y), p.z.row(y));
         if let Some((colour, z)) = solid {
+            if let Some(fill) = &fill {
+                // Whole blocks were filled; the pixels of the rows and columns around them here.
+                let y = y as i64;
+                if y >= fill.y0 && y < fill.y1 {
+                    for x in (sp.x0..fill.x0).chain(fill.x1..sp.x1) {
+                        p.solid_pixel::<K, M>(mem, x as u32, &frow, &zrow, colour, z);
+                    }
+                    continue;
+                }
+            }
             for x in sp.x0..sp.x1 {
                 p.solid_pixel::<K, M>(mem, x as u32, &frow, &zrow, colour, z);
             }
@@ -1122,20 +1254,27 @@ fn shade<const K: usize, M: Mem>(
                 _ => unpack(dst),
             };
             let al = s.alpha;
-            let cf = match al.c() {
-                0 => c[3],
-                1 => d[3],
-                _ => al.fix() as i32,
-            };
-            let pick = |sel: u32| match sel {
-                0 => [c[0], c[1], c[2]],
-                1 => [d[0], d[1], d[2]],
-                _ => [0; 3],
-            };
-            let (a, b, dd) = (pick(al.a()), pick(al.b()), pick(al.d()));
-            for (i, o) in out.iter_mut().enumerate().take(3) {
-                // Cv = ((A - B) * C >> 7) + D, arithmetic shift.
-                *o = (((a[i] - b[i]) * cf) >> 7) + dd[i];
+            if p.alpha_over {
+                // The usual (Cs - Cd) * As >> 7 + Cd.
+                for i in 0..3 {
+                    out[i] = (((c[i] - d[i]) * c[3]) >> 7) + d[i];
+                }
+            } else {
+                let cf = match al.c() {
+                    0 => c[3],
+                    1 => d[3],
+                    _ => al.fix() as i32,
+                };
+                let pick = |sel: u32| match sel {
+                    0 => [c[0], c[1], c[2]],
+                    1 => [d[0], d[1], d[2]],
+                    _ => [0; 3],
+                };
+                let (a, b, dd) = (pick(al.a()), pick(al.b()), pick(al.d()));
+                for (i, o) in out.iter_mut().enumerate().take(3) {
+                    // Cv = ((A - B) * C >> 7) + D, arithmetic shift.
+                    *o = (((a[i] - b[i]) * cf) >> 7) + dd[i];
+                }
             }
         }
         if K & EXTRA != 0
