@@ -53,6 +53,11 @@ pub struct SwStats {
     pub tiles_decoded: u64,
     /// Batches of draws rasterised by several threads at once.
     pub shared_batches: u64,
+    /// Batches ended early by a draw that conflicts with them (it samples or writes what
+    /// another worker's draw wrote).
+    pub batch_ends: u64,
+    /// Fast-path draws drawn on one thread because they could not be split between workers.
+    pub unsplit_draws: u64,
 }
 
 impl Default for SoftwareRenderer {
@@ -163,14 +168,19 @@ impl SoftwareRenderer {
         {
             return false;
         }
-        match self.batch.push(s, cmd, &class, sprite.as_ref()) {
+        let joined = match self.batch.push(s, cmd, &class, sprite.as_ref()) {
             Ok(()) => true,
             Err(Refused::Alone) => false,
             Err(Refused::Flush) => {
+                self.stats.batch_ends += 1;
                 self.flush();
                 self.batch.push(s, cmd, &class, sprite.as_ref()).is_ok()
             }
+        };
+        if !joined {
+            self.stats.unsplit_draws += 1;
         }
+        joined
     }
 
     /// A renderer that draws everything through the general path (the reference the
@@ -894,12 +904,15 @@ impl Renderer for SoftwareRenderer {
             .collect();
         Some(format!(
             "{fast} draws by the specialised paths ({pixels} pixels; most by {}), {} by the \
-             general path; {} texture tiles decoded; {} batches drawn by {} threads",
+             general path; {} texture tiles decoded; {} threads: {} batches shared, {} ended by \
+             a conflict, {} draws not split",
             top.join(", "),
             st.general_draws,
             st.tiles_decoded,
+            self.threads(),
             st.shared_batches,
-            self.threads()
+            st.batch_ends,
+            st.unsplit_draws
         ))
     }
 }

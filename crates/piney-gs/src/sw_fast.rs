@@ -513,7 +513,8 @@ impl<'a> Plan<'a> {
     /// Draws a sprite.
     pub fn sprite<M: Mem>(&self, mem: &mut M, sp: &Sprite, band: Band) -> u64 {
         dispatch!(self.key, sprite_k, (self, mem, sp, band));
-        (sp.x1 - sp.x0).max(0) as u64 * (sp.y1 - sp.y0).max(0) as u64
+        let rows = (sp.y0..sp.y1).filter(|&y| band.has(y)).count() as u64;
+        (sp.x1 - sp.x0).max(0) as u64 * rows
     }
 
     /// Draws a triangle: the pixels it covered, or `None` (nothing drawn) when it is too
