@@ -92,6 +92,22 @@ impl Mem for PagedMem<'_> {
             *w = v;
         }
     }
+    #[inline(always)]
+    fn fill_block(&mut self, start: usize, v: u32, mask: u32) {
+        // A block's 64 words lie in one page.
+        let i = (start % PAGE_WORDS) & !63;
+        if let Some(Some(p)) = self.pages.get_mut(start / PAGE_WORDS)
+            && let Some(block) = p.get_mut(i..i + 64)
+        {
+            if mask == u32::MAX {
+                block.fill(v);
+            } else {
+                for w in block {
+                    *w = (*w & !mask) | (v & mask);
+                }
+            }
+        }
+    }
 }
 
 /// The rows a worker draws: strips of [`STRIP_ROWS`] rows dealt out in turn to `of` workers
