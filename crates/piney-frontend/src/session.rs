@@ -196,7 +196,7 @@ impl<'e, E: Emulator + ?Sized> Session<'e, E> {
             }
             None => (None, None),
         };
-        let kb = self.keyboard.report();
+        let kb = self.keyboard.read();
         // The keyboard is always on port 1; a pad there adds its buttons and sticks.
         let port1 = pad1.map_or(kb, |p| p.merge(kb));
         self.emu.set_pad(Port::One, Some(port1));
@@ -341,6 +341,29 @@ mod tests {
             ]
         );
         assert_eq!((s.vblanks(), s.frames()), (10, 5));
+    }
+
+    #[test]
+    fn a_key_tapped_between_two_vblanks_reaches_the_next_two() {
+        let mut emu = Fake::default();
+        let mut s = Session::new(&mut emu, Keyboard::new(KeyMap::default()), None, 3);
+        s.restart_clock(1000);
+        s.advance(s.next_deadline()).unwrap();
+        // Down and up while no vertical blank is due (a window faster than real time sees
+        // both in one batch of events), then the next vertical blanks.
+        s.key("Backspace", true);
+        s.key("Backspace", false);
+        for _ in 0..3 {
+            let adv = s.advance(s.next_deadline()).unwrap();
+            assert_eq!(adv.vblanks, 1);
+        }
+        drop(s);
+        let select = Some(PadReport::digital(Buttons::SELECT));
+        let port1: Vec<_> = emu.pads.iter().map(|p| p[0]).collect();
+        assert_eq!(
+            port1,
+            [Some(PadReport::IDLE), select, select, Some(PadReport::IDLE)]
+        );
     }
 
     #[test]

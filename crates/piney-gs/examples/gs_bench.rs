@@ -2,7 +2,8 @@
 //! through the software renderer's general path (the reference, as it drew everything before
 //! its specialised paths), its specialised paths on one thread, and on two threads, in one run;
 //! then the time of a busy 512 x 448 frame read out through the PCRTC. Run with
-//! `cargo run --release -p piney-gs --example gs_bench`.
+//! `cargo run --release -p piney-gs --example gs_bench [WORDS]`: with words, only the rows whose
+//! name holds them all (and the busy frame only when asked for by "busy"), for a profiler.
 
 use std::time::Instant;
 
@@ -175,8 +176,17 @@ fn rate(
     pixels * reps as f64 / t.elapsed().as_secs_f64() / 1e6
 }
 
+/// True when the command line's words (if any) all occur in `name`.
+fn wanted(name: &str) -> bool {
+    std::env::args().skip(1).all(|w| name.contains(&w))
+}
+
 /// One scene through the general path, the specialised paths and two threads.
 fn run(name: &str, state: &State, packets: &[u128], pixels: f64, reps: u32) {
+    let name = format!("{name}, {}", state.name);
+    if !wanted(&name) {
+        return;
+    }
     let st = state.packet();
     let general = rate(
         SoftwareRenderer::general_only(1),
@@ -194,8 +204,7 @@ fn run(name: &str, state: &State, packets: &[u128], pixels: f64, reps: u32) {
         reps * 4,
     );
     println!(
-        "{:<58} {general:>7.1} {fast:>7.1} {:>5.1}x {two:>7.1} {:>5.2}x",
-        format!("{name}, {}", state.name),
+        "{name:<58} {general:>7.1} {fast:>7.1} {:>5.1}x {two:>7.1} {:>5.2}x",
         fast / general,
         two / fast
     );
@@ -300,6 +309,9 @@ fn main() {
         500.0 * 4096.0,
         3,
     );
+    if !wanted("busy 512x448 frame") {
+        return;
+    }
     // A busy frame: a full-screen sprite, 3000 bilinear blended triangles of ~150 px (about
     // 2.2 frames of overdraw), read out through the PCRTC.
     let mut frame = sprites(1, 511, 447, true);

@@ -208,12 +208,22 @@ pub fn is_key_name(name: &str) -> bool {
     KEY_NAMES.contains(&name)
 }
 
-/// The keyboard's pad: the keys held and what they press.
+/// Pad reads a key press reaches at least: a key tapped (down and up between two reads, as
+/// `xdotool key` or a quick finger does) or held for less still shows as pressed in this many
+/// reads, so that a game reading its pads once every two vertical blanks (30 fps) sees it,
+/// and a game reading every one sees it for one more. Held keys are not lengthened.
+pub const MIN_PRESS_READS: u8 = 2;
+
+/// The keyboard's pad: the keys held, the presses still shown after their key came up, and
+/// what they press.
 #[derive(Clone, Debug, Default)]
 pub struct Keyboard {
     map: KeyMap,
-    /// Held mapped keys, as indices into the map's entries.
-    held: Vec<usize>,
+    /// Held mapped keys, as indices into the map's entries, with the reads each has been
+    /// shown in since it went down.
+    held: Vec<(usize, u8)>,
+    /// Keys that came up before [`MIN_PRESS_READS`] reads showed them: index and reads left.
+    lingering: Vec<(usize, u8)>,
 }
 
 impl Keyboard {
@@ -222,40 +232,67 @@ impl Keyboard {
         Keyboard {
             map,
             held: Vec::new(),
+            lingering: Vec::new(),
         }
     }
 
     /// A key went down or up; returns whether it is mapped. Repeats of a held key change
-    /// nothing.
+    /// nothing. A key that comes up before [`MIN_PRESS_READS`] reads showed it stays shown
+    /// until they have ([`Keyboard::read`]).
     pub fn key(&mut self, name: &str, pressed: bool) -> bool {
         let Some(i) = self.map.index_of(name) else {
             return false;
         };
         if pressed {
-            if !self.held.contains(&i) {
-                self.held.push(i);
+            if !self.held.iter().any(|&(h, _)| h == i) {
+                // Pressed again while still shown: the reads it has had count on.
+                let shown = match self.lingering.iter().position(|&(l, _)| l == i) {
+                    Some(at) => MIN_PRESS_READS - self.lingering.swap_remove(at).1,
+                    None => 0,
+                };
+                self.held.push((i, shown));
             }
-        } else {
-            self.held.retain(|&h| h != i);
+        } else if let Some(at) = self.held.iter().position(|&(h, _)| h == i) {
+            let (_, shown) = self.held.remove(at);
+            if shown < MIN_PRESS_READS {
+                self.lingering.push((i, MIN_PRESS_READS - shown));
+            }
         }
         true
     }
 
-    /// Releases every key (the window lost focus, say).
+    /// Releases every key at once, lingering presses too (the window lost focus, say).
     pub fn release_all(&mut self) {
         self.held.clear();
+        self.lingering.clear();
     }
 
-    /// The buttons the held keys press.
+    /// The buttons shown now: the held keys' and the lingering presses'.
     pub fn buttons(&self) -> Buttons {
         self.held
             .iter()
-            .fold(Buttons::NONE, |b, &i| b | self.map.entries()[i].1)
+            .chain(&self.lingering)
+            .fold(Buttons::NONE, |b, &(i, _)| b | self.map.entries()[i].1)
     }
 
-    /// The digital report for the held keys: the two button bytes, active low.
+    /// The digital report shown now (the two button bytes, active low), without counting a
+    /// read.
     pub fn report(&self) -> PadReport {
         PadReport::digital(self.buttons())
+    }
+
+    /// The report for one read of the pad (once a vertical blank): [`Keyboard::report`], then
+    /// each press shown counts the read and a lingering press that has had its reads ends.
+    pub fn read(&mut self) -> PadReport {
+        let report = self.report();
+        for (_, shown) in &mut self.held {
+            *shown = shown.saturating_add(1);
+        }
+        for (_, left) in &mut self.lingering {
+            *left -= 1;
+        }
+        self.lingering.retain(|&(_, left)| left > 0);
+        report
     }
 }
 
@@ -273,11 +310,56 @@ mod tests {
         assert_eq!(k.report().buttons, [0xef, 0xbf]);
         assert_eq!(k.report().sticks, None);
         assert!(k.key("KeyZ", true)); // a repeat
+        // Held through two reads: released at once (a shorter press lingers, below).
+        k.read();
+        k.read();
         assert!(k.key("KeyZ", false));
         assert_eq!(k.buttons(), Buttons::UP);
         assert!(!k.key("F7", true));
         k.release_all();
         assert_eq!(k.buttons(), Buttons::NONE);
+    }
+
+    #[test]
+    fn a_tap_between_two_reads_shows_in_two_reads() {
+        let mut k = Keyboard::new(KeyMap::default());
+        assert_eq!(k.read(), PadReport::IDLE);
+        // Down and up before the next read (`xdotool key Backspace`).
+        k.key("Backspace", true);
+        k.key("Backspace", false);
+        let select = PadReport::digital(Buttons::SELECT);
+        assert_eq!(k.read(), select);
+        assert_eq!(k.read(), select);
+        assert_eq!(k.read(), PadReport::IDLE);
+        // Held for one read: shown in one more after it comes up.
+        k.key("KeyZ", true);
+        assert_eq!(k.read(), PadReport::digital(Buttons::CROSS));
+        k.key("KeyZ", false);
+        assert_eq!(k.read(), PadReport::digital(Buttons::CROSS));
+        assert_eq!(k.read(), PadReport::IDLE);
+        // Held for many reads: released at once.
+        k.key("KeyZ", true);
+        for _ in 0..5 {
+            assert_eq!(k.read(), PadReport::digital(Buttons::CROSS));
+        }
+        k.key("KeyZ", false);
+        assert_eq!(k.read(), PadReport::IDLE);
+        // Tapped twice between reads, or again while lingering: never longer than two reads
+        // from the first press.
+        k.key("KeyZ", true);
+        k.key("KeyZ", false);
+        k.key("KeyZ", true);
+        k.key("KeyZ", false);
+        assert_eq!(k.read(), PadReport::digital(Buttons::CROSS));
+        k.key("KeyZ", true);
+        k.key("KeyZ", false);
+        assert_eq!(k.read(), PadReport::digital(Buttons::CROSS));
+        assert_eq!(k.read(), PadReport::IDLE);
+        // Focus lost: lingering presses end too.
+        k.key("KeyZ", true);
+        k.key("KeyZ", false);
+        k.release_all();
+        assert_eq!(k.read(), PadReport::IDLE);
     }
 
     #[test]
@@ -287,6 +369,8 @@ mod tests {
         let mut k = Keyboard::new(map);
         k.key("Space", true);
         k.key("KeyZ", true);
+        k.read();
+        k.read();
         k.key("Space", false);
         assert_eq!(k.buttons(), Buttons::CROSS);
         k.key("KeyZ", false);

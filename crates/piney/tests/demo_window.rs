@@ -22,6 +22,8 @@
 //! there with a correlation above 0.9). With no sound device the run goes on silent, saying so
 //! in one line.
 //!
+//! A key tapped with `xdotool key` (down and up between two pad reads) reaches the demo.
+//!
 //! Its own `main` (harness = false): it starts processes and an X server. Needs Xvfb (package
 //! `xvfb`), xwd (package `x11-apps`) and a wgpu adapter (lavapipe: `mesa-vulkan-drivers
 //! libvulkan1`); a missing one fails the test, naming the package.
@@ -488,13 +490,96 @@ fn no_sound_device_is_one_line() {
     assert!(sound[0].starts_with("piney: no sound: "), "{err}");
 }
 
+/// A key tapped as `xdotool key` taps it (down and up at once, between two pad reads) reaches
+/// the demo: a tap of Backspace (select) switches it to 30 fps, as its menu prints.
+fn a_tapped_key_reaches_the_demo() {
+    let (_xvfb, display) = start_xvfb();
+    let mut child = Killed(
+        piney()
+            .args(["demo", "--frames", "100000"])
+            .args(["--window-size", &format!("{}x{}", SIZE.0, SIZE.1)])
+            .env("DISPLAY", &display)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("starting piney demo"),
+    );
+    let (tx, rx) = mpsc::channel::<String>();
+    let out = child.0.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut log = Vec::new();
+    let wait_for = |what: &str, seconds: u64, log: &mut Vec<String>| {
+        let deadline = Instant::now() + Duration::from_secs(seconds);
+        loop {
+            match rx.recv_timeout(Duration::from_millis(200)) {
+                Ok(line) => {
+                    let found = line.contains(what);
+                    log.push(line);
+                    if found {
+                        return;
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    panic!("piney demo ended before {what:?}: {}", log.join("\n"))
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no {what:?} in {seconds} s: {}",
+                log.join("\n")
+            );
+        }
+    };
+    // The demo's line a second: its frame controller and pad reader run.
+    wait_for("fps (frameRate 1)", 240, &mut log);
+    let search = Command::new("xdotool")
+        .args(["search", "--sync", "--name", "piney: "])
+        .env("DISPLAY", &display)
+        .output()
+        .unwrap_or_else(|e| panic!("xdotool: {e}: install the `xdotool` package"));
+    let id = String::from_utf8_lossy(&search.stdout)
+        .lines()
+        .next()
+        .unwrap_or_else(|| panic!("no piney window on {display}"))
+        .trim()
+        .to_string();
+    for args in [
+        vec!["windowfocus", "--sync", id.as_str()],
+        vec!["key", "--window", id.as_str(), "BackSpace"],
+    ] {
+        let st = Command::new("xdotool")
+            .args(&args)
+            .env("DISPLAY", &display)
+            .status()
+            .expect("xdotool");
+        assert!(st.success(), "xdotool {args:?}");
+    }
+    wait_for("menu: frameRate 2 (30 fps)", 60, &mut log);
+}
+
 fn main() -> ExitCode {
     for (name, test) in [
         ("no_display_says_so", no_display_says_so as fn()),
+        (
+            "a_tapped_key_reaches_the_demo",
+            a_tapped_key_reaches_the_demo,
+        ),
         ("window_shows_the_demo", window_shows_the_demo),
         ("window_plays_the_sound", window_plays_the_sound),
         ("no_sound_device_is_one_line", no_sound_device_is_one_line),
     ] {
+        // PINEY_WINDOW_TEST=name runs that one alone (by hand).
+        if std::env::var("PINEY_WINDOW_TEST").is_ok_and(|only| only != name) {
+            continue;
+        }
         println!("test {name} ...");
         test();
         println!("test {name} ... ok");
