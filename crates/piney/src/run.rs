@@ -72,8 +72,9 @@ pub struct RunOptions {
     /// Print run statistics on stderr at the end (guest instructions, emulated time, frames).
     #[arg(long)]
     pub stats: bool,
-    /// The EE engine: `jit`, the recompiler, or `interp`, the reference interpreter.
-    #[arg(long, value_enum, default_value = "interp")]
+    /// The EE engine: `jit`, the recompiler (the default), or `interp`, the reference
+    /// interpreter (the same state, output and frames, slower).
+    #[arg(long, value_enum, default_value = "jit")]
     pub cpu: CpuEngine,
     /// With the recompiler: compile a block once N of its instructions ran interpreted (0:
     /// at its first visit; default 8192, where compiling pays for itself).
