@@ -82,3 +82,10 @@ PINEY="${CARGO_TARGET_DIR:-target}/debug/piney" tools/csmith-diff.sh 20 1
 
 echo "== cargo test" >&2
 cargo test --workspace --locked
+
+# The recompiler against the interpreter on random programs, beyond the test's own seeds: up to
+# 20000 more, no seed started after 120 s (a failure prints its seed, how to rerun it, and the
+# program).
+echo "== the recompiler's differential harness: a larger seeded run, bounded in time" >&2
+PINEY_JIT_FIRST_SEED=2000000 PINEY_JIT_SEEDS=20000 PINEY_JIT_SECONDS=120 \
+  cargo test -p piney-jit --locked --test differential long_run -- --nocapture

@@ -40,7 +40,7 @@ use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::Module;
 use piney_ee::cpu::{Cpu, status as st};
 use piney_ee::table::fields::{fd, fs, ft, rd, rs, rt, sa, simm, target, uimm};
-use piney_ee::table::{OpFlags, Operands};
+use piney_ee::table::{Op, OpFlags, Operands};
 use piney_ee::{Bus, OpInfo, decode};
 
 use crate::ctx::{
@@ -578,9 +578,9 @@ fn register_only(insn: &Insn) -> bool {
         return false;
     }
     if f.contains(OpFlags::COP2) {
-        return match insn.info.mnemonic {
-            "vcallms" | "vcallmsr" | "ctc2" => false,
-            "qmfc2" | "qmtc2" | "cfc2" => insn.word & 1 == 0,
+        return match insn.info.op {
+            Op::Vcallms | Op::Vcallmsr | Op::Ctc2 => false,
+            Op::Qmfc2 | Op::Qmtc2 | Op::Cfc2 => insn.word & 1 == 0,
             _ => true,
         };
     }
@@ -1398,39 +1398,39 @@ impl Gen<'_> {
     /// Compile `insn` natively if it is one of the native kinds. False: use the fallback.
     fn native(&mut self, insn: &Insn) -> bool {
         let w = insn.word;
-        let m = insn.info.mnemonic;
+        let m = insn.info.op;
         let i32t = types::I32;
         let i64t = types::I64;
         match m {
             // ---------------------------------------------------- ALU, register forms
-            "addu" | "subu" => {
+            Op::Addu | Op::Subu => {
                 let a = self.r32(rs(w));
                 let c = self.r32(rt(w));
-                let v = if m == "addu" {
+                let v = if m == Op::Addu {
                     self.b.ins().iadd(a, c)
                 } else {
                     self.b.ins().isub(a, c)
                 };
                 self.set32(rd(w), v);
             }
-            "add" | "sub" => {
+            Op::Add | Op::Sub => {
                 let a = self.r32(rs(w));
                 let c = self.r32(rt(w));
-                let (v, of) = self.add_sub_overflow(m == "add", a, c);
+                let (v, of) = self.add_sub_overflow(m == Op::Add, a, c);
                 let mut j = self.new_join();
                 self.guard(of, &mut j);
                 self.set32(rd(w), v);
                 self.join(insn, j, reg_writes(insn));
             }
-            "daddu" | "dsubu" | "and" | "or" | "xor" | "nor" => {
+            Op::Daddu | Op::Dsubu | Op::And | Op::Or | Op::Xor | Op::Nor => {
                 let a = self.r64(rs(w));
                 let c = self.r64(rt(w));
                 let v = match m {
-                    "daddu" => self.b.ins().iadd(a, c),
-                    "dsubu" => self.b.ins().isub(a, c),
-                    "and" => self.b.ins().band(a, c),
-                    "or" => self.b.ins().bor(a, c),
-                    "xor" => self.b.ins().bxor(a, c),
+                    Op::Daddu => self.b.ins().iadd(a, c),
+                    Op::Dsubu => self.b.ins().isub(a, c),
+                    Op::And => self.b.ins().band(a, c),
+                    Op::Or => self.b.ins().bor(a, c),
+                    Op::Xor => self.b.ins().bxor(a, c),
                     _ => {
                         let o = self.b.ins().bor(a, c);
                         self.b.ins().bnot(o)
@@ -1438,19 +1438,19 @@ impl Gen<'_> {
                 };
                 self.set64(rd(w), v);
             }
-            "dadd" | "dsub" => {
+            Op::Dadd | Op::Dsub => {
                 let a = self.r64(rs(w));
                 let c = self.r64(rt(w));
-                let (v, of) = self.add_sub_overflow(m == "dadd", a, c);
+                let (v, of) = self.add_sub_overflow(m == Op::Dadd, a, c);
                 let mut j = self.new_join();
                 self.guard(of, &mut j);
                 self.set64(rd(w), v);
                 self.join(insn, j, reg_writes(insn));
             }
-            "slt" | "sltu" => {
+            Op::Slt | Op::Sltu => {
                 let a = self.r64(rs(w));
                 let c = self.r64(rt(w));
-                let cc = if m == "slt" {
+                let cc = if m == Op::Slt {
                     IntCC::SignedLessThan
                 } else {
                     IntCC::UnsignedLessThan
@@ -1459,11 +1459,11 @@ impl Gen<'_> {
                 let v = self.bool64(f);
                 self.set64(rd(w), v);
             }
-            "movz" | "movn" => {
+            Op::Movz | Op::Movn => {
                 let t = self.r64(rt(w));
                 let s = self.r64(rs(w));
                 let d = self.r64(rd(w));
-                let cc = if m == "movz" {
+                let cc = if m == Op::Movz {
                     IntCC::Equal
                 } else {
                     IntCC::NotEqual
@@ -1473,12 +1473,12 @@ impl Gen<'_> {
                 self.set64(rd(w), v);
             }
             // ---------------------------------------------------- immediates
-            "addiu" => {
+            Op::Addiu => {
                 let a = self.r32(rs(w));
                 let v = self.b.ins().iadd_imm_s(a, simm(w) as i64);
                 self.set32(rt(w), v);
             }
-            "addi" => {
+            Op::Addi => {
                 let a = self.r32(rs(w));
                 let c = self.c32(simm(w) as u32);
                 let (v, of) = self.add_sub_overflow(true, a, c);
@@ -1487,12 +1487,12 @@ impl Gen<'_> {
                 self.set32(rt(w), v);
                 self.join(insn, j, reg_writes(insn));
             }
-            "daddiu" => {
+            Op::Daddiu => {
                 let a = self.r64(rs(w));
                 let v = self.b.ins().iadd_imm_s(a, simm(w) as i64);
                 self.set64(rt(w), v);
             }
-            "daddi" => {
+            Op::Daddi => {
                 let a = self.r64(rs(w));
                 let c = self.c64(simm(w) as i64 as u64);
                 let (v, of) = self.add_sub_overflow(true, a, c);
@@ -1501,9 +1501,9 @@ impl Gen<'_> {
                 self.set64(rt(w), v);
                 self.join(insn, j, reg_writes(insn));
             }
-            "slti" | "sltiu" => {
+            Op::Slti | Op::Sltiu => {
                 let a = self.r64(rs(w));
-                let cc = if m == "slti" {
+                let cc = if m == Op::Slti {
                     IntCC::SignedLessThan
                 } else {
                     IntCC::UnsignedLessThan
@@ -1512,78 +1512,83 @@ impl Gen<'_> {
                 let v = self.bool64(f);
                 self.set64(rt(w), v);
             }
-            "andi" | "ori" | "xori" => {
+            Op::Andi | Op::Ori | Op::Xori => {
                 let a = self.r64(rs(w));
                 let k = uimm(w) as i64;
                 let v = match m {
-                    "andi" => self.b.ins().band_imm_s(a, k),
-                    "ori" => self.b.ins().bor_imm_s(a, k),
+                    Op::Andi => self.b.ins().band_imm_s(a, k),
+                    Op::Ori => self.b.ins().bor_imm_s(a, k),
                     _ => self.b.ins().bxor_imm_s(a, k),
                 };
                 self.set64(rt(w), v);
             }
-            "lui" => {
+            Op::Lui => {
                 let v = self.c64((uimm(w) << 16) as i32 as i64 as u64);
                 self.set64(rt(w), v);
             }
             // ---------------------------------------------------- shifts
-            "sll" | "srl" | "sra" => {
+            Op::Sll | Op::Srl | Op::Sra => {
                 if rd(w) != 0 {
                     let a = self.r32(rt(w));
                     let k = sa(w) as i64;
                     let v = match m {
-                        "sll" => self.b.ins().ishl_imm_s(a, k),
-                        "srl" => self.b.ins().ushr_imm_s(a, k),
+                        Op::Sll => self.b.ins().ishl_imm_s(a, k),
+                        Op::Srl => self.b.ins().ushr_imm_s(a, k),
                         _ => self.b.ins().sshr_imm_s(a, k),
                     };
                     self.set32(rd(w), v);
                 }
             }
-            "sllv" | "srlv" | "srav" => {
+            Op::Sllv | Op::Srlv | Op::Srav => {
                 let a = self.r32(rt(w));
                 let s = self.r32(rs(w));
                 let s = self.b.ins().band_imm_s(s, 31);
                 let v = match m {
-                    "sllv" => self.b.ins().ishl(a, s),
-                    "srlv" => self.b.ins().ushr(a, s),
+                    Op::Sllv => self.b.ins().ishl(a, s),
+                    Op::Srlv => self.b.ins().ushr(a, s),
                     _ => self.b.ins().sshr(a, s),
                 };
                 self.set32(rd(w), v);
             }
-            "dsll" | "dsrl" | "dsra" | "dsll32" | "dsrl32" | "dsra32" => {
+            Op::Dsll | Op::Dsrl | Op::Dsra | Op::Dsll32 | Op::Dsrl32 | Op::Dsra32 => {
                 let a = self.r64(rt(w));
-                let k = sa(w) as i64 + if m.ends_with("32") { 32 } else { 0 };
-                let v = match &m[..4] {
-                    "dsll" => self.b.ins().ishl_imm_s(a, k),
-                    "dsrl" => self.b.ins().ushr_imm_s(a, k),
+                let k = sa(w) as i64
+                    + if matches!(m, Op::Dsll32 | Op::Dsrl32 | Op::Dsra32) {
+                        32
+                    } else {
+                        0
+                    };
+                let v = match m {
+                    Op::Dsll | Op::Dsll32 => self.b.ins().ishl_imm_s(a, k),
+                    Op::Dsrl | Op::Dsrl32 => self.b.ins().ushr_imm_s(a, k),
                     _ => self.b.ins().sshr_imm_s(a, k),
                 };
                 self.set64(rd(w), v);
             }
-            "dsllv" | "dsrlv" | "dsrav" => {
+            Op::Dsllv | Op::Dsrlv | Op::Dsrav => {
                 let a = self.r64(rt(w));
                 let s = self.r64(rs(w));
                 let s = self.b.ins().band_imm_s(s, 63);
                 let v = match m {
-                    "dsllv" => self.b.ins().ishl(a, s),
-                    "dsrlv" => self.b.ins().ushr(a, s),
+                    Op::Dsllv => self.b.ins().ishl(a, s),
+                    Op::Dsrlv => self.b.ins().ushr(a, s),
                     _ => self.b.ins().sshr(a, s),
                 };
                 self.set64(rd(w), v);
             }
             // ---------------------------------------------------- HI/LO, multiply, SA
-            "mfhi" | "mflo" => {
-                let v = self.r64(if m == "mfhi" { R_HI } else { R_LO });
+            Op::Mfhi | Op::Mflo => {
+                let v = self.r64(if m == Op::Mfhi { R_HI } else { R_LO });
                 self.set64(rd(w), v);
             }
-            "mthi" | "mtlo" => {
+            Op::Mthi | Op::Mtlo => {
                 let v = self.r64(rs(w));
-                self.set64(if m == "mthi" { R_HI } else { R_LO }, v);
+                self.set64(if m == Op::Mthi { R_HI } else { R_LO }, v);
             }
-            "mult" | "multu" => {
+            Op::Mult | Op::Multu => {
                 let a = self.r32(rs(w));
                 let c = self.r32(rt(w));
-                let (a, c) = if m == "mult" {
+                let (a, c) = if m == Op::Mult {
                     (self.b.ins().sextend(i64t, a), self.b.ins().sextend(i64t, c))
                 } else {
                     (self.b.ins().uextend(i64t, a), self.b.ins().uextend(i64t, c))
@@ -1596,7 +1601,7 @@ impl Gen<'_> {
                 self.set32(R_HI, hi);
                 self.set32(rd(w), lo);
             }
-            "div" | "divu" => {
+            Op::Div | Op::Divu => {
                 // The R5900 never traps here: by zero gives quotient -1 (1 for a negative signed
                 // dividend) and remainder the dividend; 0x80000000 / -1 gives 0x80000000 rem 0.
                 // A divisor of 1 stands in for the cases the host would trap on.
@@ -1604,7 +1609,7 @@ impl Gen<'_> {
                 let d = self.r32(rt(w));
                 let zero = self.b.ins().icmp_imm_s(IntCC::Equal, d, 0);
                 let one = self.c32(1);
-                let (q, r) = if m == "div" {
+                let (q, r) = if m == Op::Div {
                     let min = self.b.ins().icmp_imm_s(IntCC::Equal, n, i32::MIN as i64);
                     let m1 = self.b.ins().icmp_imm_s(IntCC::Equal, d, -1);
                     let ovf = self.b.ins().band(min, m1);
@@ -1634,20 +1639,20 @@ impl Gen<'_> {
                 self.set64(R_LO, q);
                 self.set64(R_HI, r);
             }
-            "mfsa" => {
+            Op::Mfsa => {
                 let s = self.ld(i32t, SA);
                 let s = self.b.ins().ushr_imm_s(s, 3);
                 let v = self.b.ins().uextend(i64t, s);
                 self.set64(rd(w), v);
             }
-            "mtsa" | "mtsab" | "mtsah" => {
+            Op::Mtsa | Op::Mtsab | Op::Mtsah => {
                 let a = self.r32(rs(w));
                 let v = match m {
-                    "mtsa" => {
+                    Op::Mtsa => {
                         let x = self.b.ins().band_imm_s(a, 15);
                         self.b.ins().ishl_imm_s(x, 3)
                     }
-                    "mtsab" => {
+                    Op::Mtsab => {
                         let x = self.b.ins().bxor_imm_s(a, uimm(w) as i64);
                         let x = self.b.ins().band_imm_s(x, 15);
                         self.b.ins().ishl_imm_s(x, 3)
@@ -1660,12 +1665,12 @@ impl Gen<'_> {
                 };
                 self.st(v, SA);
             }
-            "sync" | "pref" | "cache" => {}
+            Op::Sync | Op::Pref | Op::Cache => {}
             // ---------------------------------------------------- branches and jumps
-            "beq" | "bne" | "beql" | "bnel" => {
+            Op::Beq | Op::Bne | Op::Beql | Op::Bnel => {
                 let a = self.r64(rs(w));
                 let c = self.r64(rt(w));
-                let cc = if m.starts_with("beq") {
+                let cc = if matches!(m, Op::Beq | Op::Beql) {
                     IntCC::Equal
                 } else {
                     IntCC::NotEqual
@@ -1674,13 +1679,23 @@ impl Gen<'_> {
                 let t = self.c32(branch_target(insn));
                 self.branch_to(insn, taken, t);
             }
-            "blez" | "bgtz" | "bltz" | "bgez" | "blezl" | "bgtzl" | "bltzl" | "bgezl"
-            | "bltzal" | "bgezal" | "bltzall" | "bgezall" => {
+            Op::Blez
+            | Op::Bgtz
+            | Op::Bltz
+            | Op::Bgez
+            | Op::Blezl
+            | Op::Bgtzl
+            | Op::Bltzl
+            | Op::Bgezl
+            | Op::Bltzal
+            | Op::Bgezal
+            | Op::Bltzall
+            | Op::Bgezall => {
                 let a = self.r64(rs(w));
-                let cc = match &m[..4] {
-                    "blez" => IntCC::SignedLessThanOrEqual,
-                    "bgtz" => IntCC::SignedGreaterThan,
-                    "bltz" => IntCC::SignedLessThan,
+                let cc = match m {
+                    Op::Blez | Op::Blezl => IntCC::SignedLessThanOrEqual,
+                    Op::Bgtz | Op::Bgtzl => IntCC::SignedGreaterThan,
+                    Op::Bltz | Op::Bltzl | Op::Bltzal | Op::Bltzall => IntCC::SignedLessThan,
                     _ => IntCC::SignedGreaterThanOrEqual,
                 };
                 let taken = self.b.ins().icmp_imm_s(cc, a, 0);
@@ -1691,33 +1706,33 @@ impl Gen<'_> {
                 let t = self.c32(branch_target(insn));
                 self.branch_to(insn, taken, t);
             }
-            "j" | "jal" => {
+            Op::J | Op::Jal => {
                 let t = (insn.addr.wrapping_add(4) & 0xf000_0000) | (target(w) << 2);
-                if m == "jal" {
+                if m == Op::Jal {
                     self.link(31, insn);
                 }
                 let t = self.c32(t);
                 self.b.def_var(self.npc, t);
             }
-            "jr" | "jalr" => {
+            Op::Jr | Op::Jalr => {
                 let t = self.r32(rs(w));
-                if m == "jalr" {
+                if m == Op::Jalr {
                     self.link(rd(w), insn);
                 }
                 self.b.def_var(self.npc, t);
             }
             // ---------------------------------------------------- loads and stores
-            "lb" | "lbu" | "lh" | "lhu" | "lw" | "lwu" | "ld" | "lq" => {
+            Op::Lb | Op::Lbu | Op::Lh | Op::Lhu | Op::Lw | Op::Lwu | Op::Ld | Op::Lq => {
                 let (size, ty) = match m {
-                    "lb" | "lbu" => (1, types::I8),
-                    "lh" | "lhu" => (2, types::I16),
-                    "lw" | "lwu" => (4, i32t),
-                    "ld" => (8, i64t),
+                    Op::Lb | Op::Lbu => (1, types::I8),
+                    Op::Lh | Op::Lhu => (2, types::I16),
+                    Op::Lw | Op::Lwu => (4, i32t),
+                    Op::Ld => (8, i64t),
                     _ => (16, i64t),
                 };
                 let ea = self.ea(w);
                 let mut j = self.new_join();
-                let align = if m == "lq" {
+                let align = if m == Op::Lq {
                     Align::Mask(15)
                 } else {
                     Align::Check
@@ -1726,15 +1741,15 @@ impl Gen<'_> {
                 let v = self.b.ins().load(ty, mf(), host, 0);
                 let r = rt(w);
                 match m {
-                    "lb" | "lh" | "lw" => {
+                    Op::Lb | Op::Lh | Op::Lw => {
                         let v = self.b.ins().sextend(i64t, v);
                         self.set64(r, v);
                     }
-                    "lbu" | "lhu" | "lwu" => {
+                    Op::Lbu | Op::Lhu | Op::Lwu => {
                         let v = self.b.ins().uextend(i64t, v);
                         self.set64(r, v);
                     }
-                    "ld" => self.set64(r, v),
+                    Op::Ld => self.set64(r, v),
                     _ => {
                         let hi = self.b.ins().load(i64t, mf(), host, 8);
                         self.set128(r, v, hi);
@@ -1742,17 +1757,17 @@ impl Gen<'_> {
                 }
                 self.join(insn, j, reg_writes(insn));
             }
-            "sb" | "sh" | "sw" | "sd" | "sq" => {
+            Op::Sb | Op::Sh | Op::Sw | Op::Sd | Op::Sq => {
                 let size = match m {
-                    "sb" => 1,
-                    "sh" => 2,
-                    "sw" => 4,
-                    "sd" => 8,
+                    Op::Sb => 1,
+                    Op::Sh => 2,
+                    Op::Sw => 4,
+                    Op::Sd => 8,
                     _ => 16,
                 };
                 let ea = self.ea(w);
                 let mut j = self.new_join();
-                let align = if m == "sq" {
+                let align = if m == Op::Sq {
                     Align::Mask(15)
                 } else {
                     Align::Check
@@ -1784,9 +1799,9 @@ impl Gen<'_> {
                 }
                 self.join(insn, j, reg_writes(insn));
             }
-            "lwl" | "lwr" | "ldl" | "ldr" => {
+            Op::Lwl | Op::Lwr | Op::Ldl | Op::Ldr => {
                 // The aligned word (doubleword) holding the addressed byte, merged into rt.
-                let wide = m.starts_with('l') && m.as_bytes()[1] == b'd';
+                let wide = matches!(m, Op::Ldl | Op::Ldr);
                 let (bytes, ty) = if wide { (8u32, i64t) } else { (4, i32t) };
                 let ea = self.ea(w);
                 let mut j = self.new_join();
@@ -1805,7 +1820,7 @@ impl Gen<'_> {
                 let top = self.b.ins().iconst(ty, top);
                 let inv = self.b.ins().isub(top, sh);
                 match m {
-                    "lwl" => {
+                    Op::Lwl => {
                         let old = self.b.ins().ireduce(i32t, old);
                         let k = self.c32(0x00ff_ffff);
                         let keep = self.b.ins().ushr(k, sh);
@@ -1814,7 +1829,7 @@ impl Gen<'_> {
                         let v = self.b.ins().bor(kept, new);
                         self.set32(r, v);
                     }
-                    "lwr" => {
+                    Op::Lwr => {
                         // Aligned: the whole word, sign-extended; otherwise bits 32-63 stay.
                         let old32 = self.b.ins().ireduce(i32t, old);
                         let k = self.c32(0xffff_ff00);
@@ -1829,7 +1844,7 @@ impl Gen<'_> {
                         let v = self.b.ins().select(sh, merged, full);
                         self.set64(r, v);
                     }
-                    "ldl" => {
+                    Op::Ldl => {
                         let k = self.c64(0x00ff_ffff_ffff_ffff);
                         let keep = self.b.ins().ushr(k, sh);
                         let kept = self.b.ins().band(old, keep);
@@ -1849,9 +1864,9 @@ impl Gen<'_> {
                 }
                 self.join(insn, j, reg_writes(insn));
             }
-            "swl" | "swr" | "sdl" | "sdr" => {
+            Op::Swl | Op::Swr | Op::Sdl | Op::Sdr => {
                 // Read-modify-write of the aligned word (doubleword) holding the addressed byte.
-                let wide = m.as_bytes()[1] == b'd';
+                let wide = matches!(m, Op::Sdl | Op::Sdr);
                 let (bytes, ty) = if wide { (8u32, i64t) } else { (4, i32t) };
                 let ea = self.ea(w);
                 let mut j = self.new_join();
@@ -1871,7 +1886,7 @@ impl Gen<'_> {
                 } else {
                     self.b.ins().ireduce(i32t, v)
                 };
-                let (keep, new) = if m.as_bytes()[2] == b'l' {
+                let (keep, new) = if matches!(m, Op::Swl | Op::Sdl) {
                     // 0xff..ff00 << top is 0: nothing of memory kept at the last byte.
                     let k = self.b.ins().iconst(
                         ty,
@@ -1896,13 +1911,13 @@ impl Gen<'_> {
                 self.join(insn, j, 0);
             }
             // ---------------------------------------------------- MMI (128-bit)
-            "pand" | "por" | "pxor" | "pnor" => {
+            Op::Pand | Op::Por | Op::Pxor | Op::Pnor => {
                 let a = [self.r64(rs(w)), self.r64h(rs(w))];
                 let c = [self.r64(rt(w)), self.r64h(rt(w))];
                 let v: [Value; 2] = std::array::from_fn(|i| match m {
-                    "pand" => self.b.ins().band(a[i], c[i]),
-                    "por" => self.b.ins().bor(a[i], c[i]),
-                    "pxor" => self.b.ins().bxor(a[i], c[i]),
+                    Op::Pand => self.b.ins().band(a[i], c[i]),
+                    Op::Por => self.b.ins().bor(a[i], c[i]),
+                    Op::Pxor => self.b.ins().bxor(a[i], c[i]),
                     _ => {
                         let o = self.b.ins().bor(a[i], c[i]);
                         self.b.ins().bnot(o)
@@ -1910,18 +1925,18 @@ impl Gen<'_> {
                 });
                 self.set128(rd(w), v[0], v[1]);
             }
-            "pcpyld" | "pcpyud" => {
-                let (lo, hi) = if m == "pcpyld" {
+            Op::Pcpyld | Op::Pcpyud => {
+                let (lo, hi) = if m == Op::Pcpyld {
                     (self.r64(rt(w)), self.r64(rs(w)))
                 } else {
                     (self.r64h(rs(w)), self.r64h(rt(w)))
                 };
                 self.set128(rd(w), lo, hi);
             }
-            "paddw" | "psubw" => {
+            Op::Paddw | Op::Psubw => {
                 let a = self.vec(rs(w));
                 let c = self.vec(rt(w));
-                let v = if m == "paddw" {
+                let v = if m == Op::Paddw {
                     self.b.ins().iadd(a, c)
                 } else {
                     self.b.ins().isub(a, c)
@@ -1933,45 +1948,53 @@ impl Gen<'_> {
                     self.forget(1 << r);
                 }
             }
-            "pmfhi" | "pmflo" => {
-                let (r, base) = if m == "pmfhi" { (R_HI, HI) } else { (R_LO, LO) };
+            Op::Pmfhi | Op::Pmflo => {
+                let (r, base) = if m == Op::Pmfhi {
+                    (R_HI, HI)
+                } else {
+                    (R_LO, LO)
+                };
                 let lo = self.r64(r);
                 let hi = self.ld(i64t, base + 8);
                 self.set128(rd(w), lo, hi);
             }
-            "pmthi" | "pmtlo" => {
-                let (r, base) = if m == "pmthi" { (R_HI, HI) } else { (R_LO, LO) };
+            Op::Pmthi | Op::Pmtlo => {
+                let (r, base) = if m == Op::Pmthi {
+                    (R_HI, HI)
+                } else {
+                    (R_LO, LO)
+                };
                 let lo = self.r64(rs(w));
                 let hi = self.r64h(rs(w));
                 self.set64(r, lo);
                 self.st(hi, base + 8);
             }
             // ---------------------------------------------------- COP1 moves and memory
-            "mfc1" => {
+            Op::Mfc1 => {
                 let mut j = self.new_join();
                 self.cop_guard(st::CU1, &mut j);
                 let v = self.ld(i32t, FPR + 4 * fs(w) as i32);
                 self.set32(rt(w), v);
                 self.join(insn, j, reg_writes(insn));
             }
-            "mtc1" => {
+            Op::Mtc1 => {
                 let mut j = self.new_join();
                 self.cop_guard(st::CU1, &mut j);
                 let v = self.r32(rt(w));
                 self.st(v, FPR + 4 * fs(w) as i32);
                 self.join(insn, j, reg_writes(insn));
             }
-            "mov.s" | "neg.s" | "abs.s" => {
+            Op::MovS | Op::NegS | Op::AbsS => {
                 let mut j = self.new_join();
                 self.cop_guard(st::CU1, &mut j);
                 let v = self.ld(i32t, FPR + 4 * fs(w) as i32);
                 let v = match m {
-                    "mov.s" => v,
-                    "neg.s" => self.b.ins().bxor_imm_s(v, 0x8000_0000u32 as i32 as i64),
+                    Op::MovS => v,
+                    Op::NegS => self.b.ins().bxor_imm_s(v, 0x8000_0000u32 as i32 as i64),
                     _ => self.b.ins().band_imm_s(v, 0x7fff_ffff),
                 };
                 self.st(v, FPR + 4 * fd(w) as i32);
-                if m != "mov.s" {
+                if m != Op::MovS {
                     // NEG.S and ABS.S clear the O and U cause bits.
                     let f = self.ld(i32t, FCR31);
                     let mask =
@@ -1981,11 +2004,11 @@ impl Gen<'_> {
                 }
                 self.join(insn, j, reg_writes(insn));
             }
-            "lwc1" | "swc1" => {
+            Op::Lwc1 | Op::Swc1 => {
                 let mut j = self.new_join();
                 self.cop_guard(st::CU1, &mut j);
                 let ea = self.ea(w);
-                let store = m == "swc1";
+                let store = m == Op::Swc1;
                 let host = self.fast_addr(ea, 4, store, Align::Check, &mut j);
                 if store {
                     let v = self.ld(i32t, FPR + 4 * ft(w) as i32);
@@ -1998,8 +2021,8 @@ impl Gen<'_> {
             }
             // ---------------------------------------------------- COP2 moves and memory
             // The .I forms (bit 0) wait for VU0 (the COP2 interlock): the interpreter's.
-            "qmfc2" | "qmtc2" if w & 1 != 0 => return false,
-            "qmfc2" => {
+            Op::Qmfc2 | Op::Qmtc2 if w & 1 != 0 => return false,
+            Op::Qmfc2 => {
                 let mut j = self.new_join();
                 self.cop_guard(st::CU2, &mut j);
                 let lo = self.ld(i64t, VF + 16 * fs(w) as i32);
@@ -2007,7 +2030,7 @@ impl Gen<'_> {
                 self.set128(rt(w), lo, hi);
                 self.join(insn, j, reg_writes(insn));
             }
-            "qmtc2" => {
+            Op::Qmtc2 => {
                 let mut j = self.new_join();
                 self.cop_guard(st::CU2, &mut j);
                 if fs(w) != 0 {
@@ -2018,11 +2041,11 @@ impl Gen<'_> {
                 }
                 self.join(insn, j, reg_writes(insn));
             }
-            "lqc2" | "sqc2" => {
+            Op::Lqc2 | Op::Sqc2 => {
                 let mut j = self.new_join();
                 self.cop_guard(st::CU2, &mut j);
                 let ea = self.ea(w);
-                let store = m == "sqc2";
+                let store = m == Op::Sqc2;
                 let host = self.fast_addr(ea, 16, store, Align::Mask(15), &mut j);
                 let r = ft(w);
                 if store {
@@ -2051,17 +2074,126 @@ fn branch_target(insn: &Insn) -> u32 {
         .wrapping_add((simm(insn.word) << 2) as u32)
 }
 
-/// The mnemonics [`Gen::native`] compiles natively (for the report and the tests).
-pub const NATIVE_MNEMONICS: &[&str] = &[
-    "addu", "subu", "add", "sub", "daddu", "dsubu", "and", "or", "xor", "nor", "dadd", "dsub",
-    "slt", "sltu", "movz", "movn", "addiu", "addi", "daddiu", "daddi", "slti", "sltiu", "andi",
-    "ori", "xori", "lui", "sll", "srl", "sra", "sllv", "srlv", "srav", "dsll", "dsrl", "dsra",
-    "dsll32", "dsrl32", "dsra32", "dsllv", "dsrlv", "dsrav", "mfhi", "mflo", "mthi", "mtlo",
-    "mult", "multu", "div", "divu", "mfsa", "mtsa", "mtsab", "mtsah", "sync", "pref", "cache",
-    "beq", "bne", "beql", "bnel", "blez", "bgtz", "bltz", "bgez", "blezl", "bgtzl", "bltzl",
-    "bgezl", "bltzal", "bgezal", "bltzall", "bgezall", "j", "jal", "jr", "jalr", "lb", "lbu", "lh",
-    "lhu", "lw", "lwu", "ld", "lq", "sb", "sh", "sw", "sd", "sq", "lwl", "lwr", "ldl", "ldr",
-    "swl", "swr", "sdl", "sdr", "pand", "por", "pxor", "pnor", "pcpyld", "pcpyud", "paddw",
-    "psubw", "pmfhi", "pmflo", "pmthi", "pmtlo", "mfc1", "mtc1", "mov.s", "neg.s", "abs.s", "lwc1",
-    "swc1", "qmfc2", "qmtc2", "lqc2", "sqc2",
+/// The instructions [`Gen::native`] compiles natively (for the report and the tests).
+pub const NATIVE: &[Op] = &[
+    Op::Addu,
+    Op::Subu,
+    Op::Add,
+    Op::Sub,
+    Op::Daddu,
+    Op::Dsubu,
+    Op::And,
+    Op::Or,
+    Op::Xor,
+    Op::Nor,
+    Op::Dadd,
+    Op::Dsub,
+    Op::Slt,
+    Op::Sltu,
+    Op::Movz,
+    Op::Movn,
+    Op::Addiu,
+    Op::Addi,
+    Op::Daddiu,
+    Op::Daddi,
+    Op::Slti,
+    Op::Sltiu,
+    Op::Andi,
+    Op::Ori,
+    Op::Xori,
+    Op::Lui,
+    Op::Sll,
+    Op::Srl,
+    Op::Sra,
+    Op::Sllv,
+    Op::Srlv,
+    Op::Srav,
+    Op::Dsll,
+    Op::Dsrl,
+    Op::Dsra,
+    Op::Dsll32,
+    Op::Dsrl32,
+    Op::Dsra32,
+    Op::Dsllv,
+    Op::Dsrlv,
+    Op::Dsrav,
+    Op::Mfhi,
+    Op::Mflo,
+    Op::Mthi,
+    Op::Mtlo,
+    Op::Mult,
+    Op::Multu,
+    Op::Div,
+    Op::Divu,
+    Op::Mfsa,
+    Op::Mtsa,
+    Op::Mtsab,
+    Op::Mtsah,
+    Op::Sync,
+    Op::Pref,
+    Op::Cache,
+    Op::Beq,
+    Op::Bne,
+    Op::Beql,
+    Op::Bnel,
+    Op::Blez,
+    Op::Bgtz,
+    Op::Bltz,
+    Op::Bgez,
+    Op::Blezl,
+    Op::Bgtzl,
+    Op::Bltzl,
+    Op::Bgezl,
+    Op::Bltzal,
+    Op::Bgezal,
+    Op::Bltzall,
+    Op::Bgezall,
+    Op::J,
+    Op::Jal,
+    Op::Jr,
+    Op::Jalr,
+    Op::Lb,
+    Op::Lbu,
+    Op::Lh,
+    Op::Lhu,
+    Op::Lw,
+    Op::Lwu,
+    Op::Ld,
+    Op::Lq,
+    Op::Sb,
+    Op::Sh,
+    Op::Sw,
+    Op::Sd,
+    Op::Sq,
+    Op::Lwl,
+    Op::Lwr,
+    Op::Ldl,
+    Op::Ldr,
+    Op::Swl,
+    Op::Swr,
+    Op::Sdl,
+    Op::Sdr,
+    Op::Pand,
+    Op::Por,
+    Op::Pxor,
+    Op::Pnor,
+    Op::Pcpyld,
+    Op::Pcpyud,
+    Op::Paddw,
+    Op::Psubw,
+    Op::Pmfhi,
+    Op::Pmflo,
+    Op::Pmthi,
+    Op::Pmtlo,
+    Op::Mfc1,
+    Op::Mtc1,
+    Op::MovS,
+    Op::NegS,
+    Op::AbsS,
+    Op::Lwc1,
+    Op::Swc1,
+    Op::Qmfc2,
+    Op::Qmtc2,
+    Op::Lqc2,
+    Op::Sqc2,
 ];

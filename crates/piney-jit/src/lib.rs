@@ -70,7 +70,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use piney_ee::bus::FlatBus;
-use piney_ee::table::OpFlags;
+use piney_ee::table::{Op, OpFlags};
 use piney_ee::{Bus, Cpu, Exception, OpInfo, decode};
 
 use crate::compile::{Compiler, Env, scan};
@@ -207,9 +207,14 @@ impl Category {
     }
 }
 
-/// The mnemonics the recompiler compiles natively (everything else uses the fallback).
-pub fn native_mnemonics() -> &'static [&'static str] {
-    compile::NATIVE_MNEMONICS
+/// The instructions the recompiler compiles natively (everything else uses the fallback).
+pub fn native_ops() -> &'static [Op] {
+    compile::NATIVE
+}
+
+/// Their mnemonics.
+pub fn native_mnemonics() -> Vec<&'static str> {
+    compile::NATIVE.iter().map(|o| o.mnemonic()).collect()
 }
 
 /// Counters (not architectural state).

@@ -2,20 +2,26 @@
 //!
 //! A seeded generator writes a random guest program (integer ALU, shifts, immediates, HI/LO,
 //! multiply/divide, MMI, FPU, COP2 with VU starts, loads and stores, forward branches of every
-//! kind with their delay slots, counted loops, calls through JAL/JALR, and stores that rewrite
-//! code ahead of them), with a random initial state and, for some seeds, native hooks at
-//! function entries, call continuations or any instruction. Both engines run it from the same
-//! state with the same cycle budget, in the machine's loop: a hooked pc (not a delay slot) runs
-//! the hook (which mixes the cycle count into $v0 and skips the instruction, or declines), and a
-//! VU0 call or VU1 start (VCALLMS, VCALLMSR, CTC2 to CMSAR1) is serviced right after the
-//! instruction that asked. The whole `Cpu` (128-bit GPRs, HI/LO, SA, FPRs, ACC, FCR31, VU0, COP0,
+//! kind with their delay slots, counted loops, calls through JAL/JALR, stores that rewrite
+//! code ahead of them, and COP0: MFC0/MTC0 of Count, Compare, EPC, Status's interrupt bits and
+//! Cause's software bits, EI/DI, SYNC, also in delay slots), with a random initial state (VU0
+//! busy or not, interrupts enabled or not, the COP0 timer due soon or not) and, for some seeds,
+//! native hooks at function entries, call continuations or any instruction. Both engines run it
+//! from the same state with the same cycle budget, in the machine's loop: timed events raise
+//! and drop interrupt lines at random cycles (inside blocks, at their edges, in delay slots) and
+//! each run of the recompiler ends where the next event or the COP0 timer is due; a pending
+//! interrupt is entered (the handler acknowledges it and returns with ERET); a hooked pc (not a
+//! delay slot) runs the hook (which mixes the cycle count into $v0 and skips the instruction, or
+//! declines), and a VU0 call or VU1 start (VCALLMS, VCALLMSR, CTC2 to CMSAR1) is serviced right
+//! after the instruction that asked. The whole `Cpu` (128-bit GPRs, HI/LO, SA, FPRs, ACC, FCR31, VU0, COP0,
 //! pc and delay-slot state, cycles), the exception (if any), all of memory and the log of hook
 //! calls and VU starts (each with its cycle) must agree. A failure prints the seed, the
 //! differences and the program, disassembled.
 //!
 //! `PINEY_JIT_SEEDS=N` runs N seeds in `long_run` (default: a short run), from seed
-//! `PINEY_JIT_FIRST_SEED` (default 1000000): `PINEY_JIT_SEEDS=1 PINEY_JIT_FIRST_SEED=S` reruns
-//! the seed S a failure printed.
+//! `PINEY_JIT_FIRST_SEED` (default 1000000), starting no seed after `PINEY_JIT_SECONDS` (CI's
+//! larger run, tools/test.sh): `PINEY_JIT_SEEDS=1 PINEY_JIT_FIRST_SEED=S` reruns the seed S a
+//! failure printed.
 
 use piney_ee::bus::FlatBus;
 use piney_ee::disasm::disassemble;
@@ -337,8 +343,73 @@ fn mem_word(rng: &mut Rng) -> u32 {
 fn plain(rng: &mut Rng) -> u32 {
     if rng.chance(30) {
         mem_word(rng)
+    } else if rng.chance(3) {
+        cop0_word(rng)
     } else {
         alu_word(rng)
+    }
+}
+
+/// MFC0 rt, rd.
+fn mfc0(rt: u32, rd: usize) -> u32 {
+    0x4000_0000 | rt << 16 | (rd as u32) << 11
+}
+/// MTC0 rt, rd.
+fn mtc0(rt: u32, rd: usize) -> u32 {
+    0x4080_0000 | rt << 16 | (rd as u32) << 11
+}
+const EI: u32 = 0x4200_0038;
+const DI: u32 = 0x4200_0039;
+
+/// One COP0 instruction that keeps the CPU in kernel mode with EXL clear (so that the program
+/// goes on as it is): MFC0 of the registers a program reads, MTC0 of Count, Compare, EPC and
+/// Cause's software bits, EI and DI (interrupts on and off), SYNC (not COP0, but a barrier
+/// programs put beside them).
+fn cop0_word(rng: &mut Rng) -> u32 {
+    use piney_ee::cpu::cop0reg as c;
+    match rng.below(6) {
+        0 | 1 => {
+            const READ: [usize; 9] = [
+                c::COUNT,
+                c::COMPARE,
+                c::EPC,
+                c::STATUS,
+                c::CAUSE,
+                c::BAD_VADDR,
+                c::PRID,
+                c::CONFIG,
+                c::INDEX,
+            ];
+            mfc0(rng.dest(), READ[rng.below(READ.len() as u64) as usize])
+        }
+        2 => mtc0(
+            rng.src(),
+            [c::COUNT, c::COMPARE, c::EPC, c::CAUSE][rng.below(4) as usize],
+        ),
+        3 => EI,
+        4 => DI,
+        _ => [0x0000_000f, 0x0000_040f][rng.below(2) as usize], // sync.l, sync.p
+    }
+}
+
+/// A few COP0 instructions that do something together: the timer due soon (Compare = Count +
+/// a few cycles), or Status's interrupt enables and masks (IE, IM2, IM3, IM7) toggled.
+fn cop0_item(rng: &mut Rng, w: &mut Vec<u32>) {
+    use piney_ee::cpu::cop0reg as c;
+    let r = rng.dest();
+    match rng.below(3) {
+        0 => {
+            w.push(mfc0(r, c::COUNT));
+            w.push(i_type(0x09, r, r, rng.below(400) as u32)); // addiu r, r, k
+            w.push(mtc0(r, c::COMPARE));
+        }
+        1 => {
+            w.push(mfc0(r, c::STATUS));
+            let bits = [0x0001, 0x0400, 0x0800, 0x8000, 0x8c01][rng.below(5) as usize];
+            w.push(i_type(0x0e, r, r, bits)); // xori r, r, bits
+            w.push(mtc0(r, c::STATUS));
+        }
+        _ => w.push(cop0_word(rng)),
     }
 }
 
@@ -370,7 +441,8 @@ fn gen_program(rng: &mut Rng) -> Program {
     let items = 10 + rng.below(50);
     for _ in 0..items {
         match rng.below(100) {
-            0..=54 => w.push(plain(rng)),
+            0..=50 => w.push(plain(rng)),
+            51..=54 => cop0_item(rng, &mut w),
             55..=74 => {
                 // A forward branch over 0..6 items, with a delay slot.
                 let at = w.len();
@@ -555,6 +627,30 @@ fn initial_state(rng: &mut Rng, prog: &Program) -> (Cpu, TestBus) {
     }
     cpu.cycles = 1000 + rng.below(1000);
     cpu.cop0.count_sync = cpu.cycles;
+    // Interrupts: enabled or not (IE, EIE, the masks of INTC, DMAC and the timer), lines
+    // already raised, and the COP0 timer due soon or far off.
+    {
+        use piney_ee::cpu::{cop0reg as c, status as st};
+        let regs = &mut cpu.cop0.regs;
+        for bit in [st::IE, st::EIE, st::IM2, st::IM3, st::IM7] {
+            if rng.chance(70) {
+                regs[c::STATUS] |= bit;
+            } else {
+                regs[c::STATUS] &= !bit;
+            }
+        }
+        regs[c::COUNT] = rng.u32();
+        regs[c::COMPARE] = if rng.chance(50) {
+            regs[c::COUNT].wrapping_add(rng.below(2000) as u32)
+        } else {
+            rng.u32()
+        };
+        for line in [2, 3] {
+            if rng.chance(10) {
+                cpu.set_interrupt_line(line, true);
+            }
+        }
+    }
     // VU0 still running a microprogram for a while, for some seeds (the COP2 interlock).
     if rng.chance(30) {
         cpu.vu0.busy_until = cpu.cycles + rng.below(400);
@@ -627,6 +723,26 @@ impl Log {
         true
     }
 
+    /// Take a pending interrupt as the machine does before each step or run (Count brought up
+    /// to date first): enter it architecturally, then a handler that acknowledges every line
+    /// (INTC, DMAC, the timer), costs some cycles and returns with ERET. Returns whether one was
+    /// taken.
+    fn interrupt(&mut self, cpu: &mut Cpu) -> bool {
+        piney_ee::interp::cop0::tick_cop0(cpu);
+        if !cpu.interrupt_pending() {
+            return false;
+        }
+        let cause = cpu.cop0.regs[piney_ee::cpu::cop0reg::CAUSE];
+        let e = cpu.enter_interrupt();
+        self.0.push((cpu.cycles, e.pc, "interrupt", cause));
+        for line in [2, 3, 7] {
+            cpu.set_interrupt_line(line, false);
+        }
+        cpu.cycles += 20;
+        cpu.eret();
+        true
+    }
+
     /// Service a VU0 call or VU1 start the last instruction asked for (the machine's
     /// `service_cop2`).
     fn service(&mut self, cpu: &mut Cpu) {
@@ -641,16 +757,46 @@ impl Log {
     }
 }
 
-/// The reference: the machine's interpreter loop (hooks, the bus clock set before every step,
-/// VU starts serviced after it).
+/// Timed events of the machine: at each cycle count, an interrupt line (INTC's or the DMAC's)
+/// goes up or down, as the machine's events raise and drop them.
+#[derive(Clone)]
+struct Events {
+    list: Vec<(u64, u32, bool)>,
+    next: usize,
+}
+
+impl Events {
+    /// Apply the events due by now (the machine does so before each step or run).
+    fn apply(&mut self, cpu: &mut Cpu) {
+        while let Some(&(at, line, on)) = self.list.get(self.next) {
+            if at > cpu.cycles {
+                break;
+            }
+            cpu.set_interrupt_line(line, on);
+            self.next += 1;
+        }
+    }
+    /// When the next event is due.
+    fn due(&self) -> u64 {
+        self.list.get(self.next).map_or(u64::MAX, |e| e.0)
+    }
+}
+
+/// The reference: the machine's interpreter loop (timed events and interrupts, hooks, the bus
+/// clock set before every step, VU starts serviced after it).
 fn interp_machine_run(
     cpu: &mut Cpu,
     bus: &mut TestBus,
     target: u64,
     hooks: &TestHooks,
     log: &mut Log,
+    mut events: Events,
 ) -> Result<(), Exception> {
     while cpu.cycles < target {
+        events.apply(cpu);
+        if log.interrupt(cpu) {
+            continue;
+        }
         if log.hook(cpu, hooks) {
             continue;
         }
@@ -666,7 +812,8 @@ fn interp_machine_run(
     Ok(())
 }
 
-/// The recompiler in the same loop (again after each early stop).
+/// The recompiler in the same loop (again after each early stop), each run ending where the
+/// next event or the COP0 timer is due, as the machine's.
 fn jit_run(
     jit: &mut Jit,
     cpu: &mut Cpu,
@@ -674,12 +821,18 @@ fn jit_run(
     target: u64,
     hooks: &TestHooks,
     log: &mut Log,
+    mut events: Events,
 ) -> Result<(), Exception> {
     while cpu.cycles < target {
+        events.apply(cpu);
+        if log.interrupt(cpu) {
+            continue;
+        }
         if log.hook(cpu, hooks) {
             continue;
         }
-        let r = jit.run_hooked(cpu, bus, target, hooks);
+        let until = target.min(events.due()).min(piney_jit::cop0_timer_due(cpu));
+        let r = jit.run_hooked(cpu, bus, until, hooks);
         log.service(cpu);
         r?;
     }
@@ -758,17 +911,41 @@ fn check_seed(seed: u64, kill: KillSwitches, jit: &mut Jit) -> Result<Log, Strin
         }
     }
 
+    // Interrupt lines rising and falling at random times, for most seeds: within a block, at
+    // its edges, in delay slots.
+    let mut list = Vec::new();
+    if rng.chance(70) {
+        for _ in 0..1 + rng.below(8) {
+            let at = cpu0.cycles + rng.below(budget.min(3000));
+            list.push((at, 2 + rng.below(2) as u32, rng.chance(70)));
+        }
+    }
+    list.sort();
+    let events = Events { list, next: 0 };
+
     let (mut ci, mut bi) = (cpu0.clone(), bus0.clone());
     let mut li = Log::default();
-    let ri = interp_machine_run(&mut ci, &mut bi, target, &hooks, &mut li);
+    let ri = interp_machine_run(&mut ci, &mut bi, target, &hooks, &mut li, events.clone());
     let (mut cj, mut bj) = (cpu0, bus0);
     let mut lj = Log::default();
     jit.invalidate_all();
     // Mostly compiled at the first visit (the generated code is what is under test), sometimes
     // after a few instructions ran interpreted (the two mixed).
     jit.set_hot_threshold([0, 0, 3, 12][(seed % 4) as usize]);
-    let rj = jit_run(jit, &mut cj, &mut bj, target, &hooks, &mut lj);
+    let rj = jit_run(
+        jit,
+        &mut cj,
+        &mut bj,
+        target,
+        &hooks,
+        &mut lj,
+        events.clone(),
+    );
 
+    // Count is brought up to date lazily (the interpreter's loop does it before every step,
+    // the recompiler's before every run): compare it as of the end.
+    piney_ee::interp::cop0::tick_cop0(&mut ci);
+    piney_ee::interp::cop0::tick_cop0(&mut cj);
     let mut problems = String::new();
     if ri != rj {
         problems += &format!("  result: interp {ri:?}\n          jit    {rj:?}\n");
@@ -805,8 +982,9 @@ fn check_seed(seed: u64, kill: KillSwitches, jit: &mut Jit) -> Result<Log, Strin
         Ok(li)
     } else {
         Err(format!(
-            "seed {seed} (kill switches {kill:?}, budget {budget}, hooks at {:x?}): the recompiler disagrees with the interpreter\n{problems}program:\n{}",
+            "seed {seed} (kill switches {kill:?}, budget {budget}, hooks at {:x?}, interrupt lines (cycle, line, up) {:?}): the recompiler disagrees with the interpreter (rerun: PINEY_JIT_SEEDS=1 PINEY_JIT_FIRST_SEED={seed} cargo test -p piney-jit --test differential long_run)\n{problems}program:\n{}",
             hooks.addrs,
+            events.list,
             listing(&prog)
         ))
     }
@@ -818,9 +996,23 @@ fn run_seeds_logged(
     seeds: std::ops::Range<u64>,
     kill: KillSwitches,
 ) -> (Jit, std::collections::BTreeMap<&'static str, usize>) {
+    run_seeds_until(seeds, kill, None)
+}
+
+/// [`run_seeds_logged`], stopping after the seed that ends past `deadline`; the seeds run are
+/// counted under "seeds".
+fn run_seeds_until(
+    seeds: std::ops::Range<u64>,
+    kill: KillSwitches,
+    deadline: Option<std::time::Instant>,
+) -> (Jit, std::collections::BTreeMap<&'static str, usize>) {
     let mut jit = Jit::with_kill_switches(kill).expect("the recompiler starts on this host");
     let mut kinds = std::collections::BTreeMap::new();
     for seed in seeds {
+        if deadline.is_some_and(|d| std::time::Instant::now() > d) {
+            break;
+        }
+        *kinds.entry("seeds").or_default() += 1;
         match check_seed(seed, kill, &mut jit) {
             Ok(log) => {
                 for e in log.0 {
@@ -844,7 +1036,13 @@ fn random_programs_agree() {
     let (jit, kinds) = run_seeds_logged(0..2000, KillSwitches::default());
     // Hooks were reached and VU starts were asked for, on the recompiler's side too (the logs
     // agree).
-    for k in ["hook", "vu0 call", "vu1 start", "interlock waits"] {
+    for k in [
+        "hook",
+        "vu0 call",
+        "vu1 start",
+        "interlock waits",
+        "interrupt",
+    ] {
         assert!(kinds.get(k).is_some_and(|&n| n > 20), "{k}: {kinds:?}");
     }
     let s = jit.stats();
@@ -865,7 +1063,16 @@ fn long_run() {
     let var = |name: &str| std::env::var(name).ok().and_then(|v| v.parse().ok());
     let n: u64 = var("PINEY_JIT_SEEDS").unwrap_or(200);
     let first: u64 = var("PINEY_JIT_FIRST_SEED").unwrap_or(1_000_000);
-    run_seeds(first..first + n, KillSwitches::default());
+    // `PINEY_JIT_SECONDS=S`: stop starting seeds after S seconds of host time (CI's bound).
+    let deadline = var("PINEY_JIT_SECONDS")
+        .map(|s: u64| std::time::Instant::now() + std::time::Duration::from_secs(s));
+    let (_, kinds) = run_seeds_until(first..first + n, KillSwitches::default(), deadline);
+    let ran = kinds.get("seeds").copied().unwrap_or(0) as u64;
+    eprintln!(
+        "long_run: seeds {first}..{} agree ({ran} of {n}); machine side: {kinds:?}",
+        first + ran
+    );
+    assert!(ran > 0);
 }
 
 fn kill_test(kill: KillSwitches, cat: Category) {

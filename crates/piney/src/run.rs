@@ -72,9 +72,14 @@ pub struct RunOptions {
     /// Print run statistics on stderr at the end (guest instructions, emulated time, frames).
     #[arg(long)]
     pub stats: bool,
-    /// The EE engine.
-    #[arg(long, value_enum, default_value = "interp")]
+    /// The EE engine: `jit`, the recompiler (the default), or `interp`, the reference
+    /// interpreter (the same state, output and frames, slower).
+    #[arg(long, value_enum, default_value = "jit")]
     pub cpu: CpuEngine,
+    /// With the recompiler: compile a block once N of its instructions ran interpreted (0:
+    /// at its first visit; default 8192, where compiling pays for itself).
+    #[arg(long, value_name = "N")]
+    pub jit_threshold: Option<u32>,
     /// Turn every native hook off: the engine's functions run as emulated guest code.
     #[arg(long)]
     pub no_hle: bool,
@@ -387,6 +392,9 @@ pub fn run_image(
     {
         eprintln!("piney: --cpu jit: {e}");
         return ExitCode::from(1);
+    }
+    if let (Some(n), Some(jit)) = (opts.jit_threshold, &mut machine.jit) {
+        jit.set_hot_threshold(n);
     }
     let irx = piney_machine::is_irx(image);
     machine.bus.iop.cdvd.fast = opts.fast_cdvd;

@@ -35,6 +35,9 @@ mod cop1;
 mod cop2;
 mod integer;
 mod mmi;
+mod ops;
+
+pub use ops::Op;
 
 /// The COP1 family's formatter, for the disassembler's [`Form::Fpu`] entries.
 pub(crate) use cop1::disasm as cop1_disasm;
@@ -246,6 +249,9 @@ pub enum VuForm {
 pub struct OpInfo {
     /// The mnemonic, lower case, as binutils spells it.
     pub mnemonic: &'static str,
+    /// The instruction by kind, for the recompiler's dispatch ([`Op::Other`] for those it
+    /// does not tell apart); derived from the mnemonic.
+    pub op: Op,
     /// The operand layout.
     pub form: Form,
     /// What kind of instruction.
@@ -277,6 +283,7 @@ pub fn reserved(_: &mut Cpu, _: &mut dyn Bus, _: u32) -> Result<(), Exception> {
 /// The entry for a reserved (or not yet implemented) encoding.
 pub const RESERVED: OpInfo = OpInfo {
     mnemonic: "(reserved)",
+    op: Op::Other,
     form: Form::None,
     flags: OpFlags::RESERVED,
     reads: Operands::empty(),
@@ -296,6 +303,7 @@ pub const fn op(
 ) -> OpInfo {
     OpInfo {
         mnemonic,
+        op: Op::of(mnemonic),
         form,
         flags,
         reads,
