@@ -311,9 +311,21 @@ impl std::fmt::Display for Problem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "line {}", self.line)?;
         if let Some(k) = &self.key {
-            write!(f, ", key {}", printable_key(k))?;
+            write!(f, ", key {}", cut(printable_key(k), KEY_CHARS))?;
         }
-        write!(f, ": {}", one_line(&self.why))
+        write!(f, ": {}", cut(one_line(&self.why), WHY_CHARS))
+    }
+}
+
+/// `s` cut to `n` characters (an ellipsis marking the cut), so that a report stays one short
+/// line whatever the file holds.
+fn cut(s: String, n: usize) -> String {
+    if s.chars().count() <= n {
+        s
+    } else {
+        let mut c: String = s.chars().take(n - 1).collect();
+        c.push('…');
+        c
     }
 }
 
@@ -343,13 +355,33 @@ fn one_line(s: &str) -> String {
         .collect()
 }
 
+/// The problems [`report`] spells out; the rest are counted.
+const REPORTED: usize = 3;
+
+/// The longest key a report prints whole (escaped and quoted).
+const KEY_CHARS: usize = 32;
+
+/// The longest reason a report prints whole.
+const WHY_CHARS: usize = 72;
+
 /// The one line a bad file gets on stderr: the file, then each problem (line, key, why), then
 /// what piney does about it. `None` when there is no problem.
 pub fn report(file: &Path, problems: &[Problem]) -> Option<String> {
     if problems.is_empty() {
         return None;
     }
-    let list: Vec<String> = problems.iter().map(Problem::to_string).collect();
+    let mut list: Vec<String> = problems
+        .iter()
+        .take(REPORTED)
+        .map(Problem::to_string)
+        .collect();
+    if problems.len() > REPORTED {
+        list.push(format!(
+            "{} more problems after line {}",
+            problems.len() - REPORTED,
+            problems[REPORTED - 1].line
+        ));
+    }
     Some(format!(
         "piney: settings {}: {}; the defaults are used for {}",
         one_line(&file.display().to_string()),
@@ -360,25 +392,6 @@ pub fn report(file: &Path, problems: &[Problem]) -> Option<String> {
             "the keys on these lines"
         }
     ))
-}
-
-/// The line (from 1) that byte `at` of `text` is on.
-fn line_of(text: &str, at: usize) -> usize {
-    let at = at.min(text.len());
-    text.as_bytes()[..at]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
-}
-
-/// The key a line assigns, read from its text (`name =`, `"name" =`): for syntax errors, where
-/// the document holds no entry for it.
-fn key_on_line(text: &str, line: usize) -> Option<String> {
-    let l = text.split('\n').nth(line - 1)?;
-    let (name, _) = l.split_once('=')?;
-    let name = name.trim().trim_matches(['"', '\'']).trim();
-    (!name.is_empty() && !name.starts_with('#') && !name.starts_with('[')).then(|| name.into())
 }
 
 /// What a value is, in words.
@@ -518,97 +531,141 @@ pub fn parse(bytes: &[u8]) -> (Settings, Vec<Problem>) {
         return (settings, problems);
     }
     let owned;
-    let text = match std::str::from_utf8(bytes) {
-        Ok(t) => t,
+    let (text, not_utf8) = match std::str::from_utf8(bytes) {
+        Ok(t) => (t, None),
         Err(e) => {
             // Read the rest; the keys on the line of the bad bytes keep their defaults.
-            let line = bytes[..e.valid_up_to()]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count()
-                + 1;
             owned = String::from_utf8_lossy(bytes).into_owned();
-            problems.push(Problem {
-                line,
-                key: key_on_line(&owned, line),
-                why: "the text is not UTF-8".into(),
-            });
-            &owned
+            (owned.as_str(), Some(e.valid_up_to()))
         }
     };
+    let lines = Lines::new(text);
+    // The problems by line: at most one a line (the first found).
+    let mut by_line: std::collections::BTreeMap<usize, Problem> = Default::default();
+    if let Some(at) = not_utf8 {
+        let line = lines.of(at);
+        by_line.insert(
+            line,
+            Problem {
+                line,
+                key: lines.key_on(line),
+                why: "the text is not UTF-8".into(),
+            },
+        );
+    }
     let (doc, errors) = DeTable::parse_recoverable(text);
     for e in errors {
-        let line = e.span().map_or(1, |s| line_of(text, s.start));
-        if problems.iter().any(|p| p.line == line) {
-            // The parser's later complaints about a line it has already refused.
-            continue;
-        }
-        let why = e
-            .message()
-            .lines()
-            .next()
-            .unwrap_or("a syntax error")
-            .trim();
-        problems.push(Problem {
-            line,
-            key: key_on_line(text, line),
-            why: format!(
-                "TOML syntax: {}",
-                if why.is_empty() { "error" } else { why }
-            ),
+        let line = e.span().map_or(1, |s| lines.of(s.start));
+        // The parser's later complaints about a line it has already refused are left out.
+        by_line.entry(line).or_insert_with(|| {
+            let why: String = e
+                .message()
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim()
+                .chars()
+                .take(WHY_CHARS)
+                .collect();
+            Problem {
+                line,
+                key: lines.key_on(line),
+                why: format!(
+                    "TOML syntax: {}",
+                    if why.is_empty() { "an error" } else { &why }
+                ),
+            }
         });
     }
-    let bad_lines: Vec<usize> = problems.iter().map(|p| p.line).collect();
-    let mut entries: Vec<_> = doc.into_inner().into_iter().collect();
-    // In the file's order, so that problems come out by line.
-    entries.sort_by_key(|(k, _)| k.span().start);
     let mut good = Vec::new();
-    for (k, v) in entries {
-        let line = line_of(text, k.span().start);
+    for (k, v) in doc.into_inner() {
+        let line = lines.of(k.span().start);
         let name = k.get_ref().to_string();
-        if bad_lines.contains(&line) || bad_lines.contains(&line_of(text, v.span().start)) {
-            // A syntax error on its line: already reported, the key keeps its default.
-            if let Some(p) = problems
-                .iter_mut()
-                .find(|p| p.line == line && p.key.is_none())
-            {
-                p.key = Some(name);
+        let value_line = lines.of(v.span().start);
+        if by_line.contains_key(&line) || by_line.contains_key(&value_line) {
+            // A syntax error on its line: already reported, and the key keeps its default.
+            for l in [line, value_line] {
+                if let Some(p) = by_line.get_mut(&l)
+                    && p.key.is_none()
+                {
+                    p.key = Some(name.clone());
+                }
+            }
+            if let Some(key) = key(&name) {
+                good.retain(|(n, _)| *n != key.name);
             }
             continue;
         }
         let Some(key) = key(&name) else {
             let why = if matches!(v.get_ref(), DeValue::Table(_)) {
-                "not a setting (the file has no tables)".to_string()
+                "not a setting (the file has no tables)"
             } else {
-                format!(
-                    "not a setting (the settings are {})",
-                    KEYS.iter().map(|k| k.name).collect::<Vec<_>>().join(", ")
-                )
+                "not a setting"
             };
-            problems.push(Problem {
+            by_line.insert(
                 line,
-                key: Some(name),
-                why,
-            });
+                Problem {
+                    line,
+                    key: Some(name),
+                    why: why.into(),
+                },
+            );
             continue;
         };
         match check(key.kind, v) {
             Ok(value) => good.push((key.name, value)),
-            Err(why) => problems.push(Problem {
-                line,
-                key: Some(name),
-                why,
-            }),
+            Err(why) => {
+                by_line.insert(
+                    line,
+                    Problem {
+                        line,
+                        key: Some(name),
+                        why,
+                    },
+                );
+            }
         }
     }
+    let problems: Vec<Problem> = by_line.into_values().collect();
     // A key named by any problem keeps its default (for example one given twice).
+    let named: std::collections::HashSet<&str> =
+        problems.iter().filter_map(|p| p.key.as_deref()).collect();
     for (name, value) in good {
-        if !problems.iter().any(|p| p.key.as_deref() == Some(name)) {
+        if !named.contains(name) {
             set(&mut settings, name, value);
         }
     }
-    problems.sort_by_key(|p| p.line);
     (settings, problems)
+}
+
+/// Where a text's lines start, to find a byte's line and a line's text quickly.
+struct Lines<'a> {
+    text: &'a str,
+    starts: Vec<usize>,
+}
+
+impl<'a> Lines<'a> {
+    fn new(text: &'a str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        Lines { text, starts }
+    }
+
+    /// The line (from 1) that byte `at` is on.
+    fn of(&self, at: usize) -> usize {
+        self.starts.partition_point(|&s| s <= at).max(1)
+    }
+
+    /// The key line `line` assigns, read from its text (`name =`, `"name" =`): for syntax
+    /// errors, where the document holds no entry for it.
+    fn key_on(&self, line: usize) -> Option<String> {
+        let start = *self.starts.get(line - 1)?;
+        let end = self.starts.get(line).map_or(self.text.len(), |e| e - 1);
+        let (name, _) = self.text.get(start..end)?.split_once('=')?;
+        let name = name.trim().trim_matches(['"', '\'']).trim();
+        (!name.is_empty() && !name.starts_with('#') && !name.starts_with('['))
+            .then(|| name.chars().take(KEY_CHARS).collect())
+    }
 }
 
 /// What [`read`] found.

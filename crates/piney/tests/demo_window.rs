@@ -47,6 +47,11 @@ const SIZE: (u32, u32) = (597, 448);
 
 fn piney() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_piney"));
+    // settings.toml: a config folder of the tests' own, never the user's (see README).
+    cmd.env(
+        "XDG_CONFIG_HOME",
+        concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
+    );
     // Mesa warns without a runtime directory of mode 700.
     let runtime = std::env::temp_dir().join(format!("piney-demo-xdg-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&runtime);
