@@ -355,8 +355,8 @@ fn one_line(s: &str) -> String {
         .collect()
 }
 
-/// The problems [`report`] spells out; the rest are counted.
-const REPORTED: usize = 3;
+/// How long [`report`]'s list of problems grows (bytes) before the rest are only counted.
+const REPORT_CHARS: usize = 400;
 
 /// The longest key a report prints whole (escaped and quoted).
 const KEY_CHARS: usize = 32;
@@ -370,17 +370,21 @@ pub fn report(file: &Path, problems: &[Problem]) -> Option<String> {
     if problems.is_empty() {
         return None;
     }
-    let mut list: Vec<String> = problems
-        .iter()
-        .take(REPORTED)
-        .map(Problem::to_string)
-        .collect();
-    if problems.len() > REPORTED {
-        list.push(format!(
-            "{} more problems after line {}",
-            problems.len() - REPORTED,
-            problems[REPORTED - 1].line
-        ));
+    // As many problems as a short line holds (at least one), the rest counted.
+    let mut list: Vec<String> = Vec::new();
+    let mut len = 0;
+    for (i, p) in problems.iter().enumerate() {
+        let text = p.to_string();
+        if i > 0 && len + text.len() > REPORT_CHARS {
+            list.push(format!(
+                "{} more after line {}",
+                problems.len() - i,
+                problems[i - 1].line
+            ));
+            break;
+        }
+        len += text.len() + 2;
+        list.push(text);
     }
     Some(format!(
         "piney: settings {}: {}; the defaults are used for {}",
@@ -956,6 +960,30 @@ mod tests {
         assert!(line.contains("line 2, key volume: is a string, not a whole number (0 to 100)"));
         assert!(line.contains("line 3"), "{line}");
         assert!(report(Path::new("x"), &[]).is_none());
+        // Many bad lines, long keys and values: still one short line, the rest counted.
+        let mut text = String::new();
+        for i in 0..1500 {
+            text.push_str(&format!(
+                "{}{i} = \"{}\"\nvolume = \"{}\"\n",
+                "k".repeat(200),
+                "v".repeat(300),
+                "\u{1b}".repeat(100)
+            ));
+        }
+        assert!(text.len() < MAX_BYTES);
+        let started = std::time::Instant::now();
+        let (s, p) = parse(text.as_bytes());
+        assert!(
+            started.elapsed().as_secs_f64() < 5.0,
+            "{:?}",
+            started.elapsed()
+        );
+        assert_eq!(s, Settings::default());
+        assert_eq!(p.len(), 3000, "a problem on every line");
+        let line = report(Path::new("/c/settings.toml"), &p).unwrap();
+        assert!(line.chars().count() < 600, "{line}");
+        assert!(line.contains(" more after line "), "{line}");
+        assert!(!line.chars().any(char::is_control), "{line}");
     }
 
     #[test]
