@@ -98,7 +98,7 @@ fi
 status=0
 for cpu in interp jit; do
     t0=$(now)
-    "$PINEY_BIN" run "$ELF" --headless --seconds 1000 --stats --cpu "$cpu" "$@" \
+    "$PINEY_BIN" run "$ELF" --headless --config /dev/null --seconds 1000 --stats --cpu "$cpu" "$@" \
         >"$TMP/$cpu.out" 2>"$TMP/$cpu.err" || true
     t1=$(now)
     s=$(elapsed "$t0" "$t1")

@@ -43,7 +43,7 @@ trap 'rm -rf "$TMP"' EXIT
 echo "piney demo --headless --frames $FRAMES ($PINEY_BIN, $(nproc) CPUs)"
 status=0
 for cpu in interp jit; do
-    if /usr/bin/time -v "$PINEY_BIN" demo --headless --frames "$FRAMES" --stats --cpu "$cpu" \
+    if /usr/bin/time -v "$PINEY_BIN" demo --headless --config /dev/null --frames "$FRAMES" --stats --cpu "$cpu" \
         >/dev/null 2>"$TMP/err"; then
         factor=$(sed -n 's/.*(\([0-9.]*\)x real time).*/\1/p' "$TMP/err")
         rss=$(sed -n 's/.*Maximum resident set size (kbytes): *//p' "$TMP/err")

@@ -45,7 +45,7 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 echo "IOP benchmark ($PINEY_BIN, $(nproc) CPUs)"
 
-if ! "$PINEY_BIN" run tests/iop/compute.irx --headless --stats >"$TMP/out" 2>"$TMP/err"; then
+if ! "$PINEY_BIN" run tests/iop/compute.irx --headless --config /dev/null --stats >"$TMP/out" 2>"$TMP/err"; then
     echo "bench-iop: compute.irx failed:" >&2
     cat "$TMP/err" >&2
     exit 1
@@ -65,7 +65,7 @@ fi
 awk -v n="$insns" -v s="$secs" -v f="$factor" 'BEGIN {
     printf "compute.irx   %d IOP instructions in %.3f s: %.1f million a second, %sx the console IOP'\''s speed\n", n, s, n / s / 1e6, f }'
 
-if ! "$PINEY_BIN" demo --headless --frames "$FRAMES" --stats >/dev/null 2>"$TMP/err"; then
+if ! "$PINEY_BIN" demo --headless --config /dev/null --frames "$FRAMES" --stats >/dev/null 2>"$TMP/err"; then
     echo "bench-iop: the demo failed:" >&2
     cat "$TMP/err" >&2
     exit 1

@@ -70,7 +70,7 @@ while IFS= read -r elf; do
     fi
     rc=0
     # shellcheck disable=SC2086
-    timeout "$TIMEOUT" "$PINEY_BIN" run "$elf" --headless --seconds "$SECONDS_ARG" ${PINEY_ARGS:-} \
+    timeout "$TIMEOUT" "$PINEY_BIN" run "$elf" --headless --config /dev/null --seconds "$SECONDS_ARG" ${PINEY_ARGS:-} \
         >"$TMP/out" 2>"$TMP/err" </dev/null || rc=$?
     if cmp -s "$TMP/out" "$expected" && [ $rc = 0 ]; then
         echo "PASS $name"

@@ -61,6 +61,7 @@ targets!(
     pad_trace,
     profile,
     mapping,
+    settings,
     disc,
     cue,
     memcard_image,

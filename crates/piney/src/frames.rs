@@ -91,6 +91,11 @@ pub fn default_gs_threads() -> u32 {
 pub struct ReplayArgs {
     /// The dump: `.gs`, `.gs.xz` or `.gs.zst`.
     pub dump: PathBuf,
+    /// The settings file whose renderer keys (`renderer`, `render_scale`, `gs_threads`) the
+    /// replay uses when their flags are not given (default: settings.toml in piney's config
+    /// folder).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
     /// Replay without a window (the only mode for now).
     #[arg(long)]
     pub headless: bool,
@@ -103,15 +108,17 @@ pub struct ReplayArgs {
     /// Merge each line with the line below at ALP/255, as the console's frame mode does.
     #[arg(long)]
     pub deflicker: bool,
-    /// The GS renderer: `sw` (the exact software reference, the default here) or `wgpu`.
+    /// The GS renderer: `sw` (the exact software reference, the default here) or `wgpu`
+    /// (default: the setting `renderer` when it names one).
     #[arg(long, value_enum)]
     pub renderer: Option<RendererKind>,
     /// Draw the frame buffer N times larger (1 to 8): finer triangle edges, 2D on the native
-    /// grid, readbacks native; frames are N times the size.
-    #[arg(long, allow_hyphen_values = true, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=8))]
-    pub render_scale: u32,
+    /// grid, readbacks native; frames are N times the size. Default: the setting
+    /// `render_scale`, else 1.
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=8))]
+    pub render_scale: Option<u32>,
     /// Threads the software renderer draws on, 1 to 64 (the same pixels whatever the number).
-    /// Default: the machine's cores less one.
+    /// Default: the setting `gs_threads`, else the machine's cores less one.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
     pub gs_threads: Option<u32>,
     /// Draw every primitive through the software renderer's general path, the reference its
@@ -143,12 +150,16 @@ impl From<DumpFormat> for piney_gs::FrameFormat {
 }
 
 /// `piney replay`: exit 0 when the dump replays, 1 with one line on stderr when it cannot.
-pub fn replay(args: &ReplayArgs) -> ExitCode {
+pub fn replay(args: &ReplayArgs, settings: &piney_settings::Settings) -> ExitCode {
     let renderer = make_renderer(
-        args.renderer,
+        args.renderer.or(match settings.renderer {
+            piney_settings::Renderer::Auto => None,
+            piney_settings::Renderer::Sw => Some(RendererKind::Sw),
+            piney_settings::Renderer::Wgpu => Some(RendererKind::Wgpu),
+        }),
         false,
-        args.render_scale,
-        args.gs_threads,
+        args.render_scale.unwrap_or(settings.render_scale),
+        args.gs_threads.or(settings.gs_threads),
         args.gs_general_path,
     )
     .renderer;

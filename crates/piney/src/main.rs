@@ -9,6 +9,7 @@ mod audio;
 mod frames;
 mod info;
 mod run;
+mod settings;
 mod window;
 
 /// The demo title (demo/, built by tools/build-demo.sh), embedded so that `piney demo` needs no
@@ -31,12 +32,12 @@ enum Command {
         /// The program, module or disc image.
         program: std::path::PathBuf,
         #[command(flatten)]
-        options: run::RunOptions,
+        options: run::RunArgs,
     },
     /// Run the embedded demo title: our own PS2 program, built like the engine.
     Demo {
         #[command(flatten)]
-        options: run::RunOptions,
+        options: run::RunArgs,
     },
     /// What a disc image is: serial, boot path, region, video mode, boot ELF CRC, profile.
     Info {
@@ -47,6 +48,14 @@ enum Command {
     Replay(frames::ReplayArgs),
     /// Compare frames: two PNG files or two folders of numbered frames.
     Compare(frames::CompareArgs),
+    /// The settings file: its path on stdout, written with every default (a comment per key)
+    /// when it does not exist. `run` and `demo` read it (and `replay` its renderer keys);
+    /// their flags override it for one run.
+    Settings {
+        /// Another settings file than settings.toml in piney's config folder.
+        #[arg(long, value_name = "FILE")]
+        config: Option<std::path::PathBuf>,
+    },
     /// Trace the engine's pad reader and rumble queue from a script (stdin by default).
     PadTrace {
         /// The script file.
@@ -57,20 +66,33 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Run { program, options } => run::run(&program, &options),
+        Command::Run { program, options } => run::run(&program, &resolve(options)),
         Command::Demo { options } => run::run_image(
             DEMO_ELF,
             "demo",
-            &options,
+            &resolve(options),
             true,
             None,
             run::Boot::host("demo"),
         ),
+        Command::Settings { config } => settings::command(config.as_ref()),
         Command::Info { disc } => info::info(&disc),
-        Command::Replay(args) => frames::replay(&args),
+        Command::Replay(args) => {
+            let loaded = settings::load(args.config.as_deref(), false);
+            frames::replay(&args, &loaded.settings)
+        }
         Command::Compare(args) => frames::compare(&args),
         Command::PadTrace { file } => pad_trace(file.as_deref()),
     }
+}
+
+/// The options of a `run` or `demo`: its flags over settings.toml, which a run in a window
+/// writes when there is none (settings.rs says why headless runs never do).
+fn resolve(args: run::RunArgs) -> run::RunOptions {
+    let loaded = settings::load(args.config.as_deref(), !args.headless);
+    let mut opts = args.resolve(&loaded.settings);
+    opts.settings_source = loaded.source;
+    opts
 }
 
 /// `piney pad-trace [FILE]`: run a pad script (stdin without FILE), printing the trace on stdout.

@@ -6,13 +6,22 @@ use std::process::ExitCode;
 use piney_gs::{FrameFormat, Image, Pcrtc};
 use piney_machine::{Machine, MachineError, RunEnd, RunLimits};
 
-/// Options shared by `run` and `demo`. Numeric options take a leading `-` as part of their
-/// value (`--volume -1` is refused as a value, naming the option, not read as an unknown flag).
+/// Options shared by `run` and `demo`, as the command line gives them. Numeric options take a
+/// leading `-` as part of their value (`--volume -1` is refused as a value, naming the option,
+/// not read as an unknown flag). The options a player keeps have a key in settings.toml
+/// (piney_settings::KEYS): a flag given here overrides the key for this run
+/// ([`RunArgs::resolve`]).
 #[derive(clap::Args, Debug, Clone)]
-pub struct RunOptions {
-    /// Run without a window or audio, as fast as possible.
+pub struct RunArgs {
+    /// Run without a window or audio, as fast as possible. Reads settings.toml but never writes
+    /// it.
     #[arg(long)]
     pub headless: bool,
+    /// The settings file (default: settings.toml in piney's config folder,
+    /// `$XDG_CONFIG_HOME/piney` or `~/.config/piney`); written with every default by a run in
+    /// a window when it does not exist.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
     /// Stop after N frames (vertical blanks).
     #[arg(long, allow_hyphen_values = true, value_name = "N")]
     pub frames: Option<u64>,
@@ -22,28 +31,35 @@ pub struct RunOptions {
     /// Write each presented frame (one per vertical blank) as DIR/NNNNNN.png.
     #[arg(long, value_name = "DIR")]
     pub dump_frames: Option<PathBuf>,
-    /// What --dump-frames writes: `presented` (what a player sees: moved by the display offset,
-    /// 4:3) or `display` (the display circuits' own pixels, as PCSX2's GS runner writes them).
-    #[arg(long, value_enum, default_value = "presented")]
-    pub dump_format: crate::frames::DumpFormat,
-    /// Merge each line with the line below at ALP/255, as the console's frame mode does.
-    #[arg(long)]
+    /// What --dump-frames and screenshots write: `presented` (what a player sees: moved by the
+    /// display offset, 4:3) or `display` (the display circuits' own pixels, as PCSX2's GS
+    /// runner writes them). Default: the setting `dump_format`, else `presented`.
+    #[arg(long, value_enum)]
+    pub dump_format: Option<crate::frames::DumpFormat>,
+    /// Merge each line with the line below at ALP/255, as the console's frame mode does
+    /// (setting `deflicker`).
+    #[arg(long, overrides_with = "no_deflicker")]
     pub deflicker: bool,
-    /// Where F12 in the window saves screenshots (in the --dump-format; default: the folder
-    /// `screenshots` in piney's data folder).
+    /// Do not merge lines, whatever the setting `deflicker` says.
+    #[arg(long, overrides_with = "deflicker")]
+    pub no_deflicker: bool,
+    /// Where F12 in the window saves screenshots (in the --dump-format; default: the setting
+    /// `screenshot_dir`, else the folder `screenshots` in piney's data folder).
     #[arg(long, value_name = "DIR")]
     pub screenshot_dir: Option<PathBuf>,
     /// The GS renderer: `sw`, the exact software reference, or `wgpu`, the same pixels on
-    /// compute shaders. Default: `wgpu` in a window with a hardware GPU, else `sw`.
+    /// compute shaders. Default: the setting `renderer`, else `wgpu` in a window with a
+    /// hardware GPU and `sw` otherwise.
     #[arg(long, value_enum)]
     pub renderer: Option<crate::frames::RendererKind>,
     /// Draw the frame buffer N times larger (1 to 8): finer triangle edges, 2D and text on the
     /// native grid, readbacks and guest-visible memory native; frames and screenshots are N
-    /// times the size.
-    #[arg(long, allow_hyphen_values = true, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=8))]
-    pub render_scale: u32,
+    /// times the size. Default: the setting `render_scale`, else 1.
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=8))]
+    pub render_scale: Option<u32>,
     /// Threads the software renderer draws on, 1 to 64 (the same pixels whatever the number).
-    /// Default: the machine's cores less one (the EE runs on the other).
+    /// Default: the setting `gs_threads`, else the machine's cores less one (the EE runs on the
+    /// other).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
     pub gs_threads: Option<u32>,
     /// Draw every primitive through the software renderer's general path, the reference its
@@ -59,23 +75,29 @@ pub struct RunOptions {
     #[arg(long, value_name = "FILE")]
     pub dump_audio: Option<PathBuf>,
     /// Play no sound in the window (the SPU2 still runs, so timing and --dump-audio are the
-    /// same). Headless runs never play sound.
-    #[arg(long)]
+    /// same). Headless runs never play sound. The setting `audio = false` does the same.
+    #[arg(long, overrides_with = "audio")]
     pub no_audio: bool,
+    /// Play the sound in the window, whatever the setting `audio` says.
+    #[arg(long, overrides_with = "no_audio")]
+    pub audio: bool,
     /// The window's sound volume, 0 to 100 (a linear gain; --dump-audio is not affected).
-    #[arg(long, allow_hyphen_values = true, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u8).range(0..=100))]
-    pub volume: u8,
+    /// Default: the setting `volume`, else 100.
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=100))]
+    pub volume: Option<u8>,
     /// The sound while Tab fast-forwards the window: `mute`, or `stretch` (played at the
-    /// game's speed, in step with the picture, higher in pitch).
-    #[arg(long, value_enum, default_value = "mute")]
-    pub fast_forward_audio: FastForwardAudio,
-    /// Print run statistics on stderr at the end (guest instructions, emulated time, frames).
+    /// game's speed, in step with the picture, higher in pitch). Default: the setting
+    /// `fast_forward_audio`, else `mute`.
+    #[arg(long, value_enum)]
+    pub fast_forward_audio: Option<FastForwardAudio>,
+    /// Print run statistics on stderr at the end (guest instructions, emulated time, frames),
+    /// and the settings the run used.
     #[arg(long)]
     pub stats: bool,
-    /// The EE engine: `jit`, the recompiler (the default), or `interp`, the reference
-    /// interpreter (the same state, output and frames, slower).
-    #[arg(long, value_enum, default_value = "jit")]
-    pub cpu: CpuEngine,
+    /// The EE engine: `jit`, the recompiler, or `interp`, the reference interpreter (the
+    /// same state, output and frames, slower). Default: the setting `cpu`, else `jit`.
+    #[arg(long, value_enum)]
+    pub cpu: Option<CpuEngine>,
     /// With the recompiler: compile a block once N of its instructions ran interpreted (0:
     /// at its first visit; default 8192, where compiling pays for itself).
     #[arg(long, value_name = "N")]
@@ -91,16 +113,18 @@ pub struct RunOptions {
     #[arg(long, value_name = "FILE")]
     pub input: Option<PathBuf>,
     /// Keyboard and gamepad buttons from a mapping file (TOML `[keyboard]` and `[gamepad]`
-    /// tables; crates/piney-input/default-mapping.toml is the default, spelled out).
+    /// tables; crates/piney-input/default-mapping.toml is the default, spelled out). Default:
+    /// the setting `mapping`.
     #[arg(long, value_name = "FILE")]
     pub mapping: Option<PathBuf>,
     /// The memory card in port 1: a folder (the card's files as host files) or a PCSX2 `.ps2`
-    /// image; created on the program's first card call when missing. Default: the folder
-    /// `Mcd001` in piney's data folder (`$XDG_DATA_HOME/piney/memcards`,
+    /// image; created on the program's first card call when missing. Default: the setting
+    /// `memcard1`, else the folder `Mcd001` in piney's data folder (`$XDG_DATA_HOME/piney/memcards`,
     /// `~/.local/share/piney/memcards`, or `%APPDATA%\piney\memcards`).
     #[arg(long, value_name = "PATH")]
     pub memcard1: Option<PathBuf>,
-    /// The memory card in port 2, as --memcard1 (default: `Mcd002` beside `Mcd001`).
+    /// The memory card in port 2, as --memcard1 (default: the setting `memcard2`, else
+    /// `Mcd002` beside `Mcd001`).
     #[arg(long, value_name = "PATH")]
     pub memcard2: Option<PathBuf>,
     /// A disc image (ISO, BIN/CUE, CHD, CSO, ZSO) in the drive while a program (an ELF) runs;
@@ -109,16 +133,169 @@ pub struct RunOptions {
     pub disc: Option<PathBuf>,
     /// Make every disc command complete at once instead of taking a console's seek, rotation
     /// and transfer time (4x DVD, 24x CD): quicker loads, but a game that streams or times its
-    /// loads may behave differently than on a console. Off by default.
-    #[arg(long)]
+    /// loads may behave differently than on a console. Default: the setting `fast_cdvd`, else
+    /// off.
+    #[arg(long, overrides_with = "no_fast_cdvd")]
     pub fast_cdvd: bool,
-    /// The window's initial inner size in pixels, WIDTHxHEIGHT (default 1024x768).
-    #[arg(long, value_name = "WxH", value_parser = crate::window::parse_size)]
+    /// Take a console's time for disc commands, whatever the setting `fast_cdvd` says.
+    #[arg(long, overrides_with = "fast_cdvd")]
+    pub no_fast_cdvd: bool,
+    /// The window's initial inner size in pixels, WIDTHxHEIGHT (default: the setting
+    /// `window_size`, else 1024x768).
+    #[arg(long, value_name = "WxH", value_parser = piney_settings::parse_size)]
     pub window_size: Option<(u32, u32)>,
+    /// Open the window in borderless fullscreen (setting `fullscreen`; F11 toggles it).
+    #[arg(long, overrides_with = "windowed")]
+    pub fullscreen: bool,
+    /// Open a window, not fullscreen, whatever the setting `fullscreen` says.
+    #[arg(long, overrides_with = "fullscreen")]
+    pub windowed: bool,
     /// In a window with --frames N: keep showing frame N-1 for S seconds, then close (for
     /// tests that screenshot the window).
     #[arg(long, value_name = "S", hide = true)]
     pub hold: Option<f64>,
+}
+
+/// A flag pair (`--x` / `--no-x`) over a setting: the flag given last wins, else the setting.
+fn pick(on: bool, off: bool, setting: bool) -> bool {
+    if on {
+        true
+    } else if off {
+        false
+    } else {
+        setting
+    }
+}
+
+impl RunArgs {
+    /// The options of this run: each flag given, else its key in `settings`, else the default.
+    pub fn resolve(self, settings: &piney_settings::Settings) -> RunOptions {
+        use crate::frames::{DumpFormat, RendererKind};
+        let s = settings;
+        RunOptions {
+            headless: self.headless,
+            frames: self.frames,
+            seconds: self.seconds,
+            dump_frames: self.dump_frames,
+            dump_format: self.dump_format.unwrap_or(match s.dump_format {
+                piney_settings::DumpFormat::Presented => DumpFormat::Presented,
+                piney_settings::DumpFormat::Display => DumpFormat::Display,
+            }),
+            deflicker: pick(self.deflicker, self.no_deflicker, s.deflicker),
+            screenshot_dir: self.screenshot_dir.or_else(|| s.screenshot_dir.clone()),
+            renderer: self.renderer.or(match s.renderer {
+                piney_settings::Renderer::Auto => None,
+                piney_settings::Renderer::Sw => Some(RendererKind::Sw),
+                piney_settings::Renderer::Wgpu => Some(RendererKind::Wgpu),
+            }),
+            render_scale: self.render_scale.unwrap_or(s.render_scale),
+            gs_threads: self.gs_threads.or(s.gs_threads),
+            gs_general_path: self.gs_general_path,
+            dump_gs: self.dump_gs,
+            dump_audio: self.dump_audio,
+            no_audio: !pick(self.audio, self.no_audio, s.audio),
+            volume: self.volume.unwrap_or(s.volume),
+            fast_forward_audio: self
+                .fast_forward_audio
+                .unwrap_or(match s.fast_forward_audio {
+                    piney_settings::FastForwardAudio::Mute => FastForwardAudio::Mute,
+                    piney_settings::FastForwardAudio::Stretch => FastForwardAudio::Stretch,
+                }),
+            stats: self.stats,
+            cpu: self.cpu.unwrap_or(match s.cpu {
+                piney_settings::Cpu::Interp => CpuEngine::Interp,
+                piney_settings::Cpu::Jit => CpuEngine::Jit,
+            }),
+            jit_threshold: self.jit_threshold,
+            no_hle: self.no_hle,
+            profile: self.profile,
+            input: self.input,
+            mapping: self.mapping.or_else(|| s.mapping.clone()),
+            memcard1: self.memcard1.or_else(|| s.memcard1.clone()),
+            memcard2: self.memcard2.or_else(|| s.memcard2.clone()),
+            disc: self.disc,
+            fast_cdvd: pick(self.fast_cdvd, self.no_fast_cdvd, s.fast_cdvd),
+            window_size: self.window_size.unwrap_or(s.window_size),
+            fullscreen: pick(self.fullscreen, self.windowed, s.fullscreen),
+            hold: self.hold,
+            settings_source: String::new(),
+        }
+    }
+}
+
+/// The options of one `run` or `demo`: the command line over settings.toml
+/// ([`RunArgs::resolve`]). The fields are [`RunArgs`]'s.
+#[derive(Debug, Clone)]
+#[allow(missing_docs)]
+pub struct RunOptions {
+    pub headless: bool,
+    pub frames: Option<u64>,
+    pub seconds: Option<f64>,
+    pub dump_frames: Option<PathBuf>,
+    pub dump_format: crate::frames::DumpFormat,
+    pub deflicker: bool,
+    pub screenshot_dir: Option<PathBuf>,
+    pub renderer: Option<crate::frames::RendererKind>,
+    pub render_scale: u32,
+    pub gs_threads: Option<u32>,
+    pub gs_general_path: bool,
+    pub dump_gs: Option<PathBuf>,
+    pub dump_audio: Option<PathBuf>,
+    pub no_audio: bool,
+    pub volume: u8,
+    pub fast_forward_audio: FastForwardAudio,
+    pub stats: bool,
+    pub cpu: CpuEngine,
+    pub jit_threshold: Option<u32>,
+    pub no_hle: bool,
+    pub profile: Option<PathBuf>,
+    pub input: Option<PathBuf>,
+    pub mapping: Option<PathBuf>,
+    pub memcard1: Option<PathBuf>,
+    pub memcard2: Option<PathBuf>,
+    pub disc: Option<PathBuf>,
+    pub fast_cdvd: bool,
+    pub window_size: (u32, u32),
+    pub fullscreen: bool,
+    pub hold: Option<f64>,
+    /// The settings file and what was found there (for `--stats`).
+    pub settings_source: String,
+}
+
+impl RunOptions {
+    /// The settings this run used, by settings.toml's key names, for `--stats`.
+    pub fn settings_line(&self) -> String {
+        let path = |p: &Option<PathBuf>| {
+            format!(
+                "{:?}",
+                p.as_ref()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default()
+            )
+        };
+        let lower = |s: String| s.to_ascii_lowercase();
+        format!(
+            "renderer={} render_scale={} gs_threads={} deflicker={} fullscreen={} window_size={}x{} dump_format={} screenshot_dir={} mapping={} memcard1={} memcard2={} audio={} volume={} fast_forward_audio={} cpu={} fast_cdvd={}",
+            self.renderer
+                .map_or("auto".to_string(), |r| lower(format!("{r:?}"))),
+            self.render_scale,
+            self.gs_threads.unwrap_or(0),
+            self.deflicker,
+            self.fullscreen,
+            self.window_size.0,
+            self.window_size.1,
+            lower(format!("{:?}", self.dump_format)),
+            path(&self.screenshot_dir),
+            path(&self.mapping),
+            path(&self.memcard1),
+            path(&self.memcard2),
+            !self.no_audio,
+            self.volume,
+            lower(format!("{:?}", self.fast_forward_audio)),
+            lower(format!("{:?}", self.cpu)),
+            self.fast_cdvd,
+        )
+    }
 }
 
 /// `--seconds`: a positive, finite number of seconds (`-1` is read as a value and refused,
@@ -345,6 +522,13 @@ pub fn run_image(
     {
         eprintln!("piney: --seconds must be a non-negative number, not {s}");
         return ExitCode::from(2);
+    }
+    if opts.stats {
+        eprintln!(
+            "piney: settings {}: {}",
+            opts.settings_source,
+            opts.settings_line()
+        );
     }
     // Read before the run starts, so that a bad file is one error line, window or not.
     let mapping = match &opts.mapping {

@@ -225,9 +225,8 @@ pub fn run(
         fast_forward: opts.fast_forward_audio.into(),
         ..AudioOptions::default()
     });
-    if let Some(size) = opts.window_size {
-        options.size = size;
-    }
+    options.size = opts.window_size;
+    options.fullscreen = opts.fullscreen;
     if let Some(m) = mapping {
         options.keys = m.keyboard;
         options.gamepads = options.gamepads.map(|_| m.gamepad);
@@ -239,30 +238,4 @@ pub fn run(
         eprintln!("piney: {}", a.line());
     }
     Ok(())
-}
-
-/// `--window-size`: `WIDTHxHEIGHT`, each 1 to 16384.
-pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
-    let bad = || format!("{s:?} is not WIDTHxHEIGHT (for example 1024x768)");
-    let (w, h) = s.split_once(['x', 'X']).ok_or_else(bad)?;
-    let w: u32 = w.trim().parse().map_err(|_| bad())?;
-    let h: u32 = h.trim().parse().map_err(|_| bad())?;
-    if !(1..=16384).contains(&w) || !(1..=16384).contains(&h) {
-        return Err(format!("{s:?}: each side must be 1 to 16384 pixels"));
-    }
-    Ok((w, h))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_size;
-
-    #[test]
-    fn window_sizes() {
-        assert_eq!(parse_size("597x448"), Ok((597, 448)));
-        assert_eq!(parse_size("800X600"), Ok((800, 600)));
-        for bad in ["", "640", "x480", "640x", "0x480", "640x99999", "axb"] {
-            assert!(parse_size(bad).is_err(), "{bad}");
-        }
-    }
 }

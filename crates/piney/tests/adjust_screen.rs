@@ -23,6 +23,11 @@ fn frame(format: &str, input: bool) -> Image {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("adjust-{format}-{input}"));
     let _ = std::fs::remove_dir_all(&dir);
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_piney"));
+    // settings.toml: a config folder of the tests' own, never the user's (see README).
+    cmd.env(
+        "XDG_CONFIG_HOME",
+        concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
+    );
     cmd.args(["demo", "--headless", "--frames", &(FRAME + 1).to_string()])
         .args(["--dump-format", format])
         .arg("--dump-frames")

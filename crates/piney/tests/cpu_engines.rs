@@ -12,7 +12,13 @@ use std::process::{Command, Output, Stdio};
 use std::sync::Mutex;
 
 fn piney() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_piney"))
+    let mut c = Command::new(env!("CARGO_BIN_EXE_piney"));
+    // settings.toml: a config folder of the tests' own, never the user's (see README).
+    c.env(
+        "XDG_CONFIG_HOME",
+        concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
+    );
+    c
 }
 
 fn root() -> PathBuf {

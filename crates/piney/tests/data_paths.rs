@@ -162,6 +162,11 @@ fn gif_paths_draws_through_the_gs() {
 /// Runs `piney run <name>.elf --headless` and returns (exit code, stdout, stderr).
 fn piney_run(name: &str) -> (Option<i32>, String, String) {
     let o = Command::new(env!("CARGO_BIN_EXE_piney"))
+        // settings.toml: a config folder of the tests' own, never the user's (see README).
+        .env(
+            "XDG_CONFIG_HOME",
+            concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
+        )
         .arg("run")
         .arg(guest(name))
         .args(["--headless", "--seconds", "5"])

@@ -16,6 +16,11 @@ fn scratch(name: &str) -> PathBuf {
 fn demo_audio(dir: &Path, name: &str, frames: u32, args: &[&str]) -> (Vec<u8>, Vec<i16>) {
     let wav = dir.join(name);
     let o = Command::new(env!("CARGO_BIN_EXE_piney"))
+        // settings.toml: a config folder of the tests' own, never the user's (see README).
+        .env(
+            "XDG_CONFIG_HOME",
+            concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
+        )
         .args([
             "demo",
             "--headless",

@@ -49,6 +49,11 @@ const SIZE: (u32, u32) = (597, 448);
 
 fn piney() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_piney"));
+    // settings.toml: a config folder of the tests' own, never the user's (see README).
+    cmd.env(
+        "XDG_CONFIG_HOME",
+        concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
+    );
     // Mesa warns without a runtime directory of mode 700.
     let runtime = std::env::temp_dir().join(format!("piney-demo-xdg-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&runtime);
@@ -565,6 +570,30 @@ fn a_tapped_key_reaches_the_demo() {
     wait_for("menu: frameRate 2 (30 fps)", 60, &mut log);
 }
 
+/// settings.toml (issue 16): the first run in a window writes it, every key at its default with
+/// its comment, into the config folder it is given (never the user's: XDG_CONFIG_HOME); a
+/// second run leaves the file that is there alone and uses it.
+fn a_window_run_writes_the_settings_file() {
+    let dir = scratch("demo-window-settings");
+    let file = dir.join("piney/settings.toml");
+    let (_xvfb, display) = start_xvfb();
+    let env = [("XDG_CONFIG_HOME", dir.to_str().unwrap())];
+    let err = demo_in_window(&display, &["--frames", "5", "--no-audio"], &env);
+    assert!(
+        err.contains(&format!("piney: settings {}: written", file.display())),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        piney_settings::default_file()
+    );
+    std::fs::write(&file, "volume = 35\n").unwrap();
+    let err = demo_in_window(&display, &["--frames", "5", "--no-audio", "--stats"], &env);
+    assert!(!err.contains("written"), "{err}");
+    assert!(err.contains(" volume=35 "), "{err}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "volume = 35\n");
+}
+
 fn main() -> ExitCode {
     for (name, test) in [
         ("no_display_says_so", no_display_says_so as fn()),
@@ -575,6 +604,10 @@ fn main() -> ExitCode {
         ("window_shows_the_demo", window_shows_the_demo),
         ("window_plays_the_sound", window_plays_the_sound),
         ("no_sound_device_is_one_line", no_sound_device_is_one_line),
+        (
+            "a_window_run_writes_the_settings_file",
+            a_window_run_writes_the_settings_file,
+        ),
     ] {
         // PINEY_WINDOW_TEST=name runs that one alone (by hand).
         if std::env::var("PINEY_WINDOW_TEST").is_ok_and(|only| only != name) {

@@ -13,6 +13,11 @@ fn scratch() -> std::path::PathBuf {
 
 fn piney(args: &[&str]) -> (Option<i32>, String) {
     let o = Command::new(env!("CARGO_BIN_EXE_piney"))
+        // settings.toml: a config folder of the tests' own, never the user's (see README).
+        .env(
+            "XDG_CONFIG_HOME",
+            concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
+        )
         .args(args)
         .output()
         .unwrap();

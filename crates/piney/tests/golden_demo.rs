@@ -45,6 +45,11 @@ fn render(case: &Case) -> Image {
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("golden-{}", case.name));
     let _ = std::fs::remove_dir_all(&out);
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_piney"));
+    // settings.toml: a config folder of the tests' own, never the user's (see README).
+    cmd.env(
+        "XDG_CONFIG_HOME",
+        concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
+    );
     cmd.args(["demo", "--headless", "--frames"])
         .arg((case.frame + 1).to_string());
     cmd.arg("--dump-frames").arg(&out);

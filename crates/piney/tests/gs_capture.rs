@@ -14,6 +14,11 @@ const FRAMES: u64 = 201;
 
 fn piney(args: &[&str], extra: &[&Path]) -> String {
     let o = Command::new(env!("CARGO_BIN_EXE_piney"))
+        // settings.toml: a config folder of the tests' own, never the user's (see README).
+        .env(
+            "XDG_CONFIG_HOME",
+            concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
+        )
         .args(args)
         .args(extra)
         .output()

@@ -29,6 +29,11 @@ fn run_piney(elf: &Path) -> (bool, Vec<u8>, String) {
         .join(elf.file_stem().expect("a file name"));
     let _ = std::fs::remove_dir_all(&cards);
     let mut child = Command::new(env!("CARGO_BIN_EXE_piney"))
+        // settings.toml: a config folder of the tests' own, never the user's (see README).
+        .env(
+            "XDG_CONFIG_HOME",
+            concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
+        )
         .arg("run")
         .arg(elf)
         .args(["--headless", "--seconds", EMULATED_SECONDS])

@@ -30,6 +30,11 @@ const WORK_LINE: std::ops::Range<usize> = 44..58;
 
 fn dump(dir: &Path, input: &Path, extra: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_piney"))
+        // settings.toml: a config folder of the tests' own, never the user's (see README).
+        .env(
+            "XDG_CONFIG_HOME",
+            concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
+        )
         .args(["demo", "--headless", "--stats", "--frames"])
         .arg(FRAMES.to_string())
         .arg("--input")

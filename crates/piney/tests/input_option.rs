@@ -6,6 +6,11 @@ use std::process::Command;
 fn piney_run(input: &std::path::Path) -> (Option<i32>, String) {
     let elf = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/guest/hello.elf");
     let out = Command::new(env!("CARGO_BIN_EXE_piney"))
+        // settings.toml: a config folder of the tests' own, never the user's (see README).
+        .env(
+            "XDG_CONFIG_HOME",
+            concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
+        )
         .arg("run")
         .arg(&elf)
         .args(["--headless", "--frames", "1", "--input"])
@@ -44,6 +49,11 @@ fn a_mapping_file_is_read_before_the_run() {
         let elf =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/guest/hello.elf");
         let out = Command::new(env!("CARGO_BIN_EXE_piney"))
+            // settings.toml: a config folder of the tests' own, never the user's (see README).
+            .env(
+                "XDG_CONFIG_HOME",
+                concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
+            )
             .arg("run")
             .arg(&elf)
             .args(["--headless", "--frames", "1", "--mapping"])

@@ -22,6 +22,11 @@ fn run(name: &str, image: &[u8]) -> (Option<i32>, String, String) {
     let path = dir.join(name);
     std::fs::write(&path, image).unwrap();
     let o = Command::new(env!("CARGO_BIN_EXE_piney"))
+        // settings.toml: a config folder of the tests' own, never the user's (see README).
+        .env(
+            "XDG_CONFIG_HOME",
+            concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
+        )
         .arg("run")
         .arg(&path)
         .args(["--headless", "--seconds", "20"])

@@ -46,6 +46,11 @@ fn the_iop_loads_an_ee_program_into_ee_memory() {
     .unwrap();
     std::fs::write(dir.join("low.elf"), elf(0x0004_0000, b"kernel memory!!!")).unwrap();
     let o = Command::new(env!("CARGO_BIN_EXE_piney"))
+        // settings.toml: a config folder of the tests' own, never the user's (see README).
+        .env(
+            "XDG_CONFIG_HOME",
+            concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
+        )
         .args(["run", "--headless", "--seconds", "5"])
         .arg(dir.join("iop_loadelf.elf"))
         .output()

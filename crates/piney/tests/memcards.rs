@@ -36,6 +36,11 @@ fn scratch(name: &str) -> PathBuf {
 /// `piney run ELF --headless` with `card` in port 1 and nothing usable in port 2.
 fn piney(elf: &str, card: &Path, seconds: &str) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_piney"));
+    // settings.toml: a config folder of the tests' own, never the user's (see README).
+    c.env(
+        "XDG_CONFIG_HOME",
+        concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
+    );
     c.arg("run")
         .arg(guest(elf))
         .args(["--headless", "--seconds", seconds, "--memcard1"])

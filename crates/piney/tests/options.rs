@@ -6,7 +6,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn piney() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_piney"))
+    let mut c = Command::new(env!("CARGO_BIN_EXE_piney"));
+    // settings.toml: a config folder of the tests' own, never the user's (see README).
+    c.env(
+        "XDG_CONFIG_HOME",
+        concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
+    );
+    c
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -248,7 +254,15 @@ fn every_documented_option_is_exercised() {
     let v = help(&["--version"]);
     assert_eq!(v.trim(), format!("piney {}", env!("CARGO_PKG_VERSION")));
     let mut text = help(&["--help"]);
-    for cmd in ["run", "demo", "info", "replay", "compare", "pad-trace"] {
+    for cmd in [
+        "run",
+        "demo",
+        "info",
+        "replay",
+        "compare",
+        "pad-trace",
+        "settings",
+    ] {
         text.push_str(&help(&[cmd, "--help"]));
         assert!(text.contains(cmd), "`piney --help` lists {cmd}");
     }

@@ -17,6 +17,11 @@ fn every_committed_trace_reproduces_from_a_file() {
         if path.extension().is_some_and(|e| e == "trace") {
             let expected = std::fs::read_to_string(path.with_extension("out")).unwrap();
             let out = Command::new(env!("CARGO_BIN_EXE_piney"))
+                // settings.toml: a config folder of the tests' own, never the user's (see README).
+                .env(
+                    "XDG_CONFIG_HOME",
+                    concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
+                )
                 .arg("pad-trace")
                 .arg(&path)
                 .output()
@@ -42,6 +47,11 @@ fn every_committed_trace_reproduces_from_a_file() {
 /// `piney pad-trace` with no file, `script` on its stdin.
 fn pad_trace_stdin(script: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_piney"))
+        // settings.toml: a config folder of the tests' own, never the user's (see README).
+        .env(
+            "XDG_CONFIG_HOME",
+            concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
+        )
         .arg("pad-trace")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -79,6 +89,11 @@ fn a_bad_line_is_an_error_naming_it() {
 #[test]
 fn a_missing_file_is_an_error() {
     let out = Command::new(env!("CARGO_BIN_EXE_piney"))
+        // settings.toml: a config folder of the tests' own, never the user's (see README).
+        .env(
+            "XDG_CONFIG_HOME",
+            concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
+        )
         .args(["pad-trace", "/nonexistent/x.trace"])
         .output()
         .unwrap();

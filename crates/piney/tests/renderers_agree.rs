@@ -33,6 +33,11 @@ fn render_with(renderer: &str, n: u64, scale: u32, extra: &[&str]) -> PathBuf {
     let _ = std::fs::remove_dir_all(&out);
     let input = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/input/adjust_screen.txt");
     let o = Command::new(env!("CARGO_BIN_EXE_piney"))
+        // settings.toml: a config folder of the tests' own, never the user's (see README).
+        .env(
+            "XDG_CONFIG_HOME",
+            concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
+        )
         .args(["demo", "--headless", "--renderer", renderer, "--frames"])
         .arg(n.to_string())
         .arg("--render-scale")

@@ -7,7 +7,7 @@
 //! cue sheets, sidecars). Disc images and memory card images are made when the seeds are
 //! loaded, by our own code (piney-memcard's formatter, a small ISO 9660 writer here, CSO blocks
 //! through the same deflate piney-disc reads), since their size would not belong in the tree.
-//! Settings files and save states do not exist yet (issue 16): no target for them.
+//! Save states do not exist yet (issue 16): no target for them.
 
 pub mod disc;
 pub mod gs;
@@ -72,6 +72,7 @@ pub static TARGETS: &[Target] = &[
     text::PAD_TRACE,
     text::PROFILE,
     text::MAPPING,
+    text::SETTINGS,
     disc::DISC,
     disc::CUE,
     memcard::MEMCARD_IMAGE,

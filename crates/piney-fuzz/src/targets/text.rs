@@ -1,5 +1,6 @@
 //! Targets on piney's text files: input scripts (`--input`), pad traces (`piney pad-trace`),
-//! game profiles (`--profile`, installed on the demo and run) and pad mappings (`--mapping`).
+//! game profiles (`--profile`, installed on the demo and run), pad mappings (`--mapping`) and
+//! settings files (settings.toml, `--config`).
 //! Each is written to a file and read through the loader piney calls, so the size and
 //! encoding checks are in the path.
 
@@ -316,11 +317,123 @@ pub const MAPPING: Target = Target {
     ci_cases: 2000,
 };
 
+/// Settings files, as `piney run`, `demo` and `replay` read settings.toml: read from a file,
+/// each problem one line naming its line, every value in its range whatever the file holds, and
+/// the same bytes read twice the same.
+pub const SETTINGS: Target = Target {
+    name: "settings",
+    about: "a settings.toml read as run, demo and replay read it: the values in range, the report one line",
+    format: Format {
+        header: &[],
+        dictionary: &[
+            "\n",
+            "\r",
+            "\r\n",
+            "\\n",
+            "\\u001b",
+            "\"",
+            "'",
+            "\"\"\"",
+            "=",
+            " = ",
+            "[",
+            "]",
+            "[video]",
+            "[[x]]",
+            "{",
+            "}",
+            "#",
+            "renderer",
+            "render_scale",
+            "gs_threads",
+            "deflicker",
+            "fullscreen",
+            "window_size",
+            "dump_format",
+            "screenshot_dir",
+            "mapping",
+            "memcard1",
+            "memcard2",
+            "audio",
+            "volume",
+            "fast_forward_audio",
+            "cpu",
+            "fast_cdvd",
+            "\"sw\"",
+            "\"wgpu\"",
+            "\"jit\"",
+            "\"16384x16384\"",
+            "\"0x0\"",
+            "true",
+            "false",
+            "0",
+            "-1",
+            "8",
+            "9",
+            "64",
+            "65",
+            "100",
+            "101",
+            "255",
+            "256",
+            "4294967297",
+            "9223372036854775807",
+            "99999999999999999999",
+            "1.5",
+            "nan",
+            "inf",
+            "0x10",
+            "1979-05-27",
+            "\u{feff}",
+            "\u{0}",
+            "\u{2028}",
+            "é",
+        ],
+        focus: 0,
+        max_len: 64 << 10,
+        fixup: None,
+    },
+    seeds: || files("crates/piney-fuzz/corpus/settings", &[".toml"]),
+    run: |data, scratch| {
+        let path = scratch.file("settings.toml", data);
+        let (s, problems, _) = piney_settings::read(&path);
+        let lines = data.iter().filter(|&&b| b == b'\n').count() + 1;
+        for p in &problems {
+            assert!(
+                (1..=lines).contains(&p.line),
+                "a problem on line {} of {lines}: {p:?}",
+                p.line
+            );
+        }
+        assert!((1..=8).contains(&s.render_scale), "{s:?}");
+        assert!(s.volume <= 100, "{s:?}");
+        assert!(s.gs_threads.is_none_or(|n| (1..=64).contains(&n)), "{s:?}");
+        let (w, h) = s.window_size;
+        assert!(
+            (1..=16384).contains(&w) && (1..=16384).contains(&h),
+            "{s:?}"
+        );
+        let (again, problems_again) = piney_settings::parse(data);
+        assert_eq!(problems, problems_again, "the same bytes read twice");
+        assert_eq!(
+            (again.render_scale, again.volume, again.cpu),
+            (s.render_scale, s.volume, s.cpu)
+        );
+        match piney_settings::report(&path, &problems) {
+            // What piney prints, checked by the harness as an error line.
+            Some(line) => Err(line.trim_start_matches("piney: ").to_string()),
+            None => Ok(()),
+        }
+    },
+    ci_cases: 3000,
+};
+
 /// The seeds of the text targets, for the corpus test.
 pub fn all_seeds() -> Vec<Seed> {
     let mut v = (INPUT_SCRIPT.seeds)();
     v.extend((PAD_TRACE.seeds)());
     v.extend((PROFILE.seeds)());
     v.extend((MAPPING.seeds)());
+    v.extend((SETTINGS.seeds)());
     v
 }
