@@ -41,7 +41,13 @@ pub struct Session<'e, E: Emulator + ?Sized> {
     /// Fast-forward: since when (host ns) and how many vblanks since, for the speed.
     fast: Option<(u64, u64)>,
     speed: f64,
+    /// Paused: no vblank runs except by [`Session::step_frame`].
+    paused: bool,
 }
+
+/// Vertical blanks [`Session::step_frame`] runs at most looking for the next picture (a game
+/// at 7.5 fps or faster makes one within them).
+pub const STEP_MAX_VBLANKS: u32 = 8;
 
 impl<'e, E: Emulator + ?Sized> Session<'e, E> {
     /// A session on `emu` with the keyboard on port 1 and, when given, host pads on both
@@ -65,7 +71,32 @@ impl<'e, E: Emulator + ?Sized> Session<'e, E> {
             audio: Vec::new(),
             fast: None,
             speed: 1.0,
+            paused: false,
         }
+    }
+
+    /// Pause on (no vblank runs: the emulated machine stands still, the sound goes silent)
+    /// or off (paced again from `now_ns`, so the pause is not caught up).
+    pub fn set_paused(&mut self, on: bool, now_ns: u64) {
+        if self.paused && !on {
+            self.restart_clock(now_ns);
+        }
+        self.paused = on;
+    }
+
+    /// Whether the session is paused.
+    pub fn paused(&self) -> bool {
+        self.paused
+    }
+
+    /// Frame advance: runs vblanks up to and including the next one that makes a picture (at
+    /// most [`STEP_MAX_VBLANKS`]), paused or not.
+    pub fn step_frame(&mut self) -> Result<Advance, String> {
+        let mut adv = Advance::default();
+        while adv.new_frames == 0 && adv.vblanks < STEP_MAX_VBLANKS && !self.emu.finished() {
+            self.vblank(&mut adv)?;
+        }
+        Ok(adv)
     }
 
     /// Plays the emulator's sound through `player` from now on.
@@ -161,6 +192,9 @@ impl<'e, E: Emulator + ?Sized> Session<'e, E> {
     /// The clock reads `now_ns`: runs the vblanks due (bounded, see [`Pacer::tick`]).
     pub fn advance(&mut self, now_ns: u64) -> Result<Advance, String> {
         let mut adv = Advance::default();
+        if self.paused {
+            return Ok(adv);
+        }
         let due = match &mut self.fast {
             Some((since, done)) => {
                 // The speed over the fast-forward so far: emulated time over host time.
@@ -364,6 +398,32 @@ mod tests {
             port1,
             [Some(PadReport::IDLE), select, select, Some(PadReport::IDLE)]
         );
+    }
+
+    #[test]
+    fn paused_runs_nothing_and_frame_advance_runs_to_the_next_picture() {
+        let mut emu = Fake::default();
+        let mut s = Session::new(&mut emu, Keyboard::new(KeyMap::default()), None, 3);
+        s.restart_clock(1000);
+        assert_eq!(s.advance(s.next_deadline()).unwrap().vblanks, 1);
+        s.set_paused(true, 2_000_000);
+        assert!(s.paused());
+        // A minute later: nothing ran.
+        let later = 60_000_000_000;
+        assert_eq!(s.advance(later).unwrap().vblanks, 0);
+        assert_eq!(s.vblanks(), 1);
+        // One step: vblank 2 makes the next picture (30 fps: every second vblank).
+        let adv = s.step_frame().unwrap();
+        assert_eq!((adv.vblanks, adv.new_frames), (1, 1));
+        assert_eq!(adv.frame.unwrap().get(0, 0)[0], 2);
+        let adv = s.step_frame().unwrap();
+        assert_eq!((adv.vblanks, adv.new_frames), (2, 1));
+        assert_eq!(adv.frame.unwrap().get(0, 0)[0], 4);
+        assert_eq!(s.advance(later + 1).unwrap().vblanks, 0);
+        // Resumed: paced from now, the pause is not caught up.
+        s.set_paused(false, later + 2);
+        assert_eq!(s.advance(later + 2).unwrap().vblanks, 1);
+        assert_eq!(s.vblanks(), 5);
     }
 
     #[test]

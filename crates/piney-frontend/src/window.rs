@@ -26,7 +26,7 @@ use crate::error::FrontendError;
 use crate::frame::{Emulator, Frame};
 use crate::gpu::{Gpu, Presenter};
 use crate::pacing::DEFAULT_MAX_CATCH_UP;
-use crate::session::Session;
+use crate::session::{Advance, Session};
 
 /// How a window is opened.
 #[derive(Clone, Debug)]
@@ -158,6 +158,7 @@ pub fn run_window<E: Emulator + ?Sized>(
         presented: 0,
         pending: false,
         shown: None,
+        fast_since: (0, 0),
     };
     event_loop
         .run_app(&mut app)
@@ -335,6 +336,8 @@ struct App<'e, E: Emulator + ?Sized> {
     pending: bool,
     /// The picture on screen (for F12).
     shown: Option<Frame>,
+    /// When Tab's fast-forward started (host ns) and the vblank count then.
+    fast_since: (u64, u64),
 }
 
 impl<E: Emulator + ?Sized> App<'_, E> {
@@ -345,6 +348,21 @@ impl<E: Emulator + ?Sized> App<'_, E> {
     fn fail(&mut self, event_loop: &ActiveEventLoop, e: FrontendError) {
         self.error.get_or_insert(e);
         event_loop.exit();
+    }
+
+    /// Hands an advance's picture to the presenter and logs its pad events.
+    fn show(&mut self, event_loop: &ActiveEventLoop, adv: Advance) {
+        adv.events.iter().for_each(Self::log_port);
+        if let Some(frame) = adv.frame
+            && let Some(state) = &mut self.state
+        {
+            if let Err(e) = state.presenter.upload(&state.gpu, &frame) {
+                return self.fail(event_loop, e);
+            }
+            self.shown = Some(frame);
+            self.pending = true;
+            state.window.request_redraw();
+        }
     }
 
     fn log_port(event: &PortEvent) {
@@ -416,7 +434,49 @@ impl<E: Emulator + ?Sized> ApplicationHandler for App<'_, E> {
                     }
                 } else if code == KeyCode::Tab {
                     let now = self.now_ns();
+                    if pressed && !self.session.fast_forward() {
+                        self.fast_since = (now, self.session.vblanks());
+                    } else if !pressed && self.session.fast_forward() {
+                        let (since, from) = self.fast_since;
+                        let secs = now.saturating_sub(since) as f64 / 1e9;
+                        let vblanks = self.session.vblanks() - from;
+                        eprintln!(
+                            "piney: fast-forward: {vblanks} vertical blanks in {secs:.1} s \
+                             ({:.2}x real time)",
+                            vblanks as f64 / 59.94 / secs.max(1e-9)
+                        );
+                    }
                     self.session.set_fast_forward(pressed, now);
+                } else if matches!(code, KeyCode::KeyP | KeyCode::Pause) {
+                    if pressed && !event.repeat {
+                        let now = self.now_ns();
+                        let on = !self.session.paused();
+                        self.session.set_paused(on, now);
+                        if on {
+                            eprintln!(
+                                "piney: paused at vertical blank {} (frame {}); N advances a \
+                                 frame, P resumes",
+                                self.session.vblanks(),
+                                self.session.frames()
+                            );
+                        } else {
+                            eprintln!("piney: resumed");
+                        }
+                    }
+                } else if code == KeyCode::KeyN && self.session.paused() {
+                    if pressed {
+                        match self.session.step_frame() {
+                            Ok(adv) => {
+                                eprintln!(
+                                    "piney: frame advance: vertical blank {} (frame {})",
+                                    self.session.vblanks(),
+                                    self.session.frames()
+                                );
+                                self.show(event_loop, adv);
+                            }
+                            Err(e) => self.fail(event_loop, FrontendError::Emulator(e)),
+                        }
+                    }
                 } else if fullscreen_key {
                     if pressed && !event.repeat {
                         state.toggle_fullscreen();
@@ -450,17 +510,7 @@ impl<E: Emulator + ?Sized> ApplicationHandler for App<'_, E> {
             Ok(a) => a,
             Err(e) => return self.fail(event_loop, FrontendError::Emulator(e)),
         };
-        adv.events.iter().for_each(Self::log_port);
-        if let Some(frame) = adv.frame
-            && let Some(state) = &mut self.state
-        {
-            if let Err(e) = state.presenter.upload(&state.gpu, &frame) {
-                return self.fail(event_loop, e);
-            }
-            self.shown = Some(frame);
-            self.pending = true;
-            state.window.request_redraw();
-        }
+        self.show(event_loop, adv);
         if self.session.finished() {
             event_loop.exit();
             return;

@@ -22,7 +22,8 @@
 //! there with a correlation above 0.9). With no sound device the run goes on silent, saying so
 //! in one line.
 //!
-//! A key tapped with `xdotool key` (down and up between two pad reads) reaches the demo.
+//! A key tapped with `xdotool key` (down and up between two pad reads) reaches the demo; P
+//! pauses, N advances a frame, Tab fast-forwards, all as key events sent to the window.
 //!
 //! Its own `main` (harness = false): it starts processes and an X server. Needs Xvfb (package
 //! `xvfb`), xwd (package `x11-apps`) and a wgpu adapter (lavapipe: `mesa-vulkan-drivers
@@ -570,6 +571,116 @@ fn a_tapped_key_reaches_the_demo() {
     wait_for("menu: frameRate 2 (30 fps)", 60, &mut log);
 }
 
+/// Pause, frame advance and fast-forward through the window's own key events: P pauses (no
+/// vertical blank runs while paused, however long), N advances to the next picture (one
+/// vertical blank at the demo's 60 fps), P resumes, and Tab held runs vertical blanks unpaced.
+fn pause_frame_advance_and_fast_forward_by_keys() {
+    let (_xvfb, display) = start_xvfb();
+    let mut child = Killed(
+        piney()
+            .args(["demo", "--frames", "100000", "--no-audio"])
+            .args(["--window-size", &format!("{}x{}", SIZE.0, SIZE.1)])
+            .env("DISPLAY", &display)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starting piney demo"),
+    );
+    let (tx, rx) = mpsc::channel::<String>();
+    let err = child.0.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(err).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut log = Vec::new();
+    let mut wait_for = |what: &str, seconds: u64| -> String {
+        let deadline = Instant::now() + Duration::from_secs(seconds);
+        loop {
+            match rx.recv_timeout(Duration::from_millis(200)) {
+                Ok(line) => {
+                    log.push(line.clone());
+                    if line.contains(what) {
+                        return line;
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    panic!("piney demo ended before {what:?}: {}", log.join("\n"))
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no {what:?} in {seconds} s: {}",
+                log.join("\n")
+            );
+        }
+    };
+    wait_for("piney: presenting with", 240);
+    let search = Command::new("xdotool")
+        .args(["search", "--sync", "--name", "piney: "])
+        .env("DISPLAY", &display)
+        .output()
+        .unwrap_or_else(|e| panic!("xdotool: {e}: install the `xdotool` package"));
+    let id = String::from_utf8_lossy(&search.stdout)
+        .lines()
+        .next()
+        .unwrap_or_else(|| panic!("no piney window on {display}"))
+        .trim()
+        .to_string();
+    let xdotool = |args: &[&str]| {
+        let st = Command::new("xdotool")
+            .args(args)
+            .env("DISPLAY", &display)
+            .status()
+            .expect("xdotool");
+        assert!(st.success(), "xdotool {args:?}");
+    };
+    xdotool(&["windowfocus", "--sync", &id]);
+    // The number after `word` in `line`.
+    let number = |line: &str, word: &str| -> u64 {
+        let at = line
+            .find(word)
+            .unwrap_or_else(|| panic!("{word:?} in {line}"))
+            + word.len();
+        line[at..]
+            .split(|c: char| !c.is_ascii_digit())
+            .next()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("a number after {word:?} in {line}"))
+    };
+    // Let the demo run a little, then pause.
+    std::thread::sleep(Duration::from_secs(3));
+    xdotool(&["key", "--window", &id, "p"]);
+    let paused = number(&wait_for("piney: paused at", 30), "vertical blank ");
+    assert!(paused > 0, "nothing ran before the pause");
+    // Paused for 3 s: the next frame advance is the very next vertical blank.
+    std::thread::sleep(Duration::from_secs(3));
+    let mut at = paused;
+    for _ in 0..2 {
+        xdotool(&["key", "--window", &id, "n"]);
+        let next = number(&wait_for("piney: frame advance:", 30), "vertical blank ");
+        // The demo's next picture comes at the next vertical blank (60 fps, animated); a
+        // frame advance never runs the vertical blanks of the pause.
+        assert!(
+            (at + 1..=at + 2).contains(&next),
+            "a frame advance from vertical blank {at} reached {next}"
+        );
+        at = next;
+    }
+    xdotool(&["key", "--window", &id, "p"]);
+    wait_for("piney: resumed", 30);
+    // Tab held for 3 s: vertical blanks run unpaced, and the release says how many.
+    xdotool(&["keydown", "--window", &id, "Tab"]);
+    std::thread::sleep(Duration::from_secs(3));
+    xdotool(&["keyup", "--window", &id, "Tab"]);
+    let ff = wait_for("piney: fast-forward:", 30);
+    assert!(number(&ff, "fast-forward: ") > 0, "{ff}");
+}
+
 /// settings.toml (issue 16): the first run in a window writes it, every key at its default with
 /// its comment, into the config folder it is given (never the user's: XDG_CONFIG_HOME); a
 /// second run leaves the file that is there alone and uses it.
@@ -604,6 +715,10 @@ fn main() -> ExitCode {
         ("window_shows_the_demo", window_shows_the_demo),
         ("window_plays_the_sound", window_plays_the_sound),
         ("no_sound_device_is_one_line", no_sound_device_is_one_line),
+        (
+            "pause_frame_advance_and_fast_forward_by_keys",
+            pause_frame_advance_and_fast_forward_by_keys,
+        ),
         (
             "a_window_run_writes_the_settings_file",
             a_window_run_writes_the_settings_file,
