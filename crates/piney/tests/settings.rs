@@ -401,7 +401,7 @@ fn a_bad_file_is_one_line_and_the_defaults_are_used() {
     assert_eq!(value(&err, "gs_threads"), "2");
     assert_eq!(value(&err, "render_scale"), "1");
     assert_eq!(value(&err, "deflicker"), "false");
-    assert_eq!(value(&err, "cpu"), "interp");
+    assert_eq!(value(&err, "cpu"), "jit");
     // Not TOML at all, and not UTF-8: still one line, and the run goes on.
     for (name, bytes) in [
         ("junk.toml", &b"[[[\n"[..]),
