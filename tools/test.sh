@@ -85,7 +85,9 @@ cargo test --workspace --locked
 
 # The recompiler against the interpreter on random programs, beyond the test's own seeds: up to
 # 20000 more, no seed started after 120 s (a failure prints its seed, how to rerun it, and the
-# program).
+# program). Built as part of the workspace (as `cargo test --workspace` built it: `-p piney-jit`
+# alone would unify features differently and rebuild its dependencies); piney-gs-wgpu's
+# differential.rs has no `long_run`, so only the recompiler's runs.
 echo "== the recompiler's differential harness: a larger seeded run, bounded in time" >&2
 PINEY_JIT_FIRST_SEED=2000000 PINEY_JIT_SEEDS=20000 PINEY_JIT_SECONDS=120 \
-  cargo test -p piney-jit --locked --test differential long_run -- --nocapture
+  cargo test --workspace --locked --test differential -- --nocapture long_run
