@@ -95,6 +95,76 @@ fn differing(shot: &Shot, want: &[u8], at: (u32, u32)) -> usize {
         .count()
 }
 
+/// A child's output read line by line on a thread of its own, every line kept for messages.
+struct Lines {
+    rx: mpsc::Receiver<String>,
+    log: Vec<String>,
+}
+
+impl Lines {
+    fn of(stream: impl std::io::Read + Send + 'static) -> Lines {
+        let (tx, rx) = mpsc::channel::<String>();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stream).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Lines {
+            rx,
+            log: Vec::new(),
+        }
+    }
+
+    /// The next line holding `what`, within `seconds` (the child ending first fails).
+    fn wait_for(&mut self, what: &str, seconds: u64) -> String {
+        let deadline = Instant::now() + Duration::from_secs(seconds);
+        loop {
+            match self.rx.recv_timeout(Duration::from_millis(200)) {
+                Ok(line) => {
+                    self.log.push(line.clone());
+                    if line.contains(what) {
+                        return line;
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    panic!("piney ended before {what:?}: {}", self.log.join("\n"))
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no {what:?} in {seconds} s: {}",
+                self.log.join("\n")
+            );
+        }
+    }
+}
+
+/// Runs xdotool (package `xdotool`) on `display`; it must succeed.
+fn xdotool(display: &str, args: &[&str]) -> String {
+    let out = Command::new("xdotool")
+        .args(args)
+        .env("DISPLAY", display)
+        .output()
+        .unwrap_or_else(|e| panic!("xdotool: {e}: install the `xdotool` package"));
+    assert!(out.status.success(), "xdotool {args:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The piney window on `display` (waiting for it to be mapped), focused.
+fn focused_window(display: &str) -> String {
+    let id = xdotool(display, &["search", "--sync", "--name", "piney: "])
+        .lines()
+        .next()
+        .unwrap_or_else(|| panic!("no piney window on {display}"))
+        .trim()
+        .to_string();
+    xdotool(display, &["windowfocus", "--sync", &id]);
+    id
+}
+
 fn no_display_says_so() {
     let out = piney()
         .args(["demo", "--frames", "1"])
@@ -182,39 +252,9 @@ fn window_shows_the_demo() {
             .expect("starting piney demo"),
     );
     // stderr line by line: the adapter line, then the hold line.
-    let (tx, rx) = mpsc::channel::<String>();
-    let err = child.0.stderr.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(err).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    let mut log = Vec::new();
+    let mut lines = Lines::of(child.0.stderr.take().unwrap());
     let hold_line = format!("--frames {FRAMES} reached: showing frame {}", FRAMES - 1);
-    let deadline = Instant::now() + Duration::from_secs(240);
-    loop {
-        match rx.recv_timeout(Duration::from_millis(200)) {
-            Ok(line) => {
-                let held = line.contains(&hold_line);
-                log.push(line);
-                if held {
-                    break;
-                }
-            }
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                let status = child.0.wait();
-                panic!("piney demo ended early ({status:?}): {}", log.join("\n"));
-            }
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
-        }
-        assert!(
-            Instant::now() < deadline,
-            "no hold line in 240 s: {}",
-            log.join("\n")
-        );
-    }
+    lines.wait_for(&hold_line, 240);
     // The last picture reaches the screen at the next redraw.
     let deadline = Instant::now() + Duration::from_secs(20);
     let (shot, at) = loop {
@@ -227,7 +267,7 @@ fn window_shows_the_demo() {
                 "frame {} never appeared on {display}: {} pixels differ at (0, 0); log: {}",
                 FRAMES - 1,
                 differing(&shot, &want, (0, 0)),
-                log.join("\n")
+                lines.log.join("\n")
             );
         }
         std::thread::sleep(Duration::from_millis(250));
@@ -241,55 +281,23 @@ fn window_shows_the_demo() {
         );
     }
     assert!(
-        log.iter().any(|l| l.contains("piney: presenting with")),
+        lines
+            .log
+            .iter()
+            .any(|l| l.contains("piney: presenting with")),
         "no adapter line: {}",
-        log.join("\n")
+        lines.log.join("\n")
     );
     eprintln!(
         "frame {} shown at {at:?} on {display}; {}",
         FRAMES - 1,
-        log.join("; ")
+        lines.log.join("; ")
     );
     // F12, as a player presses it: the screenshot is the picture on screen, as the headless run
     // presents it (moved by Adjust Screen, 4:3).
-    let search = Command::new("xdotool")
-        .args(["search", "--name", "piney: "])
-        .env("DISPLAY", &display)
-        .output();
-    let search = match search {
-        Ok(o) => o,
-        Err(e) => panic!("xdotool: {e}: install the `xdotool` package"),
-    };
-    let id = String::from_utf8_lossy(&search.stdout)
-        .lines()
-        .next()
-        .unwrap_or_else(|| panic!("no piney window on {display}"))
-        .trim()
-        .to_string();
-    for args in [
-        vec!["windowfocus", "--sync", id.as_str()],
-        vec!["key", "--window", id.as_str(), "F12"],
-    ] {
-        let st = Command::new("xdotool")
-            .args(&args)
-            .env("DISPLAY", &display)
-            .status()
-            .expect("xdotool");
-        assert!(st.success(), "xdotool {args:?}");
-    }
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let line = loop {
-        match rx.recv_timeout(Duration::from_millis(200)) {
-            Ok(l) if l.contains("piney: screenshot") => break l,
-            Ok(l) => log.push(l),
-            Err(_) => {}
-        }
-        assert!(
-            Instant::now() < deadline,
-            "no screenshot line: {}",
-            log.join("\n")
-        );
-    };
+    let id = focused_window(&display);
+    xdotool(&display, &["key", "--window", &id, "F12"]);
+    let line = lines.wait_for("piney: screenshot", 30);
     let path = line.trim_start_matches("piney: screenshot ").trim();
     let shot_img = Image::read_png(Path::new(path)).unwrap_or_else(|e| panic!("{path}: {e}"));
     assert!(
@@ -511,64 +519,12 @@ fn a_tapped_key_reaches_the_demo() {
             .spawn()
             .expect("starting piney demo"),
     );
-    let (tx, rx) = mpsc::channel::<String>();
-    let out = child.0.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(out).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    let mut log = Vec::new();
-    let wait_for = |what: &str, seconds: u64, log: &mut Vec<String>| {
-        let deadline = Instant::now() + Duration::from_secs(seconds);
-        loop {
-            match rx.recv_timeout(Duration::from_millis(200)) {
-                Ok(line) => {
-                    let found = line.contains(what);
-                    log.push(line);
-                    if found {
-                        return;
-                    }
-                }
-                Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    panic!("piney demo ended before {what:?}: {}", log.join("\n"))
-                }
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
-            }
-            assert!(
-                Instant::now() < deadline,
-                "no {what:?} in {seconds} s: {}",
-                log.join("\n")
-            );
-        }
-    };
+    let mut lines = Lines::of(child.0.stdout.take().unwrap());
     // The demo's line a second: its frame controller and pad reader run.
-    wait_for("fps (frameRate 1)", 240, &mut log);
-    let search = Command::new("xdotool")
-        .args(["search", "--sync", "--name", "piney: "])
-        .env("DISPLAY", &display)
-        .output()
-        .unwrap_or_else(|e| panic!("xdotool: {e}: install the `xdotool` package"));
-    let id = String::from_utf8_lossy(&search.stdout)
-        .lines()
-        .next()
-        .unwrap_or_else(|| panic!("no piney window on {display}"))
-        .trim()
-        .to_string();
-    for args in [
-        vec!["windowfocus", "--sync", id.as_str()],
-        vec!["key", "--window", id.as_str(), "BackSpace"],
-    ] {
-        let st = Command::new("xdotool")
-            .args(&args)
-            .env("DISPLAY", &display)
-            .status()
-            .expect("xdotool");
-        assert!(st.success(), "xdotool {args:?}");
-    }
-    wait_for("menu: frameRate 2 (30 fps)", 60, &mut log);
+    lines.wait_for("fps (frameRate 1)", 240);
+    let id = focused_window(&display);
+    xdotool(&display, &["key", "--window", &id, "BackSpace"]);
+    lines.wait_for("menu: frameRate 2 (30 fps)", 60);
 }
 
 /// Pause, frame advance and fast-forward through the window's own key events: P pauses (no
@@ -587,59 +543,12 @@ fn pause_frame_advance_and_fast_forward_by_keys() {
             .spawn()
             .expect("starting piney demo"),
     );
-    let (tx, rx) = mpsc::channel::<String>();
-    let err = child.0.stderr.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(err).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    let mut log = Vec::new();
-    let mut wait_for = |what: &str, seconds: u64| -> String {
-        let deadline = Instant::now() + Duration::from_secs(seconds);
-        loop {
-            match rx.recv_timeout(Duration::from_millis(200)) {
-                Ok(line) => {
-                    log.push(line.clone());
-                    if line.contains(what) {
-                        return line;
-                    }
-                }
-                Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    panic!("piney demo ended before {what:?}: {}", log.join("\n"))
-                }
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
-            }
-            assert!(
-                Instant::now() < deadline,
-                "no {what:?} in {seconds} s: {}",
-                log.join("\n")
-            );
-        }
+    let mut lines = Lines::of(child.0.stderr.take().unwrap());
+    lines.wait_for("piney: presenting with", 240);
+    let id = focused_window(&display);
+    let key = |args: &[&str]| {
+        xdotool(&display, args);
     };
-    wait_for("piney: presenting with", 240);
-    let search = Command::new("xdotool")
-        .args(["search", "--sync", "--name", "piney: "])
-        .env("DISPLAY", &display)
-        .output()
-        .unwrap_or_else(|e| panic!("xdotool: {e}: install the `xdotool` package"));
-    let id = String::from_utf8_lossy(&search.stdout)
-        .lines()
-        .next()
-        .unwrap_or_else(|| panic!("no piney window on {display}"))
-        .trim()
-        .to_string();
-    let xdotool = |args: &[&str]| {
-        let st = Command::new("xdotool")
-            .args(args)
-            .env("DISPLAY", &display)
-            .status()
-            .expect("xdotool");
-        assert!(st.success(), "xdotool {args:?}");
-    };
-    xdotool(&["windowfocus", "--sync", &id]);
     // The number after `word` in `line`.
     let number = |line: &str, word: &str| -> u64 {
         let at = line
@@ -654,15 +563,18 @@ fn pause_frame_advance_and_fast_forward_by_keys() {
     };
     // Let the demo run a little, then pause.
     std::thread::sleep(Duration::from_secs(3));
-    xdotool(&["key", "--window", &id, "p"]);
-    let paused = number(&wait_for("piney: paused at", 30), "vertical blank ");
+    key(&["key", "--window", &id, "p"]);
+    let paused = number(&lines.wait_for("piney: paused at", 30), "vertical blank ");
     assert!(paused > 0, "nothing ran before the pause");
     // Paused for 3 s: the next frame advance is the very next vertical blank.
     std::thread::sleep(Duration::from_secs(3));
     let mut at = paused;
     for _ in 0..2 {
-        xdotool(&["key", "--window", &id, "n"]);
-        let next = number(&wait_for("piney: frame advance:", 30), "vertical blank ");
+        key(&["key", "--window", &id, "n"]);
+        let next = number(
+            &lines.wait_for("piney: frame advance:", 30),
+            "vertical blank ",
+        );
         // The demo's next picture comes at the next vertical blank (60 fps, animated); a
         // frame advance never runs the vertical blanks of the pause.
         assert!(
@@ -671,13 +583,13 @@ fn pause_frame_advance_and_fast_forward_by_keys() {
         );
         at = next;
     }
-    xdotool(&["key", "--window", &id, "p"]);
-    wait_for("piney: resumed", 30);
+    key(&["key", "--window", &id, "p"]);
+    lines.wait_for("piney: resumed", 30);
     // Tab held for 3 s: vertical blanks run unpaced, and the release says how many.
-    xdotool(&["keydown", "--window", &id, "Tab"]);
+    key(&["keydown", "--window", &id, "Tab"]);
     std::thread::sleep(Duration::from_secs(3));
-    xdotool(&["keyup", "--window", &id, "Tab"]);
-    let ff = wait_for("piney: fast-forward:", 30);
+    key(&["keyup", "--window", &id, "Tab"]);
+    let ff = lines.wait_for("piney: fast-forward:", 30);
     assert!(number(&ff, "fast-forward: ") > 0, "{ff}");
 }
 
