@@ -1,0 +1,803 @@
+//! Native code for the instructions the recompiler compiles itself ([`NATIVE`]): one arm per
+//! kind of the opcode table, each doing exactly what the interpreter's `exec` does and handing
+//! the cases it does not take (overflow, alignment, a device address, a store into code, an
+//! unusable coprocessor) to the interpreter's function through a slow path.
+
+use super::*;
+
+impl Gen<'_> {
+    /// Compile `insn` natively if it is one of the native kinds. False: use the fallback.
+    pub(super) fn native(&mut self, insn: &Insn) -> bool {
+        let w = insn.word;
+        let m = insn.info.op;
+        let i32t = types::I32;
+        let i64t = types::I64;
+        match m {
+            // ---------------------------------------------------- ALU, register forms
+            Op::Addu | Op::Subu => {
+                let a = self.r32(rs(w));
+                let c = self.r32(rt(w));
+                let v = if m == Op::Addu {
+                    self.b.ins().iadd(a, c)
+                } else {
+                    self.b.ins().isub(a, c)
+                };
+                self.set32(rd(w), v);
+            }
+            Op::Add | Op::Sub => {
+                let a = self.r32(rs(w));
+                let c = self.r32(rt(w));
+                let (v, of) = self.add_sub_overflow(m == Op::Add, a, c);
+                let mut j = self.new_join();
+                self.guard(of, &mut j);
+                self.set32(rd(w), v);
+                self.join(insn, j, reg_writes(insn));
+            }
+            Op::Daddu | Op::Dsubu | Op::And | Op::Or | Op::Xor | Op::Nor => {
+                let a = self.r64(rs(w));
+                let c = self.r64(rt(w));
+                let v = match m {
+                    Op::Daddu => self.b.ins().iadd(a, c),
+                    Op::Dsubu => self.b.ins().isub(a, c),
+                    Op::And => self.b.ins().band(a, c),
+                    Op::Or => self.b.ins().bor(a, c),
+                    Op::Xor => self.b.ins().bxor(a, c),
+                    _ => {
+                        let o = self.b.ins().bor(a, c);
+                        self.b.ins().bnot(o)
+                    }
+                };
+                self.set64(rd(w), v);
+            }
+            Op::Dadd | Op::Dsub => {
+                let a = self.r64(rs(w));
+                let c = self.r64(rt(w));
+                let (v, of) = self.add_sub_overflow(m == Op::Dadd, a, c);
+                let mut j = self.new_join();
+                self.guard(of, &mut j);
+                self.set64(rd(w), v);
+                self.join(insn, j, reg_writes(insn));
+            }
+            Op::Slt | Op::Sltu => {
+                let a = self.r64(rs(w));
+                let c = self.r64(rt(w));
+                let cc = if m == Op::Slt {
+                    IntCC::SignedLessThan
+                } else {
+                    IntCC::UnsignedLessThan
+                };
+                let f = self.b.ins().icmp(cc, a, c);
+                let v = self.bool64(f);
+                self.set64(rd(w), v);
+            }
+            Op::Movz | Op::Movn => {
+                let t = self.r64(rt(w));
+                let s = self.r64(rs(w));
+                let d = self.r64(rd(w));
+                let cc = if m == Op::Movz {
+                    IntCC::Equal
+                } else {
+                    IntCC::NotEqual
+                };
+                let c = self.b.ins().icmp_imm_s(cc, t, 0);
+                let v = self.b.ins().select(c, s, d);
+                self.set64(rd(w), v);
+            }
+            // ---------------------------------------------------- immediates
+            Op::Addiu => {
+                let a = self.r32(rs(w));
+                let v = self.b.ins().iadd_imm_s(a, simm(w) as i64);
+                self.set32(rt(w), v);
+            }
+            Op::Addi => {
+                let a = self.r32(rs(w));
+                let c = self.c32(simm(w) as u32);
+                let (v, of) = self.add_sub_overflow(true, a, c);
+                let mut j = self.new_join();
+                self.guard(of, &mut j);
+                self.set32(rt(w), v);
+                self.join(insn, j, reg_writes(insn));
+            }
+            Op::Daddiu => {
+                let a = self.r64(rs(w));
+                let v = self.b.ins().iadd_imm_s(a, simm(w) as i64);
+                self.set64(rt(w), v);
+            }
+            Op::Daddi => {
+                let a = self.r64(rs(w));
+                let c = self.c64(simm(w) as i64 as u64);
+                let (v, of) = self.add_sub_overflow(true, a, c);
+                let mut j = self.new_join();
+                self.guard(of, &mut j);
+                self.set64(rt(w), v);
+                self.join(insn, j, reg_writes(insn));
+            }
+            Op::Slti | Op::Sltiu => {
+                let a = self.r64(rs(w));
+                let cc = if m == Op::Slti {
+                    IntCC::SignedLessThan
+                } else {
+                    IntCC::UnsignedLessThan
+                };
+                let f = self.b.ins().icmp_imm_s(cc, a, simm(w) as i64);
+                let v = self.bool64(f);
+                self.set64(rt(w), v);
+            }
+            Op::Andi | Op::Ori | Op::Xori => {
+                let a = self.r64(rs(w));
+                let k = uimm(w) as i64;
+                let v = match m {
+                    Op::Andi => self.b.ins().band_imm_s(a, k),
+                    Op::Ori => self.b.ins().bor_imm_s(a, k),
+                    _ => self.b.ins().bxor_imm_s(a, k),
+                };
+                self.set64(rt(w), v);
+            }
+            Op::Lui => {
+                let v = self.c64((uimm(w) << 16) as i32 as i64 as u64);
+                self.set64(rt(w), v);
+            }
+            // ---------------------------------------------------- shifts
+            Op::Sll | Op::Srl | Op::Sra => {
+                if rd(w) != 0 {
+                    let a = self.r32(rt(w));
+                    let k = sa(w) as i64;
+                    let v = match m {
+                        Op::Sll => self.b.ins().ishl_imm_s(a, k),
+                        Op::Srl => self.b.ins().ushr_imm_s(a, k),
+                        _ => self.b.ins().sshr_imm_s(a, k),
+                    };
+                    self.set32(rd(w), v);
+                }
+            }
+            Op::Sllv | Op::Srlv | Op::Srav => {
+                let a = self.r32(rt(w));
+                let s = self.r32(rs(w));
+                let s = self.b.ins().band_imm_s(s, 31);
+                let v = match m {
+                    Op::Sllv => self.b.ins().ishl(a, s),
+                    Op::Srlv => self.b.ins().ushr(a, s),
+                    _ => self.b.ins().sshr(a, s),
+                };
+                self.set32(rd(w), v);
+            }
+            Op::Dsll | Op::Dsrl | Op::Dsra | Op::Dsll32 | Op::Dsrl32 | Op::Dsra32 => {
+                let a = self.r64(rt(w));
+                let k = sa(w) as i64
+                    + if matches!(m, Op::Dsll32 | Op::Dsrl32 | Op::Dsra32) {
+                        32
+                    } else {
+                        0
+                    };
+                let v = match m {
+                    Op::Dsll | Op::Dsll32 => self.b.ins().ishl_imm_s(a, k),
+                    Op::Dsrl | Op::Dsrl32 => self.b.ins().ushr_imm_s(a, k),
+                    _ => self.b.ins().sshr_imm_s(a, k),
+                };
+                self.set64(rd(w), v);
+            }
+            Op::Dsllv | Op::Dsrlv | Op::Dsrav => {
+                let a = self.r64(rt(w));
+                let s = self.r64(rs(w));
+                let s = self.b.ins().band_imm_s(s, 63);
+                let v = match m {
+                    Op::Dsllv => self.b.ins().ishl(a, s),
+                    Op::Dsrlv => self.b.ins().ushr(a, s),
+                    _ => self.b.ins().sshr(a, s),
+                };
+                self.set64(rd(w), v);
+            }
+            // ---------------------------------------------------- HI/LO, multiply, SA
+            Op::Mfhi | Op::Mflo => {
+                let v = self.r64(if m == Op::Mfhi { R_HI } else { R_LO });
+                self.set64(rd(w), v);
+            }
+            Op::Mthi | Op::Mtlo => {
+                let v = self.r64(rs(w));
+                self.set64(if m == Op::Mthi { R_HI } else { R_LO }, v);
+            }
+            Op::Mult | Op::Multu => {
+                let a = self.r32(rs(w));
+                let c = self.r32(rt(w));
+                let (a, c) = if m == Op::Mult {
+                    (self.b.ins().sextend(i64t, a), self.b.ins().sextend(i64t, c))
+                } else {
+                    (self.b.ins().uextend(i64t, a), self.b.ins().uextend(i64t, c))
+                };
+                let p = self.b.ins().imul(a, c);
+                let lo = self.b.ins().ireduce(i32t, p);
+                let hi = self.b.ins().sshr_imm_s(p, 32);
+                let hi = self.b.ins().ireduce(i32t, hi);
+                self.set32(R_LO, lo);
+                self.set32(R_HI, hi);
+                self.set32(rd(w), lo);
+            }
+            Op::Div | Op::Divu => {
+                // The R5900 never traps here: by zero gives quotient -1 (1 for a negative signed
+                // dividend) and remainder the dividend; 0x80000000 / -1 gives 0x80000000 rem 0.
+                // A divisor of 1 stands in for the cases the host would trap on.
+                let n = self.r32(rs(w));
+                let d = self.r32(rt(w));
+                let zero = self.b.ins().icmp_imm_s(IntCC::Equal, d, 0);
+                let one = self.c32(1);
+                let (q, r) = if m == Op::Div {
+                    let min = self.b.ins().icmp_imm_s(IntCC::Equal, n, i32::MIN as i64);
+                    let m1 = self.b.ins().icmp_imm_s(IntCC::Equal, d, -1);
+                    let ovf = self.b.ins().band(min, m1);
+                    let odd = self.b.ins().bor(zero, ovf);
+                    let ds = self.b.ins().select(odd, one, d);
+                    let q = self.b.ins().sdiv(n, ds);
+                    let r = self.b.ins().srem(n, ds);
+                    let neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, n, 0);
+                    let all = self.c32(u32::MAX);
+                    let qz = self.b.ins().select(neg, one, all);
+                    (
+                        self.b.ins().select(zero, qz, q),
+                        self.b.ins().select(zero, n, r),
+                    )
+                } else {
+                    let ds = self.b.ins().select(zero, one, d);
+                    let q = self.b.ins().udiv(n, ds);
+                    let r = self.b.ins().urem(n, ds);
+                    let all = self.c32(u32::MAX);
+                    (
+                        self.b.ins().select(zero, all, q),
+                        self.b.ins().select(zero, n, r),
+                    )
+                };
+                let q = self.b.ins().sextend(i64t, q);
+                let r = self.b.ins().sextend(i64t, r);
+                self.set64(R_LO, q);
+                self.set64(R_HI, r);
+            }
+            Op::Mfsa => {
+                let s = self.ld(i32t, SA);
+                let s = self.b.ins().ushr_imm_s(s, 3);
+                let v = self.b.ins().uextend(i64t, s);
+                self.set64(rd(w), v);
+            }
+            Op::Mtsa | Op::Mtsab | Op::Mtsah => {
+                let a = self.r32(rs(w));
+                let v = match m {
+                    Op::Mtsa => {
+                        let x = self.b.ins().band_imm_s(a, 15);
+                        self.b.ins().ishl_imm_s(x, 3)
+                    }
+                    Op::Mtsab => {
+                        let x = self.b.ins().bxor_imm_s(a, uimm(w) as i64);
+                        let x = self.b.ins().band_imm_s(x, 15);
+                        self.b.ins().ishl_imm_s(x, 3)
+                    }
+                    _ => {
+                        let x = self.b.ins().bxor_imm_s(a, uimm(w) as i64);
+                        let x = self.b.ins().band_imm_s(x, 7);
+                        self.b.ins().ishl_imm_s(x, 4)
+                    }
+                };
+                self.st(v, SA);
+            }
+            Op::Sync | Op::Pref | Op::Cache => {}
+            // ---------------------------------------------------- branches and jumps
+            Op::Beq | Op::Bne | Op::Beql | Op::Bnel => {
+                let a = self.r64(rs(w));
+                let c = self.r64(rt(w));
+                let cc = if matches!(m, Op::Beq | Op::Beql) {
+                    IntCC::Equal
+                } else {
+                    IntCC::NotEqual
+                };
+                let taken = self.b.ins().icmp(cc, a, c);
+                let t = self.c32(branch_target(insn));
+                self.branch_to(insn, taken, t);
+            }
+            Op::Blez
+            | Op::Bgtz
+            | Op::Bltz
+            | Op::Bgez
+            | Op::Blezl
+            | Op::Bgtzl
+            | Op::Bltzl
+            | Op::Bgezl
+            | Op::Bltzal
+            | Op::Bgezal
+            | Op::Bltzall
+            | Op::Bgezall => {
+                let a = self.r64(rs(w));
+                let cc = match m {
+                    Op::Blez | Op::Blezl => IntCC::SignedLessThanOrEqual,
+                    Op::Bgtz | Op::Bgtzl => IntCC::SignedGreaterThan,
+                    Op::Bltz | Op::Bltzl | Op::Bltzal | Op::Bltzall => IntCC::SignedLessThan,
+                    _ => IntCC::SignedGreaterThanOrEqual,
+                };
+                let taken = self.b.ins().icmp_imm_s(cc, a, 0);
+                if insn.info.flags.contains(OpFlags::LINK) {
+                    // Linked whether taken or not (after the condition read rs).
+                    self.link(31, insn);
+                }
+                let t = self.c32(branch_target(insn));
+                self.branch_to(insn, taken, t);
+            }
+            Op::J | Op::Jal => {
+                let t = (insn.addr.wrapping_add(4) & 0xf000_0000) | (target(w) << 2);
+                if m == Op::Jal {
+                    self.link(31, insn);
+                }
+                let t = self.c32(t);
+                self.b.def_var(self.npc, t);
+            }
+            Op::Jr | Op::Jalr => {
+                let t = self.r32(rs(w));
+                if m == Op::Jalr {
+                    self.link(rd(w), insn);
+                }
+                self.b.def_var(self.npc, t);
+            }
+            // ---------------------------------------------------- loads and stores
+            Op::Lb | Op::Lbu | Op::Lh | Op::Lhu | Op::Lw | Op::Lwu | Op::Ld | Op::Lq => {
+                let (size, ty) = match m {
+                    Op::Lb | Op::Lbu => (1, types::I8),
+                    Op::Lh | Op::Lhu => (2, types::I16),
+                    Op::Lw | Op::Lwu => (4, i32t),
+                    Op::Ld => (8, i64t),
+                    _ => (16, i64t),
+                };
+                let ea = self.ea(w);
+                let mut j = self.new_join();
+                let align = if m == Op::Lq {
+                    Align::Mask(15)
+                } else {
+                    Align::Check
+                };
+                let host = self.fast_addr(ea, size, false, align, &mut j);
+                let v = self.b.ins().load(ty, mf(), host, 0);
+                let r = rt(w);
+                match m {
+                    Op::Lb | Op::Lh | Op::Lw => {
+                        let v = self.b.ins().sextend(i64t, v);
+                        self.set64(r, v);
+                    }
+                    Op::Lbu | Op::Lhu | Op::Lwu => {
+                        let v = self.b.ins().uextend(i64t, v);
+                        self.set64(r, v);
+                    }
+                    Op::Ld => self.set64(r, v),
+                    _ => {
+                        let hi = self.b.ins().load(i64t, mf(), host, 8);
+                        self.set128(r, v, hi);
+                    }
+                }
+                self.join(insn, j, reg_writes(insn));
+            }
+            Op::Sb | Op::Sh | Op::Sw | Op::Sd | Op::Sq => {
+                let size = match m {
+                    Op::Sb => 1,
+                    Op::Sh => 2,
+                    Op::Sw => 4,
+                    Op::Sd => 8,
+                    _ => 16,
+                };
+                let ea = self.ea(w);
+                let mut j = self.new_join();
+                let align = if m == Op::Sq {
+                    Align::Mask(15)
+                } else {
+                    Align::Check
+                };
+                let host = self.fast_addr(ea, size, true, align, &mut j);
+                let r = rt(w);
+                let v = self.r64(r);
+                match size {
+                    1 => {
+                        let x = self.b.ins().ireduce(types::I8, v);
+                        self.b.ins().store(mf(), x, host, 0);
+                    }
+                    2 => {
+                        let x = self.b.ins().ireduce(types::I16, v);
+                        self.b.ins().store(mf(), x, host, 0);
+                    }
+                    4 => {
+                        let x = self.b.ins().ireduce(i32t, v);
+                        self.b.ins().store(mf(), x, host, 0);
+                    }
+                    8 => {
+                        self.b.ins().store(mf(), v, host, 0);
+                    }
+                    _ => {
+                        let h = self.r64h(r);
+                        self.b.ins().store(mf(), v, host, 0);
+                        self.b.ins().store(mf(), h, host, 8);
+                    }
+                }
+                self.join(insn, j, reg_writes(insn));
+            }
+            Op::Lwl | Op::Lwr | Op::Ldl | Op::Ldr => {
+                // The aligned word (doubleword) holding the addressed byte, merged into rt.
+                let wide = matches!(m, Op::Ldl | Op::Ldr);
+                let (bytes, ty) = if wide { (8u32, i64t) } else { (4, i32t) };
+                let ea = self.ea(w);
+                let mut j = self.new_join();
+                let host = self.fast_addr(ea, bytes, false, Align::Mask(bytes - 1), &mut j);
+                let mem = self.b.ins().load(ty, mf(), host, 0);
+                let sh = self.b.ins().band_imm_s(ea, (bytes - 1) as i64);
+                let sh = self.b.ins().ishl_imm_s(sh, 3);
+                let sh = if wide {
+                    self.b.ins().uextend(i64t, sh)
+                } else {
+                    sh
+                };
+                let top = 8 * bytes as i64 - 8;
+                let r = rt(w);
+                let old = self.r64(r);
+                let top = self.b.ins().iconst(ty, top);
+                let inv = self.b.ins().isub(top, sh);
+                match m {
+                    Op::Lwl => {
+                        let old = self.b.ins().ireduce(i32t, old);
+                        let k = self.c32(0x00ff_ffff);
+                        let keep = self.b.ins().ushr(k, sh);
+                        let kept = self.b.ins().band(old, keep);
+                        let new = self.b.ins().ishl(mem, inv);
+                        let v = self.b.ins().bor(kept, new);
+                        self.set32(r, v);
+                    }
+                    Op::Lwr => {
+                        // Aligned: the whole word, sign-extended; otherwise bits 32-63 stay.
+                        let old32 = self.b.ins().ireduce(i32t, old);
+                        let k = self.c32(0xffff_ff00);
+                        let keep = self.b.ins().ishl(k, inv);
+                        let kept = self.b.ins().band(old32, keep);
+                        let new = self.b.ins().ushr(mem, sh);
+                        let v = self.b.ins().bor(kept, new);
+                        let v = self.b.ins().uextend(i64t, v);
+                        let upper = self.b.ins().band_imm_s(old, !0xffff_ffffi64);
+                        let merged = self.b.ins().bor(upper, v);
+                        let full = self.b.ins().sextend(i64t, mem);
+                        let v = self.b.ins().select(sh, merged, full);
+                        self.set64(r, v);
+                    }
+                    Op::Ldl => {
+                        let k = self.c64(0x00ff_ffff_ffff_ffff);
+                        let keep = self.b.ins().ushr(k, sh);
+                        let kept = self.b.ins().band(old, keep);
+                        let new = self.b.ins().ishl(mem, inv);
+                        let v = self.b.ins().bor(kept, new);
+                        self.set64(r, v);
+                    }
+                    _ => {
+                        // 0xff..ff00 << 56 is 0: nothing kept when aligned.
+                        let k = self.c64(0xffff_ffff_ffff_ff00);
+                        let keep = self.b.ins().ishl(k, inv);
+                        let kept = self.b.ins().band(old, keep);
+                        let new = self.b.ins().ushr(mem, sh);
+                        let v = self.b.ins().bor(kept, new);
+                        self.set64(r, v);
+                    }
+                }
+                self.join(insn, j, reg_writes(insn));
+            }
+            Op::Swl | Op::Swr | Op::Sdl | Op::Sdr => {
+                // Read-modify-write of the aligned word (doubleword) holding the addressed byte.
+                let wide = matches!(m, Op::Sdl | Op::Sdr);
+                let (bytes, ty) = if wide { (8u32, i64t) } else { (4, i32t) };
+                let ea = self.ea(w);
+                let mut j = self.new_join();
+                let host = self.fast_addr(ea, bytes, true, Align::Mask(bytes - 1), &mut j);
+                let mem = self.b.ins().load(ty, mf(), host, 0);
+                let sh = self.b.ins().band_imm_s(ea, (bytes - 1) as i64);
+                let sh = self.b.ins().ishl_imm_s(sh, 3);
+                let sh = if wide {
+                    self.b.ins().uextend(i64t, sh)
+                } else {
+                    sh
+                };
+                let top = 8 * bytes as i64 - 8;
+                let v = self.r64(rt(w));
+                let v = if wide {
+                    v
+                } else {
+                    self.b.ins().ireduce(i32t, v)
+                };
+                let (keep, new) = if matches!(m, Op::Swl | Op::Sdl) {
+                    // 0xff..ff00 << top is 0: nothing of memory kept at the last byte.
+                    let k = self.b.ins().iconst(
+                        ty,
+                        if wide {
+                            0xffff_ffff_ffff_ff00u64 as i64
+                        } else {
+                            0xffff_ff00u32 as i32 as i64
+                        },
+                    );
+                    let keep = self.b.ins().ishl(k, sh);
+                    let top = self.b.ins().iconst(ty, top);
+                    let inv = self.b.ins().isub(top, sh);
+                    (keep, self.b.ins().ushr(v, inv))
+                } else {
+                    let one = self.b.ins().iconst(ty, 1);
+                    let bit = self.b.ins().ishl(one, sh);
+                    (self.b.ins().iadd_imm_s(bit, -1), self.b.ins().ishl(v, sh))
+                };
+                let kept = self.b.ins().band(mem, keep);
+                let out = self.b.ins().bor(kept, new);
+                self.b.ins().store(mf(), out, host, 0);
+                self.join(insn, j, 0);
+            }
+            // ---------------------------------------------------- MMI (128-bit)
+            Op::Pand | Op::Por | Op::Pxor | Op::Pnor => {
+                let a = [self.r64(rs(w)), self.r64h(rs(w))];
+                let c = [self.r64(rt(w)), self.r64h(rt(w))];
+                let v: [Value; 2] = std::array::from_fn(|i| match m {
+                    Op::Pand => self.b.ins().band(a[i], c[i]),
+                    Op::Por => self.b.ins().bor(a[i], c[i]),
+                    Op::Pxor => self.b.ins().bxor(a[i], c[i]),
+                    _ => {
+                        let o = self.b.ins().bor(a[i], c[i]);
+                        self.b.ins().bnot(o)
+                    }
+                });
+                self.set128(rd(w), v[0], v[1]);
+            }
+            Op::Pcpyld | Op::Pcpyud => {
+                let (lo, hi) = if m == Op::Pcpyld {
+                    (self.r64(rt(w)), self.r64(rs(w)))
+                } else {
+                    (self.r64h(rs(w)), self.r64h(rt(w)))
+                };
+                self.set128(rd(w), lo, hi);
+            }
+            Op::Paddw | Op::Psubw => {
+                let a = self.vec(rs(w));
+                let c = self.vec(rt(w));
+                let v = if m == Op::Paddw {
+                    self.b.ins().iadd(a, c)
+                } else {
+                    self.b.ins().isub(a, c)
+                };
+                let r = rd(w);
+                if r != 0 {
+                    self.st(v, GPR + 16 * r as i32);
+                    // The whole register was written in memory: forget the cached low half.
+                    self.forget(1 << r);
+                }
+            }
+            Op::Pmfhi | Op::Pmflo => {
+                let (r, base) = if m == Op::Pmfhi {
+                    (R_HI, HI)
+                } else {
+                    (R_LO, LO)
+                };
+                let lo = self.r64(r);
+                let hi = self.ld(i64t, base + 8);
+                self.set128(rd(w), lo, hi);
+            }
+            Op::Pmthi | Op::Pmtlo => {
+                let (r, base) = if m == Op::Pmthi {
+                    (R_HI, HI)
+                } else {
+                    (R_LO, LO)
+                };
+                let lo = self.r64(rs(w));
+                let hi = self.r64h(rs(w));
+                self.set64(r, lo);
+                self.st(hi, base + 8);
+            }
+            // ---------------------------------------------------- COP1 moves and memory
+            Op::Mfc1 => {
+                let mut j = self.new_join();
+                self.cop_guard(st::CU1, &mut j);
+                let v = self.ld(i32t, FPR + 4 * fs(w) as i32);
+                self.set32(rt(w), v);
+                self.join(insn, j, reg_writes(insn));
+            }
+            Op::Mtc1 => {
+                let mut j = self.new_join();
+                self.cop_guard(st::CU1, &mut j);
+                let v = self.r32(rt(w));
+                self.st(v, FPR + 4 * fs(w) as i32);
+                self.join(insn, j, reg_writes(insn));
+            }
+            Op::MovS | Op::NegS | Op::AbsS => {
+                let mut j = self.new_join();
+                self.cop_guard(st::CU1, &mut j);
+                let v = self.ld(i32t, FPR + 4 * fs(w) as i32);
+                let v = match m {
+                    Op::MovS => v,
+                    Op::NegS => self.b.ins().bxor_imm_s(v, 0x8000_0000u32 as i32 as i64),
+                    _ => self.b.ins().band_imm_s(v, 0x7fff_ffff),
+                };
+                self.st(v, FPR + 4 * fd(w) as i32);
+                if m != Op::MovS {
+                    // NEG.S and ABS.S clear the O and U cause bits.
+                    let f = self.ld(i32t, FCR31);
+                    let mask =
+                        !(piney_ee::interp::cop1::fcr31::O | piney_ee::interp::cop1::fcr31::U);
+                    let f = self.b.ins().band_imm_s(f, mask as i32 as i64);
+                    self.st(f, FCR31);
+                }
+                self.join(insn, j, reg_writes(insn));
+            }
+            Op::Lwc1 | Op::Swc1 => {
+                let mut j = self.new_join();
+                self.cop_guard(st::CU1, &mut j);
+                let ea = self.ea(w);
+                let store = m == Op::Swc1;
+                let host = self.fast_addr(ea, 4, store, Align::Check, &mut j);
+                if store {
+                    let v = self.ld(i32t, FPR + 4 * ft(w) as i32);
+                    self.b.ins().store(mf(), v, host, 0);
+                } else {
+                    let v = self.b.ins().load(i32t, mf(), host, 0);
+                    self.st(v, FPR + 4 * ft(w) as i32);
+                }
+                self.join(insn, j, reg_writes(insn));
+            }
+            // ---------------------------------------------------- COP2 moves and memory
+            // The .I forms (bit 0) wait for VU0 (the COP2 interlock): the interpreter's.
+            Op::Qmfc2 | Op::Qmtc2 if w & 1 != 0 => return false,
+            Op::Qmfc2 => {
+                let mut j = self.new_join();
+                self.cop_guard(st::CU2, &mut j);
+                let lo = self.ld(i64t, VF + 16 * fs(w) as i32);
+                let hi = self.ld(i64t, VF + 16 * fs(w) as i32 + 8);
+                self.set128(rt(w), lo, hi);
+                self.join(insn, j, reg_writes(insn));
+            }
+            Op::Qmtc2 => {
+                let mut j = self.new_join();
+                self.cop_guard(st::CU2, &mut j);
+                if fs(w) != 0 {
+                    let lo = self.r64(rt(w));
+                    let hi = self.r64h(rt(w));
+                    self.st(lo, VF + 16 * fs(w) as i32);
+                    self.st(hi, VF + 16 * fs(w) as i32 + 8);
+                }
+                self.join(insn, j, reg_writes(insn));
+            }
+            Op::Lqc2 | Op::Sqc2 => {
+                let mut j = self.new_join();
+                self.cop_guard(st::CU2, &mut j);
+                let ea = self.ea(w);
+                let store = m == Op::Sqc2;
+                let host = self.fast_addr(ea, 16, store, Align::Mask(15), &mut j);
+                let r = ft(w);
+                if store {
+                    let lo = self.ld(i64t, VF + 16 * r as i32);
+                    let hi = self.ld(i64t, VF + 16 * r as i32 + 8);
+                    self.b.ins().store(mf(), lo, host, 0);
+                    self.b.ins().store(mf(), hi, host, 8);
+                } else if r != 0 {
+                    let lo = self.b.ins().load(i64t, mf(), host, 0);
+                    let hi = self.b.ins().load(i64t, mf(), host, 8);
+                    self.st(lo, VF + 16 * r as i32);
+                    self.st(hi, VF + 16 * r as i32 + 8);
+                }
+                self.join(insn, j, reg_writes(insn));
+            }
+            _ => return false,
+        }
+        true
+    }
+}
+
+/// The instructions [`Gen::native`] compiles natively (for the report and the tests).
+pub const NATIVE: &[Op] = &[
+    Op::Addu,
+    Op::Subu,
+    Op::Add,
+    Op::Sub,
+    Op::Daddu,
+    Op::Dsubu,
+    Op::And,
+    Op::Or,
+    Op::Xor,
+    Op::Nor,
+    Op::Dadd,
+    Op::Dsub,
+    Op::Slt,
+    Op::Sltu,
+    Op::Movz,
+    Op::Movn,
+    Op::Addiu,
+    Op::Addi,
+    Op::Daddiu,
+    Op::Daddi,
+    Op::Slti,
+    Op::Sltiu,
+    Op::Andi,
+    Op::Ori,
+    Op::Xori,
+    Op::Lui,
+    Op::Sll,
+    Op::Srl,
+    Op::Sra,
+    Op::Sllv,
+    Op::Srlv,
+    Op::Srav,
+    Op::Dsll,
+    Op::Dsrl,
+    Op::Dsra,
+    Op::Dsll32,
+    Op::Dsrl32,
+    Op::Dsra32,
+    Op::Dsllv,
+    Op::Dsrlv,
+    Op::Dsrav,
+    Op::Mfhi,
+    Op::Mflo,
+    Op::Mthi,
+    Op::Mtlo,
+    Op::Mult,
+    Op::Multu,
+    Op::Div,
+    Op::Divu,
+    Op::Mfsa,
+    Op::Mtsa,
+    Op::Mtsab,
+    Op::Mtsah,
+    Op::Sync,
+    Op::Pref,
+    Op::Cache,
+    Op::Beq,
+    Op::Bne,
+    Op::Beql,
+    Op::Bnel,
+    Op::Blez,
+    Op::Bgtz,
+    Op::Bltz,
+    Op::Bgez,
+    Op::Blezl,
+    Op::Bgtzl,
+    Op::Bltzl,
+    Op::Bgezl,
+    Op::Bltzal,
+    Op::Bgezal,
+    Op::Bltzall,
+    Op::Bgezall,
+    Op::J,
+    Op::Jal,
+    Op::Jr,
+    Op::Jalr,
+    Op::Lb,
+    Op::Lbu,
+    Op::Lh,
+    Op::Lhu,
+    Op::Lw,
+    Op::Lwu,
+    Op::Ld,
+    Op::Lq,
+    Op::Sb,
+    Op::Sh,
+    Op::Sw,
+    Op::Sd,
+    Op::Sq,
+    Op::Lwl,
+    Op::Lwr,
+    Op::Ldl,
+    Op::Ldr,
+    Op::Swl,
+    Op::Swr,
+    Op::Sdl,
+    Op::Sdr,
+    Op::Pand,
+    Op::Por,
+    Op::Pxor,
+    Op::Pnor,
+    Op::Pcpyld,
+    Op::Pcpyud,
+    Op::Paddw,
+    Op::Psubw,
+    Op::Pmfhi,
+    Op::Pmflo,
+    Op::Pmthi,
+    Op::Pmtlo,
+    Op::Mfc1,
+    Op::Mtc1,
+    Op::MovS,
+    Op::NegS,
+    Op::AbsS,
+    Op::Lwc1,
+    Op::Swc1,
+    Op::Qmfc2,
+    Op::Qmtc2,
+    Op::Lqc2,
+    Op::Sqc2,
+];

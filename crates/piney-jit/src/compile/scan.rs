@@ -1,0 +1,220 @@
+//! Block analysis: where a block starts and ends (see the parent module's text), what each
+//! instruction is, and which cached registers it reads and writes, all from the opcode table.
+
+use piney_ee::table::fields::{rd, rs, rt, simm, target};
+use piney_ee::table::{Op, OpFlags, Operands};
+use piney_ee::{Bus, OpInfo, decode};
+
+use crate::Category;
+use crate::pages::phys;
+
+/// The most instructions in one block.
+pub(crate) const MAX_BLOCK: usize = 64;
+/// The most branches in one block (a superblock goes on past the first conditional one only:
+/// measured on tools/bench-compute.sh, more paths compile more code, often twice, for little
+/// gain).
+const MAX_BRANCHES: u32 = 2;
+
+/// One decoded instruction of a block.
+#[derive(Clone, Copy)]
+pub(crate) struct Insn {
+    /// Its address.
+    pub addr: u32,
+    /// Its word.
+    pub word: u32,
+    /// Its table entry.
+    pub info: &'static OpInfo,
+    /// It sits in the delay slot of the previous one.
+    pub slot: bool,
+}
+
+/// Read a block's instructions starting at `pc` (see the module doc for where it ends); it also
+/// ends before an instruction after the first that `hooked` names (not a delay slot: the machine
+/// runs hooks only where an instruction starts on its own).
+/// Empty when the first instruction cannot start a block (misaligned, unmapped, a delay-slot
+/// chain); the caller then interprets it.
+pub(crate) fn scan(bus: &mut dyn Bus, pc: u32, hooked: &dyn Fn(u32) -> bool) -> Vec<Insn> {
+    let mut out = Vec::new();
+    if pc & 3 != 0 {
+        return out;
+    }
+    let fetch = |bus: &mut dyn Bus, a: u32| -> Option<u32> {
+        // Stay on memory the page map tracks, in one 512 MiB segment.
+        if phys(a).is_none() || (a >> 29) != (pc >> 29) {
+            return None;
+        }
+        bus.fetch(a).ok()
+    };
+    let mut addr = pc;
+    let mut branches = 0;
+    while out.len() < MAX_BLOCK {
+        if addr != pc && hooked(addr) {
+            break;
+        }
+        let Some(word) = fetch(bus, addr) else { break };
+        let info = decode(word);
+        let f = info.flags;
+        if f.contains(OpFlags::BRANCH) && !f.contains(OpFlags::COP0) {
+            // The branch and its delay slot go together; a slot that branches, ends a block or
+            // touches COP0 is left to the interpreter (the block stops before the branch).
+            let slot_addr = addr.wrapping_add(4);
+            let Some(sw) = fetch(bus, slot_addr) else {
+                break;
+            };
+            let si = decode(sw);
+            if si.flags.intersects(
+                OpFlags::BRANCH | OpFlags::ENDS_BLOCK | OpFlags::COP0 | OpFlags::RESERVED,
+            ) {
+                break;
+            }
+            out.push(Insn {
+                addr,
+                word,
+                info,
+                slot: false,
+            });
+            out.push(Insn {
+                addr: slot_addr,
+                word: sw,
+                info: si,
+                slot: true,
+            });
+            // A superblock: past a conditional branch the block goes on with the fall-through
+            // path (the taken one leaves it).
+            branches += 1;
+            if conditional(word) && branches < MAX_BRANCHES && out.len() + 1 < MAX_BLOCK {
+                addr = slot_addr.wrapping_add(4);
+                continue;
+            }
+            break;
+        }
+        out.push(Insn {
+            addr,
+            word,
+            info,
+            slot: false,
+        });
+        if f.intersects(OpFlags::ENDS_BLOCK | OpFlags::COP0 | OpFlags::RESERVED | OpFlags::BRANCH) {
+            break;
+        }
+        addr = addr.wrapping_add(4);
+    }
+    out
+}
+
+/// Whether a branch word may go either way (not J, JAL, JR, JALR, nor BEQ/BEQL of a register
+/// with itself): a block continues past it on the fall-through path.
+fn conditional(word: u32) -> bool {
+    match word >> 26 {
+        0x00 | 0x02 | 0x03 => false,
+        0x04 | 0x14 => rs(word) != rt(word),
+        _ => true,
+    }
+}
+
+/// The category an instruction belongs to, for the kill switches and the statistics.
+pub(crate) fn category(info: &OpInfo) -> Category {
+    let f = info.flags;
+    if f.contains(OpFlags::COP2) {
+        Category::Cop2
+    } else if f.contains(OpFlags::COP1) {
+        Category::Fpu
+    } else if f.contains(OpFlags::MMI) {
+        Category::Mmi
+    } else if f.intersects(OpFlags::LOAD | OpFlags::STORE) {
+        Category::LoadStore
+    } else if f.contains(OpFlags::BRANCH) {
+        Category::Branch
+    } else {
+        Category::Integer
+    }
+}
+
+/// A branch's target when the instruction word fixes it (PC-relative branches, J, JAL).
+pub(super) fn static_target(insn: &Insn) -> Option<u32> {
+    let f = insn.info.flags;
+    if !f.contains(OpFlags::BRANCH) || f.contains(OpFlags::COP0) {
+        return None;
+    }
+    match insn.word >> 26 {
+        0x02 | 0x03 => Some((insn.addr.wrapping_add(4) & 0xf000_0000) | (target(insn.word) << 2)),
+        0x00 => None, // JR, JALR
+        _ => Some(branch_target(insn)),
+    }
+}
+
+/// Registers the generator caches: the 32 GPRs (low 64 bits), then LO and HI (low 64 bits).
+pub(super) const REGS: usize = 34;
+/// The cache index of LO.
+pub(super) const R_LO: usize = 32;
+/// The cache index of HI.
+pub(super) const R_HI: usize = 33;
+
+/// The cached registers an instruction writes, as a bit mask, from the opcode table's operands.
+pub(super) fn reg_writes(insn: &Insn) -> u64 {
+    reg_mask(insn.info.writes, insn.word)
+}
+
+/// The cached registers an instruction reads, as a bit mask.
+pub(super) fn reg_reads(insn: &Insn) -> u64 {
+    reg_mask(insn.info.reads, insn.word)
+}
+
+fn reg_mask(o: Operands, w: u32) -> u64 {
+    let mut m = 0u64;
+    if o.contains(Operands::LO) {
+        m |= 1 << R_LO;
+    }
+    if o.contains(Operands::HI) {
+        m |= 1 << R_HI;
+    }
+    // COP1 and COP2 entries name their own registers in the same fields (FS/FT/FD, VF...):
+    // only the integer operand flags name GPRs.
+    if o.contains(Operands::RS) {
+        m |= 1 << rs(w);
+    }
+    if o.contains(Operands::RT) {
+        m |= 1 << rt(w);
+    }
+    if o.contains(Operands::RD) {
+        m |= 1 << rd(w);
+    }
+    if o.contains(Operands::RA) {
+        m |= 1 << 31;
+    }
+    m & !1
+}
+
+/// Whether an instruction may run through [`h_exec`]: it reads and writes only registers
+/// (no memory, no branch, no COP0, no trap by design) and asks nothing of the machine (VU
+/// starts and resets through CTC2 and VCALLMS/VCALLMSR; the COP2 moves with the interlock bit,
+/// which wait for VU0 and move the cycle count).
+pub(super) fn register_only(insn: &Insn) -> bool {
+    let f = insn.info.flags;
+    if f.intersects(
+        OpFlags::BRANCH
+            | OpFlags::LOAD
+            | OpFlags::STORE
+            | OpFlags::COP0
+            | OpFlags::MAY_TRAP
+            | OpFlags::ENDS_BLOCK
+            | OpFlags::RESERVED,
+    ) {
+        return false;
+    }
+    if f.contains(OpFlags::COP2) {
+        return match insn.info.op {
+            Op::Vcallms | Op::Vcallmsr | Op::Ctc2 => false,
+            Op::Qmfc2 | Op::Qmtc2 | Op::Cfc2 => insn.word & 1 == 0,
+            _ => true,
+        };
+    }
+    true
+}
+
+/// A PC-relative branch's target: the delay slot's address plus `offset << 2`.
+pub(super) fn branch_target(insn: &Insn) -> u32 {
+    insn.addr
+        .wrapping_add(4)
+        .wrapping_add((simm(insn.word) << 2) as u32)
+}
