@@ -133,6 +133,13 @@ impl<'e, E: Emulator + ?Sized> Session<'e, E> {
         }
     }
 
+    /// The fast-forward on now: the vertical blanks it has run and the host seconds since it
+    /// started at `now_ns` (`None` when it is off).
+    pub fn fast_forward_run(&self, now_ns: u64) -> Option<(u64, f64)> {
+        self.fast
+            .map(|(since, done)| (done, now_ns.saturating_sub(since) as f64 / 1e9))
+    }
+
     /// Whether fast-forward is on.
     pub fn fast_forward(&self) -> bool {
         self.fast.is_some()
@@ -336,7 +343,10 @@ mod tests {
         dev.pull(&mut out);
         assert!(out.iter().all(|f| *f == [0.0; 2]));
         // Off: paced again from now, the sound back.
+        let (ran, secs) = s.fast_forward_run(now + 2_000_000).unwrap();
+        assert!(ran > 0 && (secs - 0.002).abs() < 1e-9, "{ran} in {secs} s");
         s.set_fast_forward(false, now + 2_000_000);
+        assert_eq!(s.fast_forward_run(now + 2_000_000), None);
         assert_eq!(s.speed(), 1.0);
         assert_eq!(s.advance(now + 2_000_000).unwrap().vblanks, 1);
         assert_eq!(s.advance(now + 2_000_001).unwrap().vblanks, 0);

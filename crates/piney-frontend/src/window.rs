@@ -158,7 +158,6 @@ pub fn run_window<E: Emulator + ?Sized>(
         presented: 0,
         pending: false,
         shown: None,
-        fast_since: (0, 0),
     };
     event_loop
         .run_app(&mut app)
@@ -336,8 +335,6 @@ struct App<'e, E: Emulator + ?Sized> {
     pending: bool,
     /// The picture on screen (for F12).
     shown: Option<Frame>,
-    /// When Tab's fast-forward started (host ns) and the vblank count then.
-    fast_since: (u64, u64),
 }
 
 impl<E: Emulator + ?Sized> App<'_, E> {
@@ -434,12 +431,7 @@ impl<E: Emulator + ?Sized> ApplicationHandler for App<'_, E> {
                     }
                 } else if code == KeyCode::Tab {
                     let now = self.now_ns();
-                    if pressed && !self.session.fast_forward() {
-                        self.fast_since = (now, self.session.vblanks());
-                    } else if !pressed && self.session.fast_forward() {
-                        let (since, from) = self.fast_since;
-                        let secs = now.saturating_sub(since) as f64 / 1e9;
-                        let vblanks = self.session.vblanks() - from;
+                    if !pressed && let Some((vblanks, secs)) = self.session.fast_forward_run(now) {
                         eprintln!(
                             "piney: fast-forward: {vblanks} vertical blanks in {secs:.1} s \
                              ({:.2}x real time)",

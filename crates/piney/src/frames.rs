@@ -15,6 +15,17 @@ pub enum RendererKind {
     Wgpu,
 }
 
+impl RendererKind {
+    /// The renderer the setting `renderer` names (`None`: `auto`, the default choice).
+    pub fn from_setting(r: piney_settings::Renderer) -> Option<RendererKind> {
+        match r {
+            piney_settings::Renderer::Auto => None,
+            piney_settings::Renderer::Sw => Some(RendererKind::Sw),
+            piney_settings::Renderer::Wgpu => Some(RendererKind::Wgpu),
+        }
+    }
+}
+
 /// The renderer `kind` names (or the default when none is given), built by the binary and
 /// handed to the machine, on its own thread. The default is `wgpu` in a window where a hardware
 /// adapter exists and `sw` otherwise (a software adapter such as lavapipe draws the same
@@ -152,11 +163,8 @@ impl From<DumpFormat> for piney_gs::FrameFormat {
 /// `piney replay`: exit 0 when the dump replays, 1 with one line on stderr when it cannot.
 pub fn replay(args: &ReplayArgs, settings: &piney_settings::Settings) -> ExitCode {
     let renderer = make_renderer(
-        args.renderer.or(match settings.renderer {
-            piney_settings::Renderer::Auto => None,
-            piney_settings::Renderer::Sw => Some(RendererKind::Sw),
-            piney_settings::Renderer::Wgpu => Some(RendererKind::Wgpu),
-        }),
+        args.renderer
+            .or(RendererKind::from_setting(settings.renderer)),
         false,
         args.render_scale.unwrap_or(settings.render_scale),
         args.gs_threads.or(settings.gs_threads),

@@ -183,11 +183,7 @@ impl RunArgs {
             }),
             deflicker: pick(self.deflicker, self.no_deflicker, s.deflicker),
             screenshot_dir: self.screenshot_dir.or_else(|| s.screenshot_dir.clone()),
-            renderer: self.renderer.or(match s.renderer {
-                piney_settings::Renderer::Auto => None,
-                piney_settings::Renderer::Sw => Some(RendererKind::Sw),
-                piney_settings::Renderer::Wgpu => Some(RendererKind::Wgpu),
-            }),
+            renderer: self.renderer.or(RendererKind::from_setting(s.renderer)),
             render_scale: self.render_scale.unwrap_or(s.render_scale),
             gs_threads: self.gs_threads.or(s.gs_threads),
             gs_general_path: self.gs_general_path,
