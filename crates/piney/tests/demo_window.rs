@@ -105,10 +105,10 @@ impl Lines {
     fn of(stream: impl std::io::Read + Send + 'static) -> Lines {
         let (tx, rx) = mpsc::channel::<String>();
         std::thread::spawn(move || {
+            // Read to the end even when nobody listens, so the child never blocks on a
+            // full pipe.
             for line in BufReader::new(stream).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
+                let _ = tx.send(line);
             }
         });
         Lines {
@@ -504,22 +504,31 @@ fn no_sound_device_is_one_line() {
     assert!(sound[0].starts_with("piney: no sound: "), "{err}");
 }
 
+/// `piney demo` running in a window on `display` for as long as the test needs it (silent):
+/// the child (killed on drop), its stdout (the demo's own lines) and its stderr (piney's), each
+/// read line by line.
+fn demo_running(display: &str) -> (Killed, Lines, Lines) {
+    let mut child = Killed(
+        piney()
+            .args(["demo", "--frames", "100000", "--no-audio"])
+            .args(["--window-size", &format!("{}x{}", SIZE.0, SIZE.1)])
+            .env("DISPLAY", display)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starting piney demo"),
+    );
+    let out = Lines::of(child.0.stdout.take().unwrap());
+    let err = Lines::of(child.0.stderr.take().unwrap());
+    (child, out, err)
+}
+
 /// A key tapped as `xdotool key` taps it (down and up at once, between two pad reads) reaches
 /// the demo: a tap of Backspace (select) switches it to 30 fps, as its menu prints.
 fn a_tapped_key_reaches_the_demo() {
     let (_xvfb, display) = start_xvfb();
-    let mut child = Killed(
-        piney()
-            .args(["demo", "--frames", "100000"])
-            .args(["--window-size", &format!("{}x{}", SIZE.0, SIZE.1)])
-            .env("DISPLAY", &display)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("starting piney demo"),
-    );
-    let mut lines = Lines::of(child.0.stdout.take().unwrap());
+    let (_child, mut lines, _) = demo_running(&display);
     // The demo's line a second: its frame controller and pad reader run.
     lines.wait_for("fps (frameRate 1)", 240);
     let id = focused_window(&display);
@@ -532,18 +541,7 @@ fn a_tapped_key_reaches_the_demo() {
 /// vertical blank at the demo's 60 fps), P resumes, and Tab held runs vertical blanks unpaced.
 fn pause_frame_advance_and_fast_forward_by_keys() {
     let (_xvfb, display) = start_xvfb();
-    let mut child = Killed(
-        piney()
-            .args(["demo", "--frames", "100000", "--no-audio"])
-            .args(["--window-size", &format!("{}x{}", SIZE.0, SIZE.1)])
-            .env("DISPLAY", &display)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("starting piney demo"),
-    );
-    let mut lines = Lines::of(child.0.stderr.take().unwrap());
+    let (_child, _, mut lines) = demo_running(&display);
     lines.wait_for("piney: presenting with", 240);
     let id = focused_window(&display);
     let key = |args: &[&str]| {
