@@ -8,11 +8,12 @@
 //! - Every format reads through one interface, [`SectorSource`]: numbered 2048-byte user-data
 //!   sectors (Mode 1, Mode 2 Form 1 or DVD), the medium's [`MediaKind`], and raw 2352-byte
 //!   sectors where the image has them (BIN, raw-track CHDs).
-//! - A CD's table of contents: [`Disc::tracks`] and [`Disc::lead_out`] (a cue sheet's every
-//!   track, audio included, files and `PREGAP`s laid out one after another; other images one
-//!   data track), and [`Disc::read_cdda`], the whole 2352-byte sector of any track as the
-//!   drive's CD-DA read gives it. A cue sheet of audio tracks only is an audio CD: no data
-//!   sectors, its tracks readable.
+//! - A CD's table of contents: [`Disc::tracks`] and [`Disc::lead_out`] (a cue sheet's or a CD
+//!   CHD's every track, audio included, laid out one after another with their pregaps; other
+//!   images one data track), and [`Disc::read_cdda`], the whole 2352-byte sector of any track
+//!   as the drive's CD-DA read gives it (audio as little-endian samples, whatever the image
+//!   stores). A cue sheet or CHD of audio tracks only is an audio CD: no data sectors, its
+//!   tracks readable.
 //! - Reads are buffered: each source keeps one block (a CSO/ZSO block, a CHD hunk, or a run of
 //!   sectors of a flat file) besides the image's own index (4 bytes a CSO/ZSO block, 12 a CHD
 //!   hunk); no image is ever read whole into memory.
@@ -112,9 +113,10 @@ impl Disc {
 
     /// The table of contents: a cue sheet's tracks, else one data track of every sector.
     pub fn tracks(&self) -> Vec<Track> {
-        match &self.layout {
-            Some(l) => l.tracks(),
-            None => vec![Track {
+        match (&self.layout, self.source.toc()) {
+            (Some(l), _) => l.tracks(),
+            (None, Some((tracks, _))) => tracks,
+            (None, None) => vec![Track {
                 number: 1,
                 audio: false,
                 start: 0,
@@ -125,9 +127,11 @@ impl Disc {
 
     /// The disc sector after the last track's last (the lead-out's LSN).
     pub fn lead_out(&self) -> u64 {
-        self.layout
-            .as_ref()
-            .map_or(self.source.sector_count(), |l| l.lead_out())
+        match (&self.layout, self.source.toc()) {
+            (Some(l), _) => l.lead_out(),
+            (None, Some((_, lead_out))) => lead_out,
+            (None, None) => self.source.sector_count(),
+        }
     }
 
     /// The whole 2352-byte sector `lsn` of any track, as the drive's CD-DA read gives it:
@@ -141,7 +145,7 @@ impl Disc {
     ) -> Result<(), DiscError> {
         match &mut self.layout {
             Some(l) => l.read_raw(lsn, buf),
-            None => self.source.read_raw(lsn, buf),
+            None => self.source.read_cdda(lsn, buf),
         }
     }
 }
@@ -164,6 +168,15 @@ impl SectorSource for Disc {
     }
     fn read_raw(&mut self, lba: u64, buf: &mut [u8; RAW_SECTOR_SIZE]) -> Result<(), DiscError> {
         self.source.read_raw(lba, buf)
+    }
+    fn toc(&self) -> Option<(Vec<Track>, u64)> {
+        match &self.layout {
+            Some(l) => Some((l.tracks(), l.lead_out())),
+            None => self.source.toc(),
+        }
+    }
+    fn read_cdda(&mut self, lsn: u64, buf: &mut [u8; RAW_SECTOR_SIZE]) -> Result<(), DiscError> {
+        Disc::read_cdda(self, lsn, buf)
     }
 }
 

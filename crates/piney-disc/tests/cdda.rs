@@ -152,3 +152,49 @@ fn an_iso_has_one_data_track_and_no_whole_sectors() {
     assert_eq!(disc.lead_out(), n);
     assert!(disc.read_cdda(0, &mut [0u8; 2352]).is_err());
 }
+
+/// `chdman createcd` of a disc laid out as redump's are (a file a track; track 2's pregap in
+/// its file, track 3's a PREGAP): the same tracks as its cue sheet, and every sector the same
+/// (chdman stores audio samples big-endian; they read back as the BIN had them).
+#[test]
+fn a_chd_of_the_same_disc_reads_the_same() {
+    let s = Scratch::new("cdda-chd");
+    let iso = std::fs::read(make_iso(&s, "data", &[])).unwrap();
+    let d = (iso.len() / 2048) as u64;
+    std::fs::write(s.path("data.bin"), iso_to_bin(&iso, 1)).unwrap();
+    let audio = audio_file(650);
+    std::fs::write(s.path("t2.bin"), &audio[..450 * 2352]).unwrap();
+    std::fs::write(s.path("t3.bin"), &audio[450 * 2352..]).unwrap();
+    std::fs::write(
+        s.path("disc.cue"),
+        "FILE \"data.bin\" BINARY\n  TRACK 01 MODE1/2352\n    INDEX 01 00:00:00\n\
+         FILE \"t2.bin\" BINARY\n  TRACK 02 AUDIO\n    INDEX 00 00:00:00\n    INDEX 01 00:02:00\n\
+         FILE \"t3.bin\" BINARY\n  TRACK 03 AUDIO\n    PREGAP 00:01:00\n    INDEX 01 00:00:00\n",
+    )
+    .unwrap();
+    let chd = s.path("disc.chd");
+    common::chdman(&[
+        "createcd",
+        "-i",
+        s.path("disc.cue").to_str().unwrap(),
+        "-o",
+        chd.to_str().unwrap(),
+    ]);
+    let mut cue = piney_disc::open(s.path("disc.cue")).unwrap();
+    let mut chd = piney_disc::open(&chd).unwrap();
+    // The same disc as the two-file sheet of the first test.
+    let starts: Vec<u64> = cue.tracks().iter().map(|t| t.start).collect();
+    assert_eq!(starts, [0, d + 150, d + 525]);
+    assert_eq!(cue.lead_out(), d + 725);
+    assert_eq!(chd.tracks(), cue.tracks());
+    assert_eq!(chd.lead_out(), cue.lead_out());
+    let (mut a, mut b) = ([0u8; 2352], [0u8; 2352]);
+    for lsn in 0..cue.lead_out() {
+        cue.read_cdda(lsn, &mut a).unwrap();
+        chd.read_cdda(lsn, &mut b).unwrap();
+        assert!(a == b, "sector {lsn} differs");
+    }
+    let mut user = [0u8; 2048];
+    chd.read_user(16, &mut user).unwrap();
+    assert_eq!(&user[1..6], b"CD001");
+}
