@@ -153,6 +153,12 @@ pub trait Emulator {
         Err("screenshots are not available here".into())
     }
 
+    /// The capture key (F10) was pressed: starts an animated capture of the frames from now on,
+    /// or ends the one running; returns what it did, or why not.
+    fn toggle_capture(&mut self) -> Result<String, String> {
+        Err("captures are not available here".into())
+    }
+
     /// What `ccPad::Ctrl` sent to the motors since the last call, in order, per port.
     fn take_rumble(&mut self) -> Vec<(Port, Motors)> {
         Vec::new()

@@ -155,6 +155,11 @@ impl<'e, E: Emulator + ?Sized> Session<'e, E> {
         self.emu.screenshot(frame)
     }
 
+    /// Asks the emulator to start or end an animated capture.
+    pub fn toggle_capture(&mut self) -> Result<String, String> {
+        self.emu.toggle_capture()
+    }
+
     /// Starts the vblank schedule afresh with the next vblank due at `now_ns` (once the
     /// window is up, so its creation time is not caught up).
     pub fn restart_clock(&mut self, now_ns: u64) {

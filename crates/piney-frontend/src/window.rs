@@ -2,7 +2,8 @@
 //! the wgpu [`Presenter`].
 //!
 //! Keys: Escape quits, F11 or Alt+Enter toggles borderless fullscreen, F12 saves a screenshot
-//! of the picture on screen (through [`Emulator::screenshot`]), Tab held fast-forwards (the
+//! of the picture on screen (through [`Emulator::screenshot`]), F10 starts and stops an
+//! animated capture ([`Emulator::toggle_capture`]), Tab held fast-forwards (the
 //! game unpaced, its sound muted or stretched as [`crate::AudioOptions`] say), every other key
 //! goes to the keyboard pad (by winit `KeyCode` name). The sound plays through a
 //! [`crate::Player`] on the default output device; with none, one line says so and the game
@@ -427,6 +428,13 @@ impl<E: Emulator + ?Sized> ApplicationHandler for App<'_, E> {
                         match self.session.screenshot(frame) {
                             Ok(path) => eprintln!("piney: screenshot {path}"),
                             Err(e) => eprintln!("piney: screenshot: {e}"),
+                        }
+                    }
+                } else if code == KeyCode::F10 {
+                    if pressed && !event.repeat {
+                        match self.session.toggle_capture() {
+                            Ok(what) => eprintln!("piney: {what}"),
+                            Err(e) => eprintln!("piney: capture: {e}"),
                         }
                     }
                 } else if code == KeyCode::Tab {

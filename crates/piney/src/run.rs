@@ -31,6 +31,15 @@ pub struct RunArgs {
     /// Write each presented frame (one per vertical blank) as DIR/NNNNNN.png.
     #[arg(long, value_name = "DIR")]
     pub dump_frames: Option<PathBuf>,
+    /// Write the presented frames (one per vertical blank, as --dump-frames does) to FILE as an
+    /// animated PNG shown at 59.94 frames a second, headless or in a window (there F10 starts
+    /// and stops a capture into the screenshot folder).
+    #[arg(long, value_name = "FILE")]
+    pub capture: Option<PathBuf>,
+    /// The frames --capture takes, `A-B` (vertical blank numbers, as --dump-frames names its
+    /// files; both included). Default: every frame of the run.
+    #[arg(long, value_name = "A-B", requires = "capture", value_parser = crate::capture::parse_frame_range)]
+    pub capture_frames: Option<(u64, u64)>,
     /// What --dump-frames and screenshots write: `presented` (what a player sees: moved by the
     /// display offset, 4:3) or `display` (the display circuits' own pixels, as PCSX2's GS
     /// runner writes them). Default: the setting `dump_format`, else `presented`.
@@ -177,6 +186,8 @@ impl RunArgs {
             frames: self.frames,
             seconds: self.seconds,
             dump_frames: self.dump_frames,
+            capture: self.capture,
+            capture_frames: self.capture_frames,
             dump_format: self.dump_format.unwrap_or(match s.dump_format {
                 piney_settings::DumpFormat::Presented => DumpFormat::Presented,
                 piney_settings::DumpFormat::Display => DumpFormat::Display,
@@ -228,6 +239,8 @@ pub struct RunOptions {
     pub frames: Option<u64>,
     pub seconds: Option<f64>,
     pub dump_frames: Option<PathBuf>,
+    pub capture: Option<PathBuf>,
+    pub capture_frames: Option<(u64, u64)>,
     pub dump_format: crate::frames::DumpFormat,
     pub deflicker: bool,
     pub screenshot_dir: Option<PathBuf>,
@@ -579,6 +592,8 @@ pub fn run_image(
     let irx = piney_machine::is_irx(image);
     machine.bus.iop.cdvd.fast = opts.fast_cdvd;
     machine.kernel.args = vec![boot.argv0.clone()];
+    // Screenshots and captures are named by the disc's serial, else the program's name.
+    let file_name = boot.serial.clone().unwrap_or_else(|| name.to_string());
     if let Some(disc) = boot.disc {
         machine.insert_disc(Some(Box::new(disc)));
     }
@@ -661,7 +676,11 @@ pub fn run_image(
     let result = if opts.headless {
         run_headless(&mut machine, opts)
     } else {
-        match crate::window::run(&mut machine, opts, name, mapping, wav.as_ref()) {
+        let names = crate::window::Names {
+            title: name,
+            files: &file_name,
+        };
+        match crate::window::run(&mut machine, opts, names, mapping, wav.as_ref()) {
             Ok(()) => Ok(RunEnd::Exited(machine.exit_status().unwrap_or(0))),
             Err(e) => {
                 eprintln!("piney: {e}");
@@ -777,6 +796,9 @@ pub enum HeadlessError {
     /// A frame could not be written.
     #[error("--dump-frames: {0}")]
     Frames(#[from] piney_gs::ImageError),
+    /// An animated capture could not be written.
+    #[error("{0}")]
+    Capture(String),
     /// The frame folder could not be made.
     #[error("--dump-frames {path}: {source}")]
     Folder {
@@ -804,14 +826,43 @@ fn run_headless(machine: &mut Machine, opts: &RunOptions) -> Result<RunEnd, Head
         frames: opts.frames,
         seconds: opts.seconds,
     };
-    let Some(dir) = &opts.dump_frames else {
+    if opts.dump_frames.is_none() && opts.capture.is_none() {
         return Ok(machine.run(limits)?);
+    }
+    if let Some(dir) = &opts.dump_frames {
+        std::fs::create_dir_all(dir).map_err(|source| HeadlessError::Folder {
+            path: dir.display().to_string(),
+            source,
+        })?;
+    }
+    let mut capture = match &opts.capture {
+        Some(path) => {
+            let most = opts.frames.map(|f| f.saturating_sub(machine.vblank_count));
+            Some(
+                crate::capture::FrameCapture::new(path, opts.capture_frames, most)
+                    .map_err(HeadlessError::Capture)?,
+            )
+        }
+        None => None,
     };
-    std::fs::create_dir_all(dir).map_err(|source| HeadlessError::Folder {
-        path: dir.display().to_string(),
-        source,
-    })?;
-    // One vertical blank at a time; the frame shown as each one starts is frame N-1.
+    let result = frame_by_frame(machine, opts, capture.as_mut());
+    if let Some(c) = capture {
+        // After a failed run the file is closed and the run's error is the one line said.
+        let line = c.finish();
+        if result.is_ok() {
+            eprintln!("piney: {}", line.map_err(HeadlessError::Capture)?);
+        }
+    }
+    result
+}
+
+/// A headless run one vertical blank at a time, each frame written where the options say (the
+/// frame shown as vertical blank N starts is frame N-1).
+fn frame_by_frame(
+    machine: &mut Machine,
+    opts: &RunOptions,
+    mut capture: Option<&mut crate::capture::FrameCapture>,
+) -> Result<RunEnd, HeadlessError> {
     loop {
         let next = machine.vblank_count + 1;
         let frames = Some(opts.frames.map_or(next, |f| f.min(next)));
@@ -820,9 +871,18 @@ fn run_headless(machine: &mut Machine, opts: &RunOptions) -> Result<RunEnd, Head
             seconds: opts.seconds,
         })? {
             RunEnd::FrameLimit => {
-                if let Some(img) = presented_frame(machine, opts.deflicker, opts.dump_format.into())
+                let n = machine.vblank_count - 1;
+                let wanted = capture.as_ref().is_some_and(|c| c.wants(n));
+                if (opts.dump_frames.is_some() || wanted)
+                    && let Some(img) =
+                        presented_frame(machine, opts.deflicker, opts.dump_format.into())
                 {
-                    img.write_png(&dir.join(Image::frame_file_name(machine.vblank_count - 1)))?;
+                    if let Some(dir) = &opts.dump_frames {
+                        img.write_png(&dir.join(Image::frame_file_name(n)))?;
+                    }
+                    if let Some(c) = capture.as_deref_mut() {
+                        c.offer(n, &img).map_err(HeadlessError::Capture)?;
+                    }
                 }
                 if opts.frames.is_some_and(|f| machine.vblank_count >= f) {
                     return Ok(RunEnd::FrameLimit);

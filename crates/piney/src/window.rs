@@ -13,6 +13,7 @@ use piney_machine::sif::padman::PadInput;
 use piney_machine::{Machine, RunEnd, RunLimits};
 
 use crate::audio::{Queue, Tee, WavDump};
+use crate::capture::FrameCapture;
 use crate::run::RunOptions;
 
 /// What the window and the emulated padman share: the host pads' reports and the motors padman
@@ -56,6 +57,102 @@ struct MachineSession<'a> {
     screenshot_format: FrameFormat,
     /// The sound the machine made, for the window's player.
     sound: Option<Queue>,
+    /// What screenshot and capture file names start with: the program's serial or name.
+    name: String,
+    /// `--capture`'s capture, and the one F10 started.
+    capture: Option<FrameCapture>,
+    key_capture: Option<FrameCapture>,
+}
+
+impl MachineSession<'_> {
+    /// A new file in the screenshot folder: `NAME-YYYYMMDD-HHMMSS-FRAME[-K]-SUFFIX.png` (the
+    /// host's UTC date; the vertical blank of the frame on screen).
+    fn shot_path(&self, suffix: &str) -> Result<PathBuf, String> {
+        let dir = self
+            .screenshot_dir
+            .clone()
+            .ok_or("no folder for screenshots (set --screenshot-dir or HOME)")?;
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let n = self.machine.vblank_count.saturating_sub(1);
+        let stem = format!("{}-{}-{n:06}", self.name, utc_stamp());
+        let mut path = dir.join(format!("{stem}-{suffix}.png"));
+        let mut k = 2;
+        while path.exists() {
+            path = dir.join(format!("{stem}-{k}-{suffix}.png"));
+            k += 1;
+        }
+        Ok(path)
+    }
+
+    /// Frame `n` (just shown) to the captures that take it.
+    fn feed_captures(&mut self) -> Result<(), String> {
+        let n = self.machine.vblank_count.saturating_sub(1);
+        let wanted = self.capture.as_ref().is_some_and(|c| c.wants(n))
+            || self.key_capture.as_ref().is_some_and(|c| c.wants(n));
+        if !wanted {
+            return Ok(());
+        }
+        let Some(img) =
+            crate::run::presented_frame(self.machine, self.deflicker, self.screenshot_format)
+        else {
+            return Ok(());
+        };
+        if let Some(c) = &mut self.capture {
+            c.offer(n, &img)?;
+        }
+        if let Some(c) = &mut self.key_capture {
+            c.offer(n, &img)?;
+        }
+        Ok(())
+    }
+}
+
+/// What the window is called, and what its screenshots and captures are named by.
+pub struct Names<'a> {
+    /// The window's title (after "piney: ").
+    pub title: &'a str,
+    /// The disc's serial or the program's name.
+    pub files: &'a str,
+}
+
+/// The host's date and time, UTC, as YYYYMMDD-HHMMSS (for file names only: nothing in the
+/// machine reads the host's clock).
+fn utc_stamp() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    // Days since 1970-01-01 to a civil date (proleptic Gregorian, eras of 400 years).
+    let z = secs / 86_400 + 719_468;
+    let (era, doe) = (z / 146_097, z % 146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + u64::from(m <= 2);
+    let t = secs % 86_400;
+    format!(
+        "{y:04}{m:02}{d:02}-{:02}{:02}{:02}",
+        t / 3600,
+        t / 60 % 60,
+        t % 60
+    )
+}
+
+/// A program's name as a file name: letters, digits, `-`, `_` and `.` kept, others `_`.
+fn file_name_part(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    if s.is_empty() { "piney".into() } else { s }
 }
 
 impl Emulator for MachineSession<'_> {
@@ -70,7 +167,7 @@ impl Emulator for MachineSession<'_> {
             seconds: self.seconds,
         };
         match self.machine.run(limits).map_err(|e| e.to_string())? {
-            RunEnd::FrameLimit => {}
+            RunEnd::FrameLimit => self.feed_captures()?,
             RunEnd::Exited(_) | RunEnd::TimeLimit => self.ended = true,
         }
         if let Some(f) = self.frames
@@ -118,11 +215,6 @@ impl Emulator for MachineSession<'_> {
     /// offset, 4:3; or the display circuits' pixels), as DIR/screenshot-NNNNNN.png (the vertical
     /// blank; -2, -3 ... when taken again at the same one).
     fn screenshot(&mut self, frame: &Frame) -> Result<String, String> {
-        let dir = self
-            .screenshot_dir
-            .clone()
-            .ok_or("no folder for screenshots (set --screenshot-dir or HOME)")?;
-        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let img = Image {
             width: frame.width(),
             height: frame.height(),
@@ -133,15 +225,22 @@ impl Emulator for MachineSession<'_> {
             offset_y: frame.offset_y,
         };
         let out = self.screenshot_format.apply(&img, presenter);
-        let n = self.machine.vblank_count.saturating_sub(1);
-        let mut path = dir.join(format!("screenshot-{n:06}.png"));
-        let mut k = 2;
-        while path.exists() {
-            path = dir.join(format!("screenshot-{n:06}-{k}.png"));
-            k += 1;
-        }
+        let path = self.shot_path("shot")?;
         out.write_png(&path).map_err(|e| e.to_string())?;
         Ok(path.display().to_string())
+    }
+
+    fn toggle_capture(&mut self) -> Result<String, String> {
+        if let Some(c) = self.key_capture.take() {
+            return c.finish();
+        }
+        let path = self.shot_path("capture")?;
+        let from = self.machine.vblank_count;
+        self.key_capture = Some(FrameCapture::new(&path, Some((from, u64::MAX - 1)), None)?);
+        Ok(format!(
+            "capture {} started at frame {from} (F10 again ends it)",
+            path.display()
+        ))
     }
 
     fn set_pad(&mut self, port: Port, report: Option<PadReport>) {
@@ -171,7 +270,7 @@ impl Emulator for MachineSession<'_> {
 pub fn run(
     machine: &mut Machine,
     opts: &RunOptions,
-    title: &str,
+    names: Names<'_>,
     mapping: Option<piney_input::Mapping>,
     wav: Option<&WavDump>,
 ) -> Result<(), String> {
@@ -199,6 +298,13 @@ pub fn run(
         }
         machine.set_audio_sink(Box::new(Tee(sinks)));
     }
+    let capture = match &opts.capture {
+        Some(path) => {
+            let most = opts.frames.map(|f| f.saturating_sub(machine.vblank_count));
+            Some(FrameCapture::new(path, opts.capture_frames, most)?)
+        }
+        None => None,
+    };
     let mut session = MachineSession {
         machine,
         pads,
@@ -215,9 +321,12 @@ pub fn run(
             .or_else(|| crate::run::data_folder().map(|d| d.join("screenshots"))),
         screenshot_format: opts.dump_format.into(),
         sound,
+        name: file_name_part(names.files),
+        capture,
+        key_capture: None,
     };
     let mut options = WindowOptions {
-        title: format!("piney: {title}"),
+        title: format!("piney: {}", names.title),
         ..Default::default()
     };
     options.audio = (!opts.no_audio).then_some(AudioOptions {
@@ -231,7 +340,16 @@ pub fn run(
         options.keys = m.keyboard;
         options.gamepads = options.gamepads.map(|_| m.gamepad);
     }
-    let stats = run_window(&mut session, options).map_err(|e| e.to_string())?;
+    let stats = run_window(&mut session, options).map_err(|e| e.to_string());
+    // Captures end with the window, whatever ended it.
+    let captures = [session.capture.take(), session.key_capture.take()];
+    for c in captures.into_iter().flatten() {
+        match c.finish() {
+            Ok(line) => eprintln!("piney: {line}"),
+            Err(e) => eprintln!("piney: {e}"),
+        }
+    }
+    let stats = stats?;
     if opts.stats
         && let Some(a) = &stats.audio
     {
