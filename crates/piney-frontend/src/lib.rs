@@ -25,6 +25,7 @@ pub mod audio;
 mod error;
 mod frame;
 mod gpu;
+pub mod jitter;
 pub mod layout;
 pub mod pacing;
 pub mod reference;

@@ -76,6 +76,8 @@ pub struct WindowStats {
     pub resyncs: u64,
     /// What the sound's player did, when there was one.
     pub audio: Option<AudioStats>,
+    /// The presented pictures' pacing.
+    pub jitter: crate::jitter::Jitter,
 }
 
 /// Whether a display server is named in the environment (on the platforms where winit needs
@@ -157,7 +159,8 @@ pub fn run_window<E: Emulator + ?Sized>(
         modifiers: ModifiersState::empty(),
         error: None,
         presented: 0,
-        pending: false,
+        pending: None,
+        jitter: Default::default(),
         shown: None,
     };
     event_loop
@@ -172,6 +175,7 @@ pub fn run_window<E: Emulator + ?Sized>(
         vblanks: app.session.vblanks(),
         frames: app.session.frames(),
         presented: app.presented,
+        jitter: std::mem::take(&mut app.jitter),
         resyncs: app.session.pacer().resyncs(),
         audio: app.session.player().map(Player::stats),
     })
@@ -332,8 +336,10 @@ struct App<'e, E: Emulator + ?Sized> {
     modifiers: ModifiersState,
     error: Option<FrontendError>,
     presented: u64,
-    /// A new picture waits to be presented.
-    pending: bool,
+    /// A new picture waits to be presented: the vblank it is of.
+    pending: Option<u64>,
+    /// When the pictures reached the screen.
+    jitter: crate::jitter::Jitter,
     /// The picture on screen (for F12).
     shown: Option<Frame>,
 }
@@ -358,7 +364,7 @@ impl<E: Emulator + ?Sized> App<'_, E> {
                 return self.fail(event_loop, e);
             }
             self.shown = Some(frame);
-            self.pending = true;
+            self.pending = Some(self.session.vblanks());
             state.window.request_redraw();
         }
     }
@@ -489,9 +495,14 @@ impl<E: Emulator + ?Sized> ApplicationHandler for App<'_, E> {
             }
             WindowEvent::RedrawRequested => match state.render() {
                 Ok(true) => {
-                    if self.pending {
+                    if let Some(vblank) = self.pending.take() {
                         self.presented += 1;
-                        self.pending = false;
+                        if self.session.fast_forward() || self.session.paused() {
+                            self.jitter.break_sequence();
+                        } else {
+                            let now = self.now_ns();
+                            self.jitter.presented(vblank, now);
+                        }
                     }
                 }
                 Ok(false) => {}

@@ -350,10 +350,11 @@ pub fn run(
         }
     }
     let stats = stats?;
-    if opts.stats
-        && let Some(a) = &stats.audio
-    {
-        eprintln!("piney: {}", a.line());
+    if opts.stats {
+        if let Some(a) = &stats.audio {
+            eprintln!("piney: {}", a.line());
+        }
+        eprintln!("piney: {}", stats.jitter.line());
     }
     Ok(())
 }
