@@ -46,6 +46,14 @@ pub struct WindowOptions {
     pub max_catch_up: u32,
     /// The sound's output; `None` plays nothing.
     pub audio: Option<AudioOptions>,
+    /// Present without tearing at the display's refresh (Mailbox, else FIFO); `false`: as
+    /// soon as a picture is ready (Immediate where the surface has it: least latency, may tear).
+    pub vsync: bool,
+    /// Present at most this many pictures a second (the game still runs every vblank; the
+    /// newest picture is shown when the cap allows).
+    pub fps_cap: Option<u32>,
+    /// Tab fast-forwards at this many times real time (2 to 8); `None`: as fast as it runs.
+    pub fast_forward_speed: Option<u32>,
 }
 
 impl Default for WindowOptions {
@@ -59,6 +67,9 @@ impl Default for WindowOptions {
             gamepads: Some(GamepadMap::default()),
             max_catch_up: DEFAULT_MAX_CATCH_UP,
             audio: Some(AudioOptions::default()),
+            vsync: true,
+            fps_cap: None,
+            fast_forward_speed: None,
         }
     }
 }
@@ -142,6 +153,7 @@ pub fn run_window<E: Emulator + ?Sized>(
     };
     let keyboard = Keyboard::new(opts.keys.clone());
     let mut session = Session::new(emu, keyboard, pads, opts.max_catch_up);
+    session.set_fast_forward_speed(opts.fast_forward_speed);
     if let Some(audio) = opts.audio {
         match Player::open(audio) {
             Ok(p) => {
@@ -161,6 +173,9 @@ pub fn run_window<E: Emulator + ?Sized>(
         presented: 0,
         pending: None,
         jitter: Default::default(),
+        last_present: None,
+        held: false,
+        title_at: (0, 0, 0),
         shown: None,
     };
     event_loop
@@ -242,18 +257,28 @@ impl WindowState {
         } else {
             vec![view_format]
         };
-        // Mailbox (no tearing, never blocks) where there is one, else FIFO (vsync); the
-        // vblank pacing is ours either way.
-        config.present_mode = if caps.present_modes.contains(&wgpu::PresentMode::Mailbox) {
-            wgpu::PresentMode::Mailbox
+        // vsync: Mailbox (no tearing, never blocks) where there is one, else FIFO. Without:
+        // Immediate (may tear, least latency), else the same. The vblank pacing is ours
+        // either way.
+        let order: &[wgpu::PresentMode] = if opts.vsync {
+            &[wgpu::PresentMode::Mailbox]
         } else {
-            wgpu::PresentMode::Fifo
+            &[wgpu::PresentMode::Immediate, wgpu::PresentMode::Mailbox]
         };
+        config.present_mode = order
+            .iter()
+            .copied()
+            .find(|m| caps.present_modes.contains(m))
+            .unwrap_or(wgpu::PresentMode::Fifo);
         config.desired_maximum_frame_latency = 1;
         surface.configure(&gpu.device, &config);
         let presenter = Presenter::new(&gpu, view_format);
         gpu.check("setting up the window's presenter")?;
-        eprintln!("piney: presenting with {}", gpu.adapter_info());
+        eprintln!(
+            "piney: presenting with {} ({:?})",
+            gpu.adapter_info(),
+            config.present_mode
+        );
         Ok(WindowState {
             surface,
             config,
@@ -340,6 +365,11 @@ struct App<'e, E: Emulator + ?Sized> {
     pending: Option<u64>,
     /// When the pictures reached the screen.
     jitter: crate::jitter::Jitter,
+    /// The last present (host ns), and a picture held back by the fps cap.
+    last_present: Option<u64>,
+    held: bool,
+    /// The title's last update: when, and the vblanks and presents then.
+    title_at: (u64, u64, u64),
     /// The picture on screen (for F12).
     shown: Option<Frame>,
 }
@@ -357,6 +387,7 @@ impl<E: Emulator + ?Sized> App<'_, E> {
     /// Hands an advance's picture to the presenter and logs its pad events.
     fn show(&mut self, event_loop: &ActiveEventLoop, adv: Advance) {
         adv.events.iter().for_each(Self::log_port);
+        let capped = self.cap_wait().is_some();
         if let Some(frame) = adv.frame
             && let Some(state) = &mut self.state
         {
@@ -365,8 +396,43 @@ impl<E: Emulator + ?Sized> App<'_, E> {
             }
             self.shown = Some(frame);
             self.pending = Some(self.session.vblanks());
-            state.window.request_redraw();
+            if capped {
+                // The fps cap: the newest picture waits for its turn (about_to_wait).
+                self.held = true;
+            } else {
+                state.window.request_redraw();
+            }
         }
+    }
+
+    /// Once a second: the title says the program and the speed (emulated time over host time
+    /// in the last second) and the pictures presented a second; paused when paused.
+    fn update_title(&mut self, now: u64) {
+        let (at, vblanks, presented) = self.title_at;
+        if now < at + 1_000_000_000 {
+            return;
+        }
+        let secs = (now - at) as f64 / 1e9;
+        let speed = (self.session.vblanks() - vblanks) as f64 / 59.94 / secs;
+        let fps = (self.presented - presented) as f64 / secs;
+        self.title_at = (now, self.session.vblanks(), self.presented);
+        let what = if self.session.paused() {
+            "paused".to_string()
+        } else {
+            format!("{:.0}% speed, {fps:.0} fps", speed * 100.0)
+        };
+        if let Some(state) = &self.state {
+            state
+                .window
+                .set_title(&format!("{} ({what})", self.opts.title));
+        }
+    }
+
+    /// With an fps cap, when the next present is allowed if that is still to come.
+    fn cap_wait(&self) -> Option<u64> {
+        let cap = self.opts.fps_cap.filter(|&c| c > 0)?;
+        let next = self.last_present? + 1_000_000_000 / u64::from(cap);
+        (next > self.now_ns()).then_some(next)
     }
 
     fn log_port(event: &PortEvent) {
@@ -497,6 +563,7 @@ impl<E: Emulator + ?Sized> ApplicationHandler for App<'_, E> {
                 Ok(true) => {
                     if let Some(vblank) = self.pending.take() {
                         self.presented += 1;
+                        self.last_present = Some(self.now_ns());
                         if self.session.fast_forward() || self.session.paused() {
                             self.jitter.break_sequence();
                         } else {
@@ -526,11 +593,24 @@ impl<E: Emulator + ?Sized> ApplicationHandler for App<'_, E> {
             event_loop.exit();
             return;
         }
-        if self.session.fast_forward() {
+        self.update_title(now);
+        let mut wake = self.session.next_deadline();
+        if self.held {
+            match self.cap_wait() {
+                Some(at) => wake = wake.min(at),
+                None => {
+                    self.held = false;
+                    if let Some(state) = &self.state {
+                        state.window.request_redraw();
+                    }
+                }
+            }
+        }
+        if self.session.unpaced() {
             // Unpaced: the next batch as soon as the events are read.
             event_loop.set_control_flow(ControlFlow::Poll);
         } else {
-            let next = self.epoch + Duration::from_nanos(self.session.next_deadline());
+            let next = self.epoch + Duration::from_nanos(wake);
             event_loop.set_control_flow(ControlFlow::WaitUntil(next));
         }
     }

@@ -159,6 +159,20 @@ pub struct RunArgs {
     /// Open a window, not fullscreen, whatever the setting `fullscreen` says.
     #[arg(long, overrides_with = "fullscreen")]
     pub windowed: bool,
+    /// Tab fast-forwards at N times real time, paced (2 to 8; 0: as fast as it runs).
+    /// Default: the setting `speed`, else 0.
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=8))]
+    pub speed: Option<u32>,
+    /// Present at most N pictures a second in the window (1 to 240; 0: no cap); the game still
+    /// runs every vertical blank. Default: the setting `fps_cap`, else 0.
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=240))]
+    pub fps_cap: Option<u32>,
+    /// Present at the display's refresh without tearing (setting `vsync`, on by default).
+    #[arg(long, overrides_with = "no_vsync")]
+    pub vsync: bool,
+    /// Present each picture as soon as it is ready (least latency; may tear).
+    #[arg(long, overrides_with = "vsync")]
+    pub no_vsync: bool,
     /// In a window with --frames N: keep showing frame N-1 for S seconds, then close (for
     /// tests that screenshot the window).
     #[arg(long, value_name = "S", hide = true)]
@@ -224,6 +238,9 @@ impl RunArgs {
             fast_cdvd: pick(self.fast_cdvd, self.no_fast_cdvd, s.fast_cdvd),
             window_size: self.window_size.unwrap_or(s.window_size),
             fullscreen: pick(self.fullscreen, self.windowed, s.fullscreen),
+            speed: self.speed.map_or(s.speed, |n| (n > 0).then_some(n)),
+            fps_cap: self.fps_cap.map_or(s.fps_cap, |n| (n > 0).then_some(n)),
+            vsync: pick(self.vsync, self.no_vsync, s.vsync),
             hold: self.hold,
             settings_source: String::new(),
         }
@@ -266,6 +283,9 @@ pub struct RunOptions {
     pub fast_cdvd: bool,
     pub window_size: (u32, u32),
     pub fullscreen: bool,
+    pub speed: Option<u32>,
+    pub fps_cap: Option<u32>,
+    pub vsync: bool,
     pub hold: Option<f64>,
     /// The settings file and what was found there (for `--stats`).
     pub settings_source: String,
@@ -284,7 +304,7 @@ impl RunOptions {
         };
         let lower = |s: String| s.to_ascii_lowercase();
         format!(
-            "renderer={} render_scale={} gs_threads={} deflicker={} fullscreen={} window_size={}x{} dump_format={} screenshot_dir={} mapping={} memcard1={} memcard2={} audio={} volume={} fast_forward_audio={} cpu={} fast_cdvd={}",
+            "renderer={} render_scale={} gs_threads={} deflicker={} fullscreen={} window_size={}x{} dump_format={} screenshot_dir={} mapping={} memcard1={} memcard2={} audio={} volume={} fast_forward_audio={} cpu={} fast_cdvd={} speed={} fps_cap={} vsync={}",
             self.renderer
                 .map_or("auto".to_string(), |r| lower(format!("{r:?}"))),
             self.render_scale,
@@ -303,6 +323,9 @@ impl RunOptions {
             lower(format!("{:?}", self.fast_forward_audio)),
             lower(format!("{:?}", self.cpu)),
             self.fast_cdvd,
+            self.speed.unwrap_or(0),
+            self.fps_cap.unwrap_or(0),
+            self.vsync,
         )
     }
 }

@@ -336,6 +336,9 @@ pub fn run(
     });
     options.size = opts.window_size;
     options.fullscreen = opts.fullscreen;
+    options.vsync = opts.vsync;
+    options.fps_cap = opts.fps_cap;
+    options.fast_forward_speed = opts.speed;
     if let Some(m) = mapping {
         options.keys = m.keyboard;
         options.gamepads = options.gamepads.map(|_| m.gamepad);
