@@ -159,6 +159,12 @@ pub trait Emulator {
         Err("captures are not available here".into())
     }
 
+    /// Lines for the performance overlay (F9), asked once a second: where the host's time went
+    /// since the last call (the machine's parts). The default has none.
+    fn perf_lines(&mut self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// What `ccPad::Ctrl` sent to the motors since the last call, in order, per port.
     fn take_rumble(&mut self) -> Vec<(Port, Motors)> {
         Vec::new()

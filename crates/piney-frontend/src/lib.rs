@@ -27,6 +27,7 @@ mod frame;
 mod gpu;
 pub mod jitter;
 pub mod layout;
+pub mod osd;
 pub mod pacing;
 pub mod reference;
 mod session;

@@ -178,6 +178,11 @@ impl<'e, E: Emulator + ?Sized> Session<'e, E> {
         self.emu.screenshot(frame)
     }
 
+    /// The emulator's lines for the performance overlay (where its time went).
+    pub fn perf_lines(&mut self) -> Vec<String> {
+        self.emu.perf_lines()
+    }
+
     /// Asks the emulator to start or end an animated capture.
     pub fn toggle_capture(&mut self) -> Result<String, String> {
         self.emu.toggle_capture()

@@ -176,6 +176,7 @@ pub fn run_window<E: Emulator + ?Sized>(
         last_present: None,
         held: false,
         title_at: (0, 0, 0),
+        notices: Notices::default(),
         shown: None,
     };
     event_loop
@@ -352,6 +353,22 @@ impl WindowState {
     }
 }
 
+/// What the window tells the player: each line on stderr and on the on-screen display.
+#[derive(Default)]
+struct Notices {
+    osd: crate::osd::Osd,
+    /// The overlay needs drawing again.
+    dirty: bool,
+}
+
+impl Notices {
+    fn say(&mut self, now_ns: u64, text: String) {
+        eprintln!("piney: {text}");
+        self.osd.message(text, now_ns);
+        self.dirty = true;
+    }
+}
+
 struct App<'e, E: Emulator + ?Sized> {
     session: Session<'e, E>,
     opts: WindowOptions,
@@ -370,6 +387,8 @@ struct App<'e, E: Emulator + ?Sized> {
     held: bool,
     /// The title's last update: when, and the vblanks and presents then.
     title_at: (u64, u64, u64),
+    /// The on-screen display.
+    notices: Notices,
     /// The picture on screen (for F12).
     shown: Option<Frame>,
 }
@@ -386,7 +405,10 @@ impl<E: Emulator + ?Sized> App<'_, E> {
 
     /// Hands an advance's picture to the presenter and logs its pad events.
     fn show(&mut self, event_loop: &ActiveEventLoop, adv: Advance) {
-        adv.events.iter().for_each(Self::log_port);
+        let now = self.now_ns();
+        for e in &adv.events {
+            self.notices.say(now, Self::port_line(e));
+        }
         let capped = self.cap_wait().is_some();
         if let Some(frame) = adv.frame
             && let Some(state) = &mut self.state
@@ -435,16 +457,32 @@ impl<E: Emulator + ?Sized> App<'_, E> {
         (next > self.now_ns()).then_some(next)
     }
 
-    fn log_port(event: &PortEvent) {
+    fn port_line(event: &PortEvent) -> String {
         match event {
-            PortEvent::Connected { port, name, rumble } => eprintln!(
-                "piney: pad \"{name}\" on port {}{}",
+            PortEvent::Connected { port, name, rumble } => format!(
+                "pad \"{name}\" on port {}{}",
                 port.index() + 1,
                 if *rumble { " (rumble)" } else { "" }
             ),
             PortEvent::Disconnected { port } => {
-                eprintln!("piney: pad on port {} unplugged", port.index() + 1)
+                format!("pad on port {} unplugged", port.index() + 1)
             }
+        }
+    }
+
+    /// Draws the on-screen display again when it changed (a message came or went, the
+    /// performance lines were updated).
+    fn refresh_overlay(&mut self, now: u64) {
+        if self.notices.osd.expire(now) {
+            self.notices.dirty = true;
+        }
+        if !std::mem::take(&mut self.notices.dirty) {
+            return;
+        }
+        if let Some(state) = &mut self.state {
+            let image = self.notices.osd.render();
+            state.presenter.set_overlay(&state.gpu, image.as_ref());
+            state.window.request_redraw();
         }
     }
 }
@@ -497,26 +535,43 @@ impl<E: Emulator + ?Sized> ApplicationHandler for App<'_, E> {
                         && !event.repeat
                         && let Some(frame) = &self.shown
                     {
-                        match self.session.screenshot(frame) {
-                            Ok(path) => eprintln!("piney: screenshot {path}"),
-                            Err(e) => eprintln!("piney: screenshot: {e}"),
-                        }
+                        let line = match self.session.screenshot(frame) {
+                            Ok(path) => format!("screenshot {path}"),
+                            Err(e) => format!("screenshot: {e}"),
+                        };
+                        let now = self.now_ns();
+                        self.notices.say(now, line);
                     }
                 } else if code == KeyCode::F10 {
                     if pressed && !event.repeat {
-                        match self.session.toggle_capture() {
-                            Ok(what) => eprintln!("piney: {what}"),
-                            Err(e) => eprintln!("piney: capture: {e}"),
-                        }
+                        let line = match self.session.toggle_capture() {
+                            Ok(what) => what,
+                            Err(e) => format!("capture: {e}"),
+                        };
+                        let now = self.now_ns();
+                        self.notices.say(now, line);
+                    }
+                } else if code == KeyCode::F9 {
+                    if pressed && !event.repeat {
+                        let on = !self.notices.osd.perf_on();
+                        self.notices.osd.set_perf_on(on);
+                        // The first figures come at the next second's update.
+                        self.title_at.0 = 0;
+                        self.notices.dirty = true;
                     }
                 } else if code == KeyCode::Tab {
                     let now = self.now_ns();
                     if !pressed && let Some((vblanks, secs)) = self.session.fast_forward_run(now) {
-                        eprintln!(
-                            "piney: fast-forward: {vblanks} vertical blanks in {secs:.1} s \
-                             ({:.2}x real time)",
-                            vblanks as f64 / 59.94 / secs.max(1e-9)
+                        self.notices.say(
+                            now,
+                            format!(
+                                "fast-forward: {vblanks} vertical blanks in {secs:.1} s \
+                                 ({:.2}x real time)",
+                                vblanks as f64 / 59.94 / secs.max(1e-9)
+                            ),
                         );
+                    } else if pressed && !self.session.fast_forward() {
+                        self.notices.say(now, "fast-forward".into());
                     }
                     self.session.set_fast_forward(pressed, now);
                 } else if matches!(code, KeyCode::KeyP | KeyCode::Pause) {
@@ -524,25 +579,30 @@ impl<E: Emulator + ?Sized> ApplicationHandler for App<'_, E> {
                         let now = self.now_ns();
                         let on = !self.session.paused();
                         self.session.set_paused(on, now);
-                        if on {
-                            eprintln!(
-                                "piney: paused at vertical blank {} (frame {}); N advances a \
-                                 frame, P resumes",
+                        let line = if on {
+                            format!(
+                                "paused at vertical blank {} (frame {}); N advances a frame, P \
+                                 resumes",
                                 self.session.vblanks(),
                                 self.session.frames()
-                            );
+                            )
                         } else {
-                            eprintln!("piney: resumed");
-                        }
+                            "resumed".into()
+                        };
+                        self.notices.say(now, line);
                     }
                 } else if code == KeyCode::KeyN && self.session.paused() {
                     if pressed {
                         match self.session.step_frame() {
                             Ok(adv) => {
-                                eprintln!(
-                                    "piney: frame advance: vertical blank {} (frame {})",
-                                    self.session.vblanks(),
-                                    self.session.frames()
+                                let now = self.now_ns();
+                                self.notices.say(
+                                    now,
+                                    format!(
+                                        "frame advance: vertical blank {} (frame {})",
+                                        self.session.vblanks(),
+                                        self.session.frames()
+                                    ),
                                 );
                                 self.show(event_loop, adv);
                             }
@@ -594,6 +654,7 @@ impl<E: Emulator + ?Sized> ApplicationHandler for App<'_, E> {
             return;
         }
         self.update_title(now);
+        self.refresh_overlay(now);
         let mut wake = self.session.next_deadline();
         if self.held {
             match self.cap_wait() {

@@ -685,7 +685,8 @@ pub fn run_image(
     };
     let iop_time = std::rc::Rc::new(std::cell::Cell::new(0.0f64));
     let spu2_time = std::rc::Rc::new(std::cell::Cell::new(0.0f64));
-    if opts.stats {
+    // The clocks feed --stats and the window's performance overlay (F9).
+    if opts.stats || !opts.headless {
         machine.set_iop_watch(Box::new(IopClock {
             since: None,
             total: iop_time.clone(),
@@ -703,7 +704,12 @@ pub fn run_image(
             title: name,
             files: &file_name,
         };
-        match crate::window::run(&mut machine, opts, names, mapping, wav.as_ref()) {
+        let perf = crate::window::PerfClocks {
+            iop: iop_time.clone(),
+            spu2: spu2_time.clone(),
+            gs: gs_times.clone(),
+        };
+        match crate::window::run(&mut machine, opts, names, perf, mapping, wav.as_ref()) {
             Ok(()) => Ok(RunEnd::Exited(machine.exit_status().unwrap_or(0))),
             Err(e) => {
                 eprintln!("piney: {e}");

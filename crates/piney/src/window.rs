@@ -62,6 +62,11 @@ struct MachineSession<'a> {
     /// `--capture`'s capture, and the one F10 started.
     capture: Option<FrameCapture>,
     key_capture: Option<FrameCapture>,
+    /// The parts' clocks; the host time in `machine.run`; and their readings at the last
+    /// overlay update (wall, run, IOP, SPU2, GS busy, GS waited).
+    perf: PerfClocks,
+    in_run: f64,
+    perf_last: Option<(Instant, [f64; 5])>,
 }
 
 impl MachineSession<'_> {
@@ -105,6 +110,17 @@ impl MachineSession<'_> {
         }
         Ok(())
     }
+}
+
+/// The host-time clocks of the machine's parts, for the performance overlay: the IOP's slices
+/// (the SPU2's samples among them) and the GS renderer's thread.
+pub struct PerfClocks {
+    /// Seconds in the IOP's slices.
+    pub iop: std::rc::Rc<std::cell::Cell<f64>>,
+    /// Seconds making the SPU2's samples.
+    pub spu2: std::rc::Rc<std::cell::Cell<f64>>,
+    /// The renderer's busy and waited-for time.
+    pub gs: std::sync::Arc<piney_gs::RenderTimes>,
 }
 
 /// What the window is called, and what its screenshots and captures are named by.
@@ -166,7 +182,10 @@ impl Emulator for MachineSession<'_> {
             frames: Some(next),
             seconds: self.seconds,
         };
-        match self.machine.run(limits).map_err(|e| e.to_string())? {
+        let started = Instant::now();
+        let end = self.machine.run(limits).map_err(|e| e.to_string());
+        self.in_run += started.elapsed().as_secs_f64();
+        match end? {
             RunEnd::FrameLimit => self.feed_captures()?,
             RunEnd::Exited(_) | RunEnd::TimeLimit => self.ended = true,
         }
@@ -243,6 +262,40 @@ impl Emulator for MachineSession<'_> {
         ))
     }
 
+    fn perf_lines(&mut self) -> Vec<String> {
+        let now = Instant::now();
+        let p = &self.perf;
+        let read = [
+            self.in_run,
+            p.iop.get(),
+            p.spu2.get(),
+            p.gs.busy(),
+            p.gs.waited(),
+        ];
+        let Some((at, last)) = self.perf_last.replace((now, read)) else {
+            return vec!["(measuring)".into()];
+        };
+        let wall = now.duration_since(at).as_secs_f64().max(1e-9);
+        let d: Vec<f64> = read
+            .iter()
+            .zip(last)
+            .map(|(a, b)| (a - b).max(0.0))
+            .collect();
+        let pct = |x: f64| 100.0 * x / wall;
+        // The EE's own time: the machine's run less the IOP's slices and the waits for the GS.
+        let ee = (d[0] - d[1] - d[4]).max(0.0);
+        vec![
+            format!(
+                "EE {:.0}%, IOP {:.0}% (SPU2 {:.0}%), waiting for the GS {:.0}%",
+                pct(ee),
+                pct(d[1]),
+                pct(d[2]),
+                pct(d[4])
+            ),
+            format!("GS renderer busy {:.0}% (its own thread)", pct(d[3])),
+        ]
+    }
+
     fn set_pad(&mut self, port: Port, report: Option<PadReport>) {
         let mut state = self.pads.lock().unwrap_or_else(|e| e.into_inner());
         state.reports[port as usize] = report;
@@ -271,6 +324,7 @@ pub fn run(
     machine: &mut Machine,
     opts: &RunOptions,
     names: Names<'_>,
+    perf: PerfClocks,
     mapping: Option<piney_input::Mapping>,
     wav: Option<&WavDump>,
 ) -> Result<(), String> {
@@ -324,6 +378,9 @@ pub fn run(
         name: file_name_part(names.files),
         capture,
         key_capture: None,
+        perf,
+        in_run: 0.0,
+        perf_last: None,
     };
     let mut options = WindowOptions {
         title: format!("piney: {}", names.title),
