@@ -181,7 +181,7 @@ pub mod fno {
 }
 
 /// Which server and card manager the EE finds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Interface {
     /// rom0:MCSERV over rom0:MCMAN: the old function set.
     Old,
@@ -230,7 +230,7 @@ const ARGS: usize = 1044;
 const PORTS: usize = 2;
 
 /// A request, decoded from its function number.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 enum Op {
     Init,
     GetInfo,
@@ -383,11 +383,15 @@ fn send(iop: &mut Iop, list: Vec<(u32, Vec<u8>)>) -> Result<(), String> {
 type Res = Result<i32, String>;
 
 /// The MCSERV server and MCMAN's state over up to two cards.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct McServ {
+    #[serde(skip)]
     cards: [Option<Box<dyn Card>>; PORTS],
     /// Cards opened (and created) on first use: at the first call after MCSERV is loaded.
+    #[serde(with = "serde_big_array::BigArray")]
     lazy: [Option<PathBuf>; PORTS],
     /// MCMAN's `cardform` per port: 0 not looked at, 1 formatted, -1 unformatted.
+    #[serde(with = "serde_big_array::BigArray")]
     form: [i8; PORTS],
     /// MCMAN's descriptors: the card and its handle.
     fds: [Option<(usize, FileHandle)>; MAX_OPEN_FILES],

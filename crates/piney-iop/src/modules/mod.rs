@@ -33,6 +33,7 @@ use crate::kernel::{LibDef, kerr};
 use crate::{Iop, IopError};
 
 /// What a native server answers.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub enum Reply {
     /// These bytes, now.
     Now(Vec<u8>),
@@ -66,7 +67,9 @@ pub trait NativeServer: Any {
 }
 
 /// A native server's place in the IOP.
+#[derive(serde::Serialize, serde::Deserialize)]
 struct Slot {
+    #[serde(skip)]
     server: Option<Box<dyn NativeServer>>,
     /// Its SifRpcServerData_t in kernel RAM (0 until loaded).
     data: u32,
@@ -81,7 +84,7 @@ struct Slot {
 }
 
 /// The native modules' state.
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub struct Modules {
     /// strtok's saved position.
     pub strtok_saved: u32,

@@ -233,7 +233,7 @@ pub trait PadInput {
 
 /// The default pads: a DualShock 2 with nothing held in port 1, nothing in port 2; rumble goes
 /// nowhere.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct DefaultPads;
 
 impl PadInput for DefaultPads {
@@ -269,14 +269,14 @@ impl PadInput for ScriptPads {
 }
 
 /// A change a command makes when its last frame comes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 enum Change {
     Mode { offs: u8, lock: bool },
     Align([u8; 6]),
 }
 
 /// Where an open port's pad is in its life.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 enum Phase {
     /// No pad answers.
     Absent,
@@ -291,7 +291,7 @@ enum Phase {
 }
 
 /// How an open port's frames are laid out (see the module doc).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Layout {
     /// The old protocol, 64-byte frames (rom0:PADMAN's).
     Old64,
@@ -323,7 +323,7 @@ impl Layout {
 }
 
 /// One frame as the pad driver sees it, before a layout puts it in bytes.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Frame {
     counter: u32,
     state: u8,
@@ -337,7 +337,7 @@ struct Frame {
 }
 
 /// One open port (and slot).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct PortState {
     area: u32,
     layout: Layout,
@@ -562,9 +562,16 @@ fn pad_data(r: &PadReport, mode: u8) -> ([u8; 32], u32) {
     }
 }
 
+fn default_input() -> Box<dyn PadInput> {
+    Box::new(DefaultPads)
+}
+
 /// The native padman: the ports libpad opened and the pads behind them.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Padman {
     ports: [[Option<PortState>; 4]; 2],
+    /// Where the pads' state comes from (the host's: a loaded state keeps the running one).
+    #[serde(skip, default = "default_input")]
     input: Box<dyn PadInput>,
     /// The new protocol's status area (INIT's) and its block counter.
     status: Option<(u32, u32)>,
@@ -810,7 +817,7 @@ impl NativeServer for Padman {
 }
 
 /// Which command numbering a call uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Protocol {
     /// 0x8000_01nn ([`cmd`]).
     Old,
@@ -1000,7 +1007,7 @@ impl NativeServer for PadmanExt {
 }
 
 /// XPADMAN's new-protocol server: the same pads as [`Padman`] (it answers through it).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct XPadman;
 
 impl NativeServer for XPadman {

@@ -76,7 +76,7 @@ const REPLY_TRANSFERS: usize = 2;
 const EE_RAM: u64 = 32 << 20;
 
 /// An EE read's destinations.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct EeRead {
     /// The RPC call answering it.
     pub token: u32,
@@ -89,6 +89,7 @@ pub struct EeRead {
 }
 
 /// A CDVDFSV server.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Fsv {
     sid: u32,
 }

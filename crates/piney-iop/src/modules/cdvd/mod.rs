@@ -160,7 +160,7 @@ pub const WAIT_STREAM: u32 = 0x4344_0003;
 pub const CONT_CALLBACK: u32 = 0x4344_0001;
 
 /// Where a read's sectors go.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Target {
     /// IOP RAM at this address.
     Iop(u32),
@@ -169,7 +169,7 @@ pub enum Target {
 }
 
 /// Who waits for a search.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum SearchFor {
     /// An IOP thread, and where its sceCdlFILE goes.
     Thread {
@@ -194,7 +194,7 @@ pub enum SearchFor {
 }
 
 /// What a command does.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Job {
     /// Read `count` sectors from `lsn`.
     Read {
@@ -222,6 +222,7 @@ pub enum Job {
         /// The error the reads end with (SCECdErREAD when one could not be read).
         error: u8,
         /// The entry.
+        #[serde(with = "piney_state::opt_array")]
         found: Option<[u8; 36]>,
         /// Who waits.
         waiter: SearchFor,
@@ -229,7 +230,7 @@ pub enum Job {
 }
 
 /// The command in flight.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct Command {
     job: Job,
     /// The callback's number (0: none).
@@ -249,7 +250,7 @@ struct Command {
 }
 
 /// A cdvdfsv call waiting for the thread that serves N commands and searches.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct FsvCall {
     /// The server.
     pub sid: u32,
@@ -262,7 +263,7 @@ pub struct FsvCall {
 }
 
 /// The drive and cdvdman's state.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Cdvd {
     /// `--fast-cdvd`: every command completes after [`timing::FAST_CYCLES`] (a behaviour
     /// change; off by default).
