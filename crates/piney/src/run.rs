@@ -150,6 +150,17 @@ pub struct RunArgs {
     /// Open a window, not fullscreen, whatever the setting `fullscreen` says.
     #[arg(long, overrides_with = "fullscreen")]
     pub windowed: bool,
+    /// Start from a save state (written by --save-state-at or the window's F1) instead of
+    /// power-on: the same program (and disc) must be given; a state of another program, another
+    /// piney version, or a damaged or cut file is refused with one line and exit status 1.
+    /// --frames then counts the frames run after the state's.
+    #[arg(long, value_name = "FILE")]
+    pub load_state: Option<PathBuf>,
+    /// Headless: write a save state of the whole machine to FILE when the vertical blank count
+    /// reaches FRAME (frames as --dump-frames numbers them, counted from power-on), and run on;
+    /// may be given more than once.
+    #[arg(long, num_args = 2, value_names = ["FRAME", "FILE"], action = clap::ArgAction::Append)]
+    pub save_state_at: Option<Vec<String>>,
     /// In a window with --frames N: keep showing frame N-1 for S seconds, then close (for
     /// tests that screenshot the window).
     #[arg(long, value_name = "S", hide = true)]
@@ -214,6 +225,8 @@ impl RunArgs {
             window_size: self.window_size.unwrap_or(s.window_size),
             fullscreen: pick(self.fullscreen, self.windowed, s.fullscreen),
             hold: self.hold,
+            load_state: self.load_state,
+            save_state_at: self.save_state_at,
             settings_source: String::new(),
         }
     }
@@ -254,6 +267,8 @@ pub struct RunOptions {
     pub window_size: (u32, u32),
     pub fullscreen: bool,
     pub hold: Option<f64>,
+    pub load_state: Option<PathBuf>,
+    pub save_state_at: Option<Vec<String>>,
     /// The settings file and what was found there (for `--stats`).
     pub settings_source: String,
 }
@@ -645,6 +660,51 @@ pub fn run_image(
         },
         None => None,
     };
+    let program = program_identity(image, boot.serial.as_deref());
+    let mut save_at = Vec::new();
+    for pair in opts
+        .save_state_at
+        .iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .chunks(2)
+    {
+        match (pair[0].parse::<u64>(), pair.get(1)) {
+            (Ok(_), Some(_)) if !opts.headless => {
+                eprintln!(
+                    "piney: --save-state-at is for headless runs (--headless); in the window F1 saves"
+                );
+                return ExitCode::from(2);
+            }
+            (Ok(frame), Some(file)) => save_at.push((frame, PathBuf::from(file))),
+            _ => {
+                eprintln!(
+                    "piney: --save-state-at FRAME FILE: {} is not a frame number",
+                    pair[0]
+                );
+                return ExitCode::from(2);
+            }
+        }
+    }
+    save_at.sort_by_key(|(f, _)| *f);
+    if let Some(file) = &opts.load_state {
+        let loaded = std::fs::read(file)
+            .map_err(|e| e.to_string())
+            .and_then(|bytes| {
+                machine
+                    .load_state(&bytes, &program)
+                    .map_err(|e| e.to_string())
+            });
+        if let Err(e) = loaded {
+            eprintln!("piney: --load-state {}: {e}", file.display());
+            return ExitCode::from(1);
+        }
+        eprintln!(
+            "piney: state loaded from {} (frame {})",
+            file.display(),
+            machine.vblank_count
+        );
+    }
     let iop_time = std::rc::Rc::new(std::cell::Cell::new(0.0f64));
     let spu2_time = std::rc::Rc::new(std::cell::Cell::new(0.0f64));
     if opts.stats {
@@ -659,7 +719,7 @@ pub fn run_image(
     }
     let started = std::time::Instant::now();
     let result = if opts.headless {
-        run_headless(&mut machine, opts)
+        run_headless(&mut machine, opts, &save_at, &program)
     } else {
         match crate::window::run(&mut machine, opts, name, mapping, wav.as_ref()) {
             Ok(()) => Ok(RunEnd::Exited(machine.exit_status().unwrap_or(0))),
@@ -768,6 +828,16 @@ pub fn run_image(
     }
 }
 
+/// What a save state records as the program: the boot ELF's FNV-1a hash, and the disc's
+/// serial when a disc was booted.
+pub fn program_identity(image: &[u8], serial: Option<&str>) -> String {
+    let elf = format!("ELF {:016x}", piney_engine::fnv1a64(image));
+    match serial {
+        Some(s) => format!("{elf} from disc {s}"),
+        None => elf,
+    }
+}
+
 /// Why a headless run stopped abnormally.
 #[derive(Debug, thiserror::Error)]
 pub enum HeadlessError {
@@ -777,6 +847,14 @@ pub enum HeadlessError {
     /// A frame could not be written.
     #[error("--dump-frames: {0}")]
     Frames(#[from] piney_gs::ImageError),
+    /// A save state could not be written.
+    #[error("--save-state-at {path}: {what}")]
+    State {
+        /// The file.
+        path: String,
+        /// Why.
+        what: String,
+    },
     /// The frame folder could not be made.
     #[error("--dump-frames {path}: {source}")]
     Folder {
@@ -799,36 +877,63 @@ pub fn presented_frame(
     Some(format.apply_at(&shown.image, shown.presenter, shown.scale))
 }
 
-fn run_headless(machine: &mut Machine, opts: &RunOptions) -> Result<RunEnd, HeadlessError> {
-    let limits = RunLimits {
-        frames: opts.frames,
-        seconds: opts.seconds,
-    };
-    let Some(dir) = &opts.dump_frames else {
-        return Ok(machine.run(limits)?);
-    };
-    std::fs::create_dir_all(dir).map_err(|source| HeadlessError::Folder {
-        path: dir.display().to_string(),
-        source,
-    })?;
-    // One vertical blank at a time; the frame shown as each one starts is frame N-1.
+fn run_headless(
+    machine: &mut Machine,
+    opts: &RunOptions,
+    save_at: &[(u64, PathBuf)],
+    program: &str,
+) -> Result<RunEnd, HeadlessError> {
+    // --frames counts the frames of this run: after a loaded state's.
+    let end = opts.frames.map(|f| f + machine.vblank_count);
+    if let Some(dir) = &opts.dump_frames {
+        std::fs::create_dir_all(dir).map_err(|source| HeadlessError::Folder {
+            path: dir.display().to_string(),
+            source,
+        })?;
+    }
+    // The saves still to make, in frame order.
+    let start = machine.vblank_count;
+    let mut saves = save_at.iter().filter(|(f, _)| *f >= start).peekable();
     loop {
-        let next = machine.vblank_count + 1;
-        let frames = Some(opts.frames.map_or(next, |f| f.min(next)));
+        while let Some((frame, path)) = saves.next_if(|(f, _)| *f == machine.vblank_count) {
+            let written = machine
+                .save_state(program)
+                .map_err(|e| e.to_string())
+                .and_then(|b| std::fs::write(path, b).map_err(|e| e.to_string()));
+            written.map_err(|what| HeadlessError::State {
+                path: path.display().to_string(),
+                what,
+            })?;
+            eprintln!("piney: state saved to {} (frame {frame})", path.display());
+        }
+        if end.is_some_and(|f| machine.vblank_count >= f) {
+            return Ok(RunEnd::FrameLimit);
+        }
+        // One vertical blank at a time while frames are written; else up to the next save or
+        // the end. The frame shown as each vertical blank starts is frame N-1.
+        let mut stop = end;
+        if opts.dump_frames.is_some() {
+            let next = machine.vblank_count + 1;
+            stop = Some(stop.map_or(next, |f| f.min(next)));
+        }
+        if let Some((frame, _)) = saves.peek() {
+            stop = Some(stop.map_or(*frame, |f| f.min(*frame)));
+        }
+        let before = machine.vblank_count;
         match machine.run(RunLimits {
-            frames,
+            frames: stop,
             seconds: opts.seconds,
         })? {
             RunEnd::FrameLimit => {
-                if let Some(img) = presented_frame(machine, opts.deflicker, opts.dump_format.into())
+                if let Some(dir) = &opts.dump_frames
+                    && machine.vblank_count > before
+                    && let Some(img) =
+                        presented_frame(machine, opts.deflicker, opts.dump_format.into())
                 {
                     img.write_png(&dir.join(Image::frame_file_name(machine.vblank_count - 1)))?;
                 }
-                if opts.frames.is_some_and(|f| machine.vblank_count >= f) {
-                    return Ok(RunEnd::FrameLimit);
-                }
             }
-            end => return Ok(end),
+            other => return Ok(other),
         }
     }
 }

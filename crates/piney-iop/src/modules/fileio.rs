@@ -923,6 +923,8 @@ fn cstr(b: &[u8], off: usize, max: usize) -> String {
 }
 
 impl NativeServer for FileIo {
+    crate::whole_server_state!();
+
     fn sid(&self) -> u32 {
         FILEIO_SID
     }
@@ -1129,6 +1131,8 @@ pub struct IopHeap;
 pub const IOPHEAP_SID: u32 = 0x8000_0003;
 
 impl NativeServer for IopHeap {
+    crate::whole_server_state!();
+
     fn sid(&self) -> u32 {
         IOPHEAP_SID
     }

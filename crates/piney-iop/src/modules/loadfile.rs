@@ -48,6 +48,8 @@ fn args_of(b: &[u8], len: u32) -> Vec<u8> {
 }
 
 impl NativeServer for LoadFile {
+    crate::whole_server_state!();
+
     fn sid(&self) -> u32 {
         LOADFILE_SID
     }

@@ -88,6 +88,7 @@
 //! which FILEIO reaches (`fioOpen("mc0:/DIR/FILE")`): [`super::fileio_mc`] answers it with the
 //! `mc_*` functions here, on the same cards, card detection and 3 descriptors as the RPC.
 
+use std::any::Any;
 use std::path::{Path, PathBuf};
 
 use piney_memcard::{
@@ -1139,6 +1140,27 @@ impl McServ {
 }
 
 impl NativeServer for McServ {
+    /// The cards themselves are the player's files, not the state: a loaded state keeps the
+    /// running machine's cards (opened, or to open at the next call). A card file open in
+    /// MCMAN would need the card's own handle back, so a save is refused while one is.
+    fn save_state(&self) -> Result<Vec<u8>, String> {
+        if self.fds.iter().any(|f| f.is_some()) {
+            return Err(
+                "a memory card file is open: save when the game is not using the card".into(),
+            );
+        }
+        crate::state::encode(self)
+    }
+    fn decode_state(&self, bytes: &[u8]) -> Result<Box<dyn Any>, String> {
+        Ok(Box::new(crate::state::decode::<Self>(bytes)?))
+    }
+    fn apply_state(&mut self, state: Box<dyn Any>) {
+        if let Ok(mut s) = state.downcast::<Self>() {
+            s.cards = std::mem::take(&mut self.cards);
+            s.lazy = std::mem::take(&mut self.lazy);
+            *self = *s;
+        }
+    }
     fn sid(&self) -> u32 {
         MCSERV_SID
     }

@@ -772,6 +772,21 @@ fn six_bytes(args: &[u8]) -> [u8; 6] {
 }
 
 impl NativeServer for Padman {
+    /// The pads' input (the host's keyboard, pads or script) is not the state: a loaded state
+    /// keeps the running machine's.
+    fn save_state(&self) -> Result<Vec<u8>, String> {
+        piney_iop::state::encode(self)
+    }
+    fn decode_state(&self, bytes: &[u8]) -> Result<Box<dyn Any>, String> {
+        Ok(Box::new(piney_iop::state::decode::<Self>(bytes)?))
+    }
+    fn apply_state(&mut self, state: Box<dyn Any>) {
+        if let Ok(mut s) = state.downcast::<Self>() {
+            s.input = std::mem::replace(&mut self.input, Box::new(DefaultPads));
+            *self = *s;
+        }
+    }
+
     fn sid(&self) -> u32 {
         PADMAN_SID
     }
@@ -978,6 +993,22 @@ impl PadmanExt {
 }
 
 impl NativeServer for PadmanExt {
+    /// Its id and modules are fixed when it is made: nothing of it changes.
+    fn save_state(&self) -> Result<Vec<u8>, String> {
+        piney_iop::state::encode(&self.sid)
+    }
+    fn decode_state(&self, bytes: &[u8]) -> Result<Box<dyn Any>, String> {
+        let sid: u32 = piney_iop::state::decode(bytes)?;
+        if sid != self.sid {
+            return Err(format!(
+                "padman's extended service {sid:#x} is not {:#x}",
+                self.sid
+            ));
+        }
+        Ok(Box::new(()))
+    }
+    fn apply_state(&mut self, _: Box<dyn Any>) {}
+
     fn sid(&self) -> u32 {
         self.sid
     }
@@ -1011,6 +1042,8 @@ impl NativeServer for PadmanExt {
 pub struct XPadman;
 
 impl NativeServer for XPadman {
+    piney_iop::whole_server_state!();
+
     fn sid(&self) -> u32 {
         XPADMAN_SID
     }

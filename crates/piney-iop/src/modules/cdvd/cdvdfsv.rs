@@ -146,6 +146,8 @@ fn sifman_room(iop: &Iop, n: usize) -> Result<(), String> {
 }
 
 impl NativeServer for Fsv {
+    crate::whole_server_state!();
+
     fn sid(&self) -> u32 {
         self.sid
     }
