@@ -2,7 +2,8 @@
 //! the wgpu [`Presenter`].
 //!
 //! Keys: Escape quits, F11 or Alt+Enter toggles borderless fullscreen, F12 saves a screenshot
-//! of the picture on screen (through [`Emulator::screenshot`]), Tab held fast-forwards (the
+//! of the picture on screen (through [`Emulator::screenshot`]), F1 saves a state to the slot,
+//! F3 loads it, F2 selects the next slot (through [`Emulator::state_key`]), Tab held fast-forwards (the
 //! game unpaced, its sound muted or stretched as [`crate::AudioOptions`] say), every other key
 //! goes to the keyboard pad (by winit `KeyCode` name). The sound plays through a
 //! [`crate::Player`] on the default output device; with none, one line says so and the game
@@ -427,6 +428,18 @@ impl<E: Emulator + ?Sized> ApplicationHandler for App<'_, E> {
                         match self.session.screenshot(frame) {
                             Ok(path) => eprintln!("piney: screenshot {path}"),
                             Err(e) => eprintln!("piney: screenshot: {e}"),
+                        }
+                    }
+                } else if matches!(code, KeyCode::F1 | KeyCode::F2 | KeyCode::F3) {
+                    if pressed && !event.repeat {
+                        let key = match code {
+                            KeyCode::F1 => crate::StateKey::Save,
+                            KeyCode::F2 => crate::StateKey::NextSlot,
+                            _ => crate::StateKey::Load,
+                        };
+                        match self.session.state_key(key) {
+                            Ok(line) => eprintln!("piney: {line}"),
+                            Err(e) => eprintln!("piney: save state: {e}"),
                         }
                     }
                 } else if code == KeyCode::Tab {

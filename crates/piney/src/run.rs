@@ -721,7 +721,13 @@ pub fn run_image(
     let result = if opts.headless {
         run_headless(&mut machine, opts, &save_at, &program)
     } else {
-        match crate::window::run(&mut machine, opts, name, mapping, wav.as_ref()) {
+        let states = crate::window::StateSlots {
+            dir: data_folder().map(|d| d.join("states")),
+            name: slot_name(name, boot.serial.as_deref()),
+            program: program.clone(),
+            slot: 0,
+        };
+        match crate::window::run(&mut machine, opts, name, mapping, wav.as_ref(), states) {
             Ok(()) => Ok(RunEnd::Exited(machine.exit_status().unwrap_or(0))),
             Err(e) => {
                 eprintln!("piney: {e}");
@@ -836,6 +842,26 @@ pub fn program_identity(image: &[u8], serial: Option<&str>) -> String {
         Some(s) => format!("{elf} from disc {s}"),
         None => elf,
     }
+}
+
+/// The name of the window's save state files: the disc's serial, else the program's file
+/// name, with only letters, digits, `.`, `_` and `-`.
+fn slot_name(name: &str, serial: Option<&str>) -> String {
+    let base = serial.unwrap_or_else(|| {
+        Path::new(name)
+            .file_name()
+            .and_then(|f| f.to_str())
+            .unwrap_or(name)
+    });
+    base.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// Why a headless run stopped abnormally.

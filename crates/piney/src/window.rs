@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use piney_frontend::{AudioOptions, Emulator, Frame, WindowOptions, run_window};
+use piney_frontend::{AudioOptions, Emulator, Frame, StateKey, WindowOptions, run_window};
 use piney_gs::{FrameFormat, Image, Presenter};
 use piney_input::{Motors, PadReport, Port};
 use piney_machine::sif::padman::PadInput;
@@ -56,6 +56,33 @@ struct MachineSession<'a> {
     screenshot_format: FrameFormat,
     /// The sound the machine made, for the window's player.
     sound: Option<Queue>,
+    /// Save state slots: the folder, the files' name, the program's identity, the slot.
+    states: StateSlots,
+}
+
+/// The window's save state slots (F1, F2, F3): `DIR/NAME.S.state` for slot S (0 to 9).
+pub struct StateSlots {
+    /// The folder (`states` in piney's data folder); `None` when the environment names none.
+    pub dir: Option<PathBuf>,
+    /// The files' name: the disc's serial, or the program's file name.
+    pub name: String,
+    /// What the states record as the program ([`crate::run::program_identity`]).
+    pub program: String,
+    /// The slot F1 and F3 use.
+    pub slot: u32,
+}
+
+/// The number of slots, as PCSX2 has.
+const SLOTS: u32 = 10;
+
+impl StateSlots {
+    fn path(&self) -> Result<PathBuf, String> {
+        let dir = self
+            .dir
+            .as_ref()
+            .ok_or("no folder for save states (set XDG_DATA_HOME or HOME)")?;
+        Ok(dir.join(format!("{}.{}.state", self.name, self.slot)))
+    }
 }
 
 impl Emulator for MachineSession<'_> {
@@ -144,6 +171,54 @@ impl Emulator for MachineSession<'_> {
         Ok(path.display().to_string())
     }
 
+    fn state_key(&mut self, key: StateKey) -> Result<String, String> {
+        let slot = self.states.slot;
+        match key {
+            StateKey::NextSlot => {
+                self.states.slot = (slot + 1) % SLOTS;
+                let path = self.states.path()?;
+                let what = if path.exists() { "" } else { " (empty)" };
+                Ok(format!(
+                    "save state slot {}{what}: {}",
+                    self.states.slot,
+                    path.display()
+                ))
+            }
+            StateKey::Save => {
+                let path = self.states.path()?;
+                if let Some(dir) = path.parent() {
+                    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+                }
+                let bytes = self
+                    .machine
+                    .save_state(&self.states.program)
+                    .map_err(|e| e.to_string())?;
+                std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+                Ok(format!(
+                    "state saved to slot {slot} (frame {}): {}",
+                    self.machine.vblank_count,
+                    path.display()
+                ))
+            }
+            StateKey::Load => {
+                let path = self.states.path()?;
+                let bytes = std::fs::read(&path)
+                    .map_err(|e| format!("slot {slot}: {}: {e}", path.display()))?;
+                self.machine
+                    .load_state(&bytes, &self.states.program)
+                    .map_err(|e| format!("slot {slot}: {}: {e}", path.display()))?;
+                // The loaded machine's picture is shown at the next vertical blank.
+                self.last = None;
+                self.ended = false;
+                Ok(format!(
+                    "state loaded from slot {slot} (frame {}): {}",
+                    self.machine.vblank_count,
+                    path.display()
+                ))
+            }
+        }
+    }
+
     fn set_pad(&mut self, port: Port, report: Option<PadReport>) {
         let mut state = self.pads.lock().unwrap_or_else(|e| e.into_inner());
         state.reports[port as usize] = report;
@@ -174,6 +249,7 @@ pub fn run(
     title: &str,
     mapping: Option<piney_input::Mapping>,
     wav: Option<&WavDump>,
+    states: StateSlots,
 ) -> Result<(), String> {
     if opts.dump_frames.is_some() {
         return Err(
@@ -215,6 +291,7 @@ pub fn run(
             .or_else(|| crate::run::data_folder().map(|d| d.join("screenshots"))),
         screenshot_format: opts.dump_format.into(),
         sound,
+        states,
     };
     let mut options = WindowOptions {
         title: format!("piney: {title}"),
