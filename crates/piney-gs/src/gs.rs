@@ -380,7 +380,7 @@ impl<R: Renderer> Gs<R> {
             fifo: self.fifo.clone(),
             download: self.download,
             pending_signal: self.pending_signal,
-            privileged: self.privileged.clone(),
+            privileged: self.privileged,
             draws: self.draws,
             memory,
             clut,

@@ -125,6 +125,8 @@ pub mod native_device {
     use crate::modules::fileio::{IoDevice, RomDevice, TtyDevice};
 
     /// Writes the device's name (only `tty` and `rom`, the boot set's, can be saved).
+    // serde's `with` hands the field itself: a reference to the Box.
+    #[allow(clippy::borrowed_box)]
     pub fn serialize<S: Serializer>(v: &Box<dyn IoDevice>, s: S) -> Result<S::Ok, S::Error> {
         match v.name() {
             n @ ("tty" | "rom") => n.serialize(s),
@@ -153,6 +155,8 @@ pub mod native_file {
     use crate::modules::fileio::{IoFile, Tty};
 
     /// Writes a tty file's mark.
+    // serde's `with` hands the field itself: a reference to the Box.
+    #[allow(clippy::borrowed_box)]
     pub fn serialize<S: Serializer>(v: &Box<dyn IoFile>, s: S) -> Result<S::Ok, S::Error> {
         if v.is_tty() {
             "tty".serialize(s)
