@@ -87,7 +87,7 @@ pub mod status {
 }
 
 /// One TLB entry (48 on the EE).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TlbEntry {
     /// PageMask.
     pub page_mask: u32,
@@ -100,11 +100,12 @@ pub struct TlbEntry {
 }
 
 /// COP0: system control.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Cop0 {
     /// The 32 registers as MFC0 sees them (Count is kept up to date by the interpreter).
     pub regs: [u32; 32],
     /// The 48-entry TLB.
+    #[serde(with = "serde_big_array::BigArray")]
     pub tlb: [TlbEntry; 48],
     /// Performance counter control (PCCR).
     pub pccr: u32,
@@ -152,7 +153,7 @@ impl Default for Cop0 {
 }
 
 /// COP1: the FPU, with the PS2's non-IEEE arithmetic (see [`crate::float`]).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Fpu {
     /// The 32 single-precision registers, as raw bits.
     pub fpr: [u32; 32],
@@ -168,7 +169,7 @@ impl Fpu {
 }
 
 /// VU0 registers as COP2 (macro mode) sees them. The micro mode will share this state.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Vu0Regs {
     /// VF0..VF31, four raw float lanes x, y, z, w (VF0 is constant 0, 0, 0, 1.0).
     pub vf: [[u32; 4]; 32],
@@ -209,7 +210,7 @@ impl Default for Vu0Regs {
 }
 
 /// The whole architectural state of the R5900.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Cpu {
     /// The 32 general purpose registers, 128 bits each ($0 is always 0).
     pub gpr: [u128; 32],

@@ -130,6 +130,17 @@ impl Frame {
     }
 }
 
+/// The save state keys, as PCSX2 players know them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StateKey {
+    /// F1: save the machine to the current slot.
+    Save,
+    /// F2: select the next slot.
+    NextSlot,
+    /// F3: load the current slot.
+    Load,
+}
+
 /// The emulated machine as the window drives it: one vertical blank at a time.
 ///
 /// The window calls, per vertical blank: [`Emulator::set_pad`] for both ports, then
@@ -163,6 +174,13 @@ pub trait Emulator {
     /// since the last call (the machine's parts). The default has none.
     fn perf_lines(&mut self) -> Vec<String> {
         Vec::new()
+    }
+
+    /// A save state key was pressed (F1 save to the slot, F3 load the slot, F2 the next slot):
+    /// does it and returns the line to show, or why not.
+    fn state_key(&mut self, key: StateKey) -> Result<String, String> {
+        let _ = key;
+        Err("save states are not available here".into())
     }
 
     /// What `ccPad::Ctrl` sent to the motors since the last call, in order, per port.

@@ -173,6 +173,11 @@ impl<'e, E: Emulator + ?Sized> Session<'e, E> {
         self.speed
     }
 
+    /// Passes a save state key to the emulator.
+    pub fn state_key(&mut self, key: crate::StateKey) -> Result<String, String> {
+        self.emu.state_key(key)
+    }
+
     /// Asks the emulator for a screenshot of `frame`.
     pub fn screenshot(&mut self, frame: &Frame) -> Result<String, String> {
         self.emu.screenshot(frame)

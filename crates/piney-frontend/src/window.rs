@@ -3,7 +3,9 @@
 //!
 //! Keys: Escape quits, F11 or Alt+Enter toggles borderless fullscreen, F12 saves a screenshot
 //! of the picture on screen (through [`Emulator::screenshot`]), F10 starts and stops an
-//! animated capture ([`Emulator::toggle_capture`]), Tab held fast-forwards (the
+//! animated capture ([`Emulator::toggle_capture`]), F9 shows the performance overlay, F1
+//! saves a state to the slot, F3 loads it, F2 selects the next slot (through
+//! [`Emulator::state_key`]), Tab held fast-forwards (the
 //! game unpaced, its sound muted or stretched as [`crate::AudioOptions`] say), every other key
 //! goes to the keyboard pad (by winit `KeyCode` name). The sound plays through a
 //! [`crate::Player`] on the default output device; with none, one line says so and the game
@@ -558,6 +560,20 @@ impl<E: Emulator + ?Sized> ApplicationHandler for App<'_, E> {
                         // The first figures come at the next second's update.
                         self.title_at.0 = 0;
                         self.notices.dirty = true;
+                    }
+                } else if matches!(code, KeyCode::F1 | KeyCode::F2 | KeyCode::F3) {
+                    if pressed && !event.repeat {
+                        let key = match code {
+                            KeyCode::F1 => crate::StateKey::Save,
+                            KeyCode::F2 => crate::StateKey::NextSlot,
+                            _ => crate::StateKey::Load,
+                        };
+                        let line = match self.session.state_key(key) {
+                            Ok(line) => line,
+                            Err(e) => format!("save state: {e}"),
+                        };
+                        let now = self.now_ns();
+                        self.notices.say(now, line);
                     }
                 } else if code == KeyCode::Tab {
                     let now = self.now_ns();

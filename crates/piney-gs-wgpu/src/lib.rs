@@ -641,6 +641,11 @@ impl Renderer for WgpuRenderer {
                 }
                 self.upload_all();
             }
+            MemCommand::SetClut(c) => {
+                self.download();
+                self.cpu.set_clut(&c);
+                self.upload_all();
+            }
             MemCommand::PowerOn => {
                 self.batch = Batch::new(self.scale);
                 self.cpu.memory(MemCommand::PowerOn);
@@ -658,6 +663,11 @@ impl Renderer for WgpuRenderer {
     fn read_memory(&mut self) -> Box<LocalMemory> {
         self.download();
         Box::new(self.cpu.mem().clone())
+    }
+
+    fn read_clut(&mut self) -> Box<[u16; 512]> {
+        self.download();
+        Box::new(*self.cpu.clut())
     }
 
     fn display(&mut self, cmd: &DisplayCommand) {

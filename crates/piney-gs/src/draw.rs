@@ -7,7 +7,7 @@ use crate::regs::*;
 
 /// The primitive shape a [`DrawCommand`] draws. Strips and fans arrive as their triangles, line
 /// strips as their lines.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum PrimKind {
     /// One vertex.
     Point,
@@ -31,7 +31,7 @@ impl PrimKind {
 }
 
 /// One vertex as the GS latched it at the kick.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Vertex {
     /// X in 12.4 fixed point, after XYOFFSET (window coordinate minus OFX; may be negative).
     pub x: i32,
@@ -56,7 +56,7 @@ pub struct Vertex {
 }
 
 /// The registers of the drawing context a primitive uses (PRIM.CTXT, or PRMODE's).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Context {
     /// TEX0.
     pub tex0: Tex0,
@@ -85,7 +85,7 @@ pub struct Context {
 }
 
 /// The registers shared by both contexts that affect drawing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Env {
     /// TEXA.
     pub texa: Texa,
@@ -106,7 +106,7 @@ pub struct Env {
 }
 
 /// One primitive to draw with the complete state it needs.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct DrawCommand {
     /// The shape.
     pub kind: PrimKind,
@@ -155,6 +155,8 @@ pub enum MemCommand {
     SetMemory(Box<LocalMemory>),
     /// Power-on: local memory and the CLUT buffer zeroed (a machine reset).
     PowerOn,
+    /// Replace the CLUT buffer (loading a save state), as 512 halfwords.
+    SetClut(Box<[u16; 512]>),
 }
 
 /// A consumer of the GS's output: it owns local memory. Implementations draw; they see no GIF
@@ -170,6 +172,8 @@ pub trait Renderer {
     fn read_back(&mut self, rect: &TransferRect, start: u64, count: u64) -> Vec<u8>;
     /// A copy of the whole local memory (dumps, tests).
     fn read_memory(&mut self) -> Box<LocalMemory>;
+    /// A copy of the CLUT buffer, 512 halfwords (save states), after every earlier command.
+    fn read_clut(&mut self) -> Box<[u16; 512]>;
     /// Shows a frame: the PCRTC's registers for it. The renderer runs the PCRTC over its own
     /// local memory as it stands after every earlier command.
     fn display(&mut self, cmd: &DisplayCommand);
@@ -203,6 +207,9 @@ impl<R: Renderer + ?Sized> Renderer for Box<R> {
     }
     fn read_memory(&mut self) -> Box<LocalMemory> {
         (**self).read_memory()
+    }
+    fn read_clut(&mut self) -> Box<[u16; 512]> {
+        (**self).read_clut()
     }
     fn display(&mut self, cmd: &DisplayCommand) {
         (**self).display(cmd)
@@ -241,6 +248,12 @@ impl<R: Renderer> Renderer for Option<R> {
         match self {
             Some(r) => r.read_memory(),
             None => Box::new(LocalMemory::new()),
+        }
+    }
+    fn read_clut(&mut self) -> Box<[u16; 512]> {
+        match self {
+            Some(r) => r.read_clut(),
+            None => Box::new([0; 512]),
         }
     }
     fn display(&mut self, cmd: &DisplayCommand) {

@@ -24,7 +24,7 @@ pub trait GifSink {
 }
 
 /// A GIFtag's data format (FLG).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Flg {
     /// FLG 0: each qword is one register, converted by its descriptor.
     #[default]
@@ -39,7 +39,7 @@ pub enum Flg {
 const ONE_F32: u32 = 0x3f80_0000;
 
 /// The tag state of one GIF path, kept across transfers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct GifPath {
     /// Loops left; 0 means the next qword is a GIFtag.
     nloop: u32,
@@ -354,7 +354,7 @@ mod tests {
     }
 
     /// Records what a path writes.
-    #[derive(Default)]
+    #[derive(Default, serde::Serialize, serde::Deserialize)]
     struct Log(Vec<(u8, u64)>);
     impl GifSink for Log {
         fn write_reg(&mut self, reg: u8, value: u64) {

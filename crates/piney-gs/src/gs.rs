@@ -110,7 +110,7 @@ pub mod csr {
 }
 
 /// Errors the state machine reports; the write itself is ignored, as the hardware does.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
 pub enum GsError {
     /// A general register address the GS does not define.
     #[error("GS: write to unknown register {0:#04x}")]
@@ -128,7 +128,7 @@ pub enum GsError {
     },
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct HostTransfer {
     rect: TransferRect,
     done: u64,
@@ -136,7 +136,7 @@ struct HostTransfer {
 }
 
 /// The privileged registers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Privileged {
     /// PMODE.
     pub pmode: Pmode,
@@ -174,7 +174,7 @@ pub struct Privileged {
     pub siglblid: u64,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct State {
     prim: Prim,
     prmode: u64,
@@ -243,8 +243,22 @@ pub struct Gs<R: Renderer> {
     upload: Option<Upload>,
 }
 
+/// A [`Gs`] as a save state holds it ([`Gs::save_state`]).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct GsState {
+    s: State,
+    fifo: VecDeque<u8>,
+    download: Option<(TransferRect, u64)>,
+    pending_signal: Option<IdMask>,
+    privileged: Privileged,
+    draws: u64,
+    memory: Box<crate::LocalMemory>,
+    #[serde(with = "piney_state::boxed")]
+    clut: Box<[u16; 512]>,
+}
+
 /// Host->local data not yet sent: pixels `start..` of `rect`.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct Upload {
     rect: TransferRect,
     start: u64,
@@ -355,6 +369,38 @@ impl<R: Renderer> Gs<R> {
 
     /// The renderer after the gathered image data: every command goes out through here, so
     /// the renderer sees them in order.
+    /// The whole GS for a save state: its registers, queues and transfers, and the renderer's
+    /// local memory and CLUT buffer after every command so far (the renderer's own objects are
+    /// not part of it: any renderer takes the state back).
+    pub fn save_state(&mut self) -> GsState {
+        let memory = self.out().read_memory();
+        let clut = self.renderer.read_clut();
+        GsState {
+            s: self.s.clone(),
+            fifo: self.fifo.clone(),
+            download: self.download,
+            pending_signal: self.pending_signal,
+            privileged: self.privileged,
+            draws: self.draws,
+            memory,
+            clut,
+        }
+    }
+
+    /// Takes a [`Gs::save_state`] back: the registers replaced, the renderer given the local
+    /// memory and CLUT buffer.
+    pub fn load_state(&mut self, st: GsState) {
+        self.upload = None;
+        self.s = st.s;
+        self.fifo = st.fifo;
+        self.download = st.download;
+        self.pending_signal = st.pending_signal;
+        self.privileged = st.privileged;
+        self.draws = st.draws;
+        self.renderer.memory(MemCommand::SetMemory(st.memory));
+        self.renderer.memory(MemCommand::SetClut(st.clut));
+    }
+
     fn out(&mut self) -> &mut R {
         self.send_upload();
         &mut self.renderer

@@ -34,6 +34,9 @@ impl Renderer for Recorder {
     fn read_memory(&mut self) -> Box<LocalMemory> {
         Box::new(self.mem.clone())
     }
+    fn read_clut(&mut self) -> Box<[u16; 512]> {
+        Box::new([0; 512])
+    }
     fn display(&mut self, cmd: &DisplayCommand) {
         self.displays.push(*cmd);
     }

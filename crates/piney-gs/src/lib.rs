@@ -54,7 +54,7 @@ pub mod texel;
 pub mod threaded;
 
 pub use draw::{Context, DrawCommand, Env, MemCommand, PrimKind, Renderer, Vertex};
-pub use gs::{Gs, GsError, Privileged};
+pub use gs::{Gs, GsError, GsState, Privileged};
 pub use image::{Image, ImageError};
 pub use mem::LocalMemory;
 pub use pcrtc::{DisplayCommand, FrameFormat, Pcrtc, Presenter};

@@ -168,7 +168,7 @@ pub fn pixel_address(psm: Psm, x: u32, y: u32, bp: u32, bw: u32) -> u32 {
 }
 
 /// The 4 MiB local memory.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LocalMemory {
     words: Vec<u32>,
 }
@@ -318,7 +318,7 @@ impl LocalMemory {
 }
 
 /// A host<->local or local<->local transfer rectangle: one side of BITBLTBUF/TRXPOS with TRXREG.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TransferRect {
     /// Base pointer in blocks (64 words).
     pub bp: u32,

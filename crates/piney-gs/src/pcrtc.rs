@@ -27,7 +27,7 @@ use crate::regs::{BgColor, DispFb, Display, Pmode, Smode2};
 /// The PCRTC's registers for one frame and the port's display switches: what a renderer's
 /// [`crate::Renderer::display`] shows. The state machine builds it from the privileged
 /// registers ([`DisplayCommand::new`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DisplayCommand {
     /// PMODE.
     pub pmode: Pmode,
@@ -123,13 +123,13 @@ impl DisplayCommand {
 }
 
 /// Reads the display circuits and merges them into a picture.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Pcrtc {
     /// Perform the console's frame-mode deflicker merge (`--deflicker`).
     pub deflicker: bool,
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Circuit {
     fb: DispFb,
     disp: Display,
@@ -374,7 +374,7 @@ impl Pcrtc {
 }
 
 /// Presents pictures: the display offset (Adjust Screen) and the 4:3 shape.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Presenter {
     /// The display offset x in picture pixels ([`DisplayCommand::offset`]; right is positive).
     pub offset_x: i32,
@@ -435,7 +435,7 @@ impl Presenter {
 }
 
 /// What a written frame (`--dump-frames`, a screenshot) holds.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum FrameFormat {
     /// What a player sees: moved by the display offset and stretched to 4:3
     /// ([`Presenter::present_4_3`]).

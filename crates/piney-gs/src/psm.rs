@@ -4,6 +4,7 @@
 /// "Pixel Storage Format"; PCSX2 `GSRegs.h` PSM enum).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(u8)]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub enum Psm {
     /// RGBA 8:8:8:8, one word a pixel.
     Ct32 = 0x00,

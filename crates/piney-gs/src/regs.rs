@@ -7,6 +7,7 @@ macro_rules! reg {
     ($(#[$m:meta])* $name:ident { $($field:ident : $lo:expr, $bits:expr;)* }) => {
         $(#[$m])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+        #[derive(serde::Serialize, serde::Deserialize)]
         pub struct $name(pub u64);
         impl $name {
             $(
@@ -166,7 +167,9 @@ impl Tex1 {
 
 /// DIMX (0x44): the 4x4 dither matrix; each entry is a signed 3-bit value (-4..3) at bit
 /// `row * 16 + col * 4`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct Dimx(pub u64);
 
 impl Dimx {

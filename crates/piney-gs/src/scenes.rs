@@ -37,6 +37,9 @@ impl Renderer for Recorder {
     fn read_memory(&mut self) -> Box<LocalMemory> {
         Box::new(LocalMemory::new())
     }
+    fn read_clut(&mut self) -> Box<[u16; 512]> {
+        Box::new([0; 512])
+    }
     fn display(&mut self, _: &DisplayCommand) {}
     fn display_image(&mut self) -> Image {
         Image::new(0, 0, [0; 4])

@@ -850,6 +850,7 @@ impl Renderer for SoftwareRenderer {
                 self.planes.fill(*m);
                 self.texcache.written(&PageSet::all());
             }
+            MemCommand::SetClut(c) => self.set_clut(&c),
             MemCommand::PowerOn => {
                 self.planes.fill(LocalMemory::new());
                 self.clut.clear();
@@ -867,6 +868,11 @@ impl Renderer for SoftwareRenderer {
     fn read_memory(&mut self) -> Box<LocalMemory> {
         self.flush();
         Box::new(self.planes[0].clone())
+    }
+
+    fn read_clut(&mut self) -> Box<[u16; 512]> {
+        self.flush();
+        Box::new(*self.clut())
     }
 
     fn display(&mut self, cmd: &DisplayCommand) {

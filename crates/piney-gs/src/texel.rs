@@ -35,8 +35,8 @@ pub fn clut_psm(cpsm: u32) -> Psm {
 }
 
 /// The CLUT buffer as 512 halfwords (see the module's layout).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Clut(Box<[u16; 512]>);
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Clut(#[serde(with = "piney_state::boxed")] Box<[u16; 512]>);
 
 impl Default for Clut {
     fn default() -> Self {

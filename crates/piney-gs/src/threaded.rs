@@ -21,6 +21,7 @@ enum Msg {
     Mem(MemCommand),
     ReadBack(TransferRect, u64, u64, Sender<Vec<u8>>),
     Snapshot(Sender<Box<LocalMemory>>),
+    Clut(Sender<Box<[u16; 512]>>),
     Display(Box<DisplayCommand>, Sender<Image>),
     Report(Sender<Option<String>>),
 }
@@ -85,6 +86,9 @@ impl ThreadedRenderer {
                         }
                         Msg::Snapshot(reply) => {
                             let _ = reply.send(renderer.read_memory());
+                        }
+                        Msg::Clut(reply) => {
+                            let _ = reply.send(renderer.read_clut());
                         }
                         Msg::Display(cmd, reply) => {
                             renderer.display(&cmd);
@@ -182,6 +186,12 @@ impl Renderer for ThreadedRenderer {
         self.send(Msg::Snapshot(tx));
         self.wait(&rx)
             .unwrap_or_else(|| Box::new(LocalMemory::new()))
+    }
+
+    fn read_clut(&mut self) -> Box<[u16; 512]> {
+        let (tx, rx) = bounded(1);
+        self.send(Msg::Clut(tx));
+        self.wait(&rx).unwrap_or_else(|| Box::new([0; 512]))
     }
 
     fn display(&mut self, cmd: &DisplayCommand) {

@@ -6,7 +6,7 @@
 //! contents ([`Disc::tracks`]) and whole 2352-byte sectors for CD-DA reads ([`Disc::read_cdda`]).
 
 /// What kind of disc is in the drive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Media {
     /// A CD (PS2 CD-ROM: Mode 1 or Mode 2 Form 1 data sectors).
     Cd,
@@ -65,7 +65,7 @@ pub trait Disc {
 }
 
 /// A disc held in memory: for tests, and for images small enough to read whole.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct MemoryDisc {
     /// The sectors, 2048 bytes each.
     pub data: Vec<u8>,

@@ -4,7 +4,9 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// What happens at a time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum EventKind {
     /// A kernel alarm (SetAlarm, DelayThread) with this id expires.
     Alarm(u32),
@@ -21,7 +23,7 @@ pub enum EventKind {
 }
 
 /// The queue.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Events {
     heap: BinaryHeap<Reverse<(u64, u64, EventKind)>>,
     seq: u64,

@@ -29,7 +29,7 @@ use std::fmt;
 pub const MAX_IMAGE: usize = 2 * 1024 * 1024;
 
 /// Why an image is not a loadable module.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct IrxError {
     /// The module's file name or path, as given.
     pub module: String,
@@ -52,7 +52,7 @@ impl fmt::Display for IrxError {
 impl std::error::Error for IrxError {}
 
 /// A relocation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Reloc {
     /// Offset from the image's start.
     pub offset: u32,
@@ -61,7 +61,7 @@ pub struct Reloc {
 }
 
 /// A parsed, checked module.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Irx {
     /// The module name from .iopmod.
     pub name: String,

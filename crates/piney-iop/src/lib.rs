@@ -31,6 +31,7 @@ pub mod mem;
 pub mod modules;
 pub mod romdir;
 pub mod sound;
+pub mod state;
 
 use cpu::Cpu;
 use events::{EventKind, Events};
@@ -41,7 +42,7 @@ use mem::IopBus;
 pub const IOP_CLOCK_HZ: u64 = 36_864_000;
 
 /// Why the IOP stopped a run abnormally. Each names what and where.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, thiserror::Error, serde::Serialize, serde::Deserialize)]
 pub enum IopError {
     /// Guest code did something the console would crash or hang on.
     #[error("IOP: {}{}", text(what), module.as_ref().map(|m| format!(" (in module {})", text(m))).unwrap_or_default())]
@@ -91,6 +92,7 @@ pub(crate) fn text(s: &str) -> String {
 }
 
 /// The IOP.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Iop {
     /// The CPU.
     pub cpu: Cpu,
@@ -112,6 +114,7 @@ pub struct Iop {
     /// would); empty otherwise.
     pub ee_ram: Vec<u8>,
     /// The disc in the drive (kept across reboots).
+    #[serde(skip)]
     pub disc: Option<Box<dyn disc::Disc>>,
     /// The CD/DVD drive and cdvdman's state (the drive's part kept across reboots).
     pub cdvd: modules::cdvd::Cdvd,

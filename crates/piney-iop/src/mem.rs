@@ -36,10 +36,12 @@ pub fn physical(addr: u32) -> u32 {
 }
 
 /// Memory and devices.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct IopBus {
     /// RAM (2 MiB).
     pub ram: Box<[u8]>,
     /// The scratchpad.
+    #[serde(with = "piney_state::boxed")]
     pub spad: Box<[u8; SPAD_SIZE]>,
     /// The hardware units.
     pub hw: Hardware,

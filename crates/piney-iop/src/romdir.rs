@@ -20,7 +20,7 @@
 //! first 10 bytes, exactly.
 
 /// One file of an image.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RomFile {
     /// Its name (at most 10 bytes).
     pub name: String,
@@ -31,7 +31,7 @@ pub struct RomFile {
 }
 
 /// A parsed ROMDIR image.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RomImage {
     /// Where it came from (a path), for messages.
     pub source: String,
@@ -145,7 +145,7 @@ pub fn parse(source: &str, data: &[u8]) -> Result<RomImage, String> {
 }
 
 /// A line of a boot list.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum BootLine {
     /// Load and start this module.
     Module(String),

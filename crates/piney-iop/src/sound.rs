@@ -37,7 +37,7 @@ fn core_of(ch: usize) -> usize {
 }
 
 /// A channel's transfer in progress.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Transfer {
     /// Halfwords still to move (AutoDMA).
     pub left: u32,

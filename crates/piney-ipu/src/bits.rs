@@ -16,7 +16,7 @@ pub const FIFO_QWORDS: usize = 8;
 pub const BUFFER_QWORDS: usize = 2;
 
 /// The input FIFO and internal buffer as one bit stream.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct InFifo {
     /// Buffered quadwords, oldest first, in stream order (the first stream bit is bit 127).
     q: VecDeque<u128>,
@@ -25,7 +25,7 @@ pub struct InFifo {
 }
 
 /// Why a read stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Short {
     /// Not enough bits are buffered yet.
     NeedMore,

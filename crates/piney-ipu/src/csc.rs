@@ -17,7 +17,7 @@
 pub type Raw8 = [u8; 384];
 
 /// The alpha thresholds set by SETTH (9 bits each).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Thresholds {
     /// TH0: below it (in R, G and B) a pixel is transparent black.
     pub th0: u16,

@@ -125,7 +125,7 @@ const NON_LINEAR_QSCALE: [u8; 32] = [
 ];
 
 /// How a step of a command ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 enum Step {
     /// The command's work is done.
     Done,
@@ -142,7 +142,7 @@ impl From<Short> for Step {
 }
 
 /// Where a macroblock decode stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 enum Phase {
     Start,
     Header,
@@ -158,7 +158,7 @@ enum Phase {
 }
 
 /// The state of an IDEC or BDEC.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct Dec {
     idec: bool,
     mpeg1: bool,
@@ -184,12 +184,14 @@ struct Dec {
     block: usize,
     /// Next scan position.
     idx: usize,
+    #[serde(with = "serde_big_array::BigArray")]
     coefs: [i32; 64],
+    #[serde(with = "piney_state::nested")]
     samples: [[i32; 64]; 6],
     escapes: u32,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 enum Op {
     Fdec,
     Vdec {
@@ -199,6 +201,7 @@ enum Op {
     Setiq {
         non_intra: bool,
         n: usize,
+        #[serde(with = "serde_big_array::BigArray")]
         buf: [u8; 64],
     },
     Setvq {
@@ -210,6 +213,7 @@ enum Op {
         ofm: bool,
         dte: bool,
         n: usize,
+        #[serde(with = "piney_state::boxed")]
         buf: Box<[u8; 384]>,
     },
     Pack {
@@ -217,12 +221,13 @@ enum Op {
         ofm: bool,
         dte: bool,
         n: usize,
+        #[serde(with = "piney_state::boxed")]
         buf: Box<[u8; 1024]>,
     },
     Dec(Box<Dec>),
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct Active {
     code: u32,
     /// FB: bits still to skip before the command reads.
@@ -231,7 +236,7 @@ struct Active {
 }
 
 /// The IPU.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Ipu {
     fifo: InFifo,
     /// Words written one at a time to IPU_in_FIFO, until a quadword is complete.
@@ -252,7 +257,9 @@ pub struct Ipu {
     current: Option<Active>,
     /// Code of the command last written.
     last_code: u32,
+    #[serde(with = "serde_big_array::BigArray")]
     iq: [u8; 64],
+    #[serde(with = "serde_big_array::BigArray")]
     niq: [u8; 64],
     vqclut: [u16; 16],
     th: Thresholds,

@@ -81,14 +81,14 @@ pub struct EeBus {
     pub now: u64,
     /// RAM written by devices (DMA to memory, SIF), for the recompiler ([`DeviceWrites`]).
     pub device_writes: DeviceWrites,
-    irq_changed: bool,
+    pub(crate) irq_changed: bool,
 }
 
 /// The 4 KiB pages of RAM that devices (DMA to memory, the SIF) wrote since the last look: the
 /// recompiler drops translated code there at the next FlushCache, as the EE's instruction cache
 /// must be flushed before code written that way runs. A bitmap, so it stays small however much
 /// is written between flushes.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct DeviceWrites {
     pages: Vec<u64>,
     any: bool,

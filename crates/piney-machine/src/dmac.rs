@@ -123,7 +123,7 @@ pub mod ch {
 }
 
 /// A channel's progress that is not in its registers.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
 pub struct ChanRun {
     /// The chain ends once the current block is done (END, REFE, RET with an empty stack, TIE+IRQ).
     pub end_after: bool,
@@ -142,7 +142,7 @@ pub struct ChanRun {
 }
 
 /// The DMAC's state outside the registers.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Dmac {
     /// Per channel.
     pub run: [ChanRun; 10],
@@ -151,7 +151,7 @@ pub struct Dmac {
 }
 
 /// A channel stopped on bad data.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DmaFault {
     /// The channel.
     pub channel: usize,

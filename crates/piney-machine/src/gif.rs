@@ -100,6 +100,7 @@ pub const PATH1_CYCLES_PER_QWORD: u64 = 2;
 pub const PATH1_SLICE_QWORDS: usize = 8;
 
 /// The GIF.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Gif {
     /// GIF_MODE (M3R bit 0, IMT bit 2).
     pub mode: u32,
@@ -122,7 +123,8 @@ pub struct Gif {
     last_path: usize,
     /// SIGNAL and FINISH events whose interrupt the bus has not raised yet.
     pub priv_events: Vec<(u8, u64)>,
-    /// The GS the GIF feeds.
+    /// The GS the GIF feeds (a save state holds it apart: [`GsUnit::save_state`]).
+    #[serde(skip, default = "GsUnit::new")]
     pub gs: GsUnit,
     /// Words of a GIF FIFO quadword written 32 bits at a time.
     fifo_acc: [u32; 4],

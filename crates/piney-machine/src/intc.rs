@@ -31,7 +31,7 @@ pub mod line {
 }
 
 /// The controller's two registers.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Intc {
     /// I_STAT: latched requests.
     pub stat: u32,

@@ -30,6 +30,7 @@ mod irx_run;
 pub use irx_run::is_irx;
 pub mod ipu;
 pub mod kernel;
+pub mod savestate;
 pub mod scheduler;
 pub mod sif;
 pub mod timers;

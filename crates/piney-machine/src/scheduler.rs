@@ -8,7 +8,9 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// What happens at a time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum Event {
     /// The start of the vertical blank (INTC VBON, the GS's VSINT).
     VBlankStart,
@@ -34,7 +36,7 @@ pub enum Event {
 }
 
 /// Timed events in EE cycles.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Scheduler {
     heap: BinaryHeap<Reverse<(u64, u64, Event)>>,
     seq: u64,

@@ -14,7 +14,7 @@
 use crate::scheduler::{Event, Scheduler, ntsc};
 
 /// One timer.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Timer {
     /// MODE.
     pub mode: u32,
@@ -29,7 +29,7 @@ pub struct Timer {
 }
 
 /// All four.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Timers {
     /// T0..T3.
     pub t: [Timer; 4],

@@ -89,6 +89,16 @@ pub trait VuExec: Send {
     fn runs_vu0(&self) -> bool {
         true
     }
+
+    /// Save states: VU1's state when this runner keeps it (`None`: it keeps none).
+    fn vu1(&self) -> Option<&piney_vu::Vu> {
+        None
+    }
+
+    /// Save states: VU1's state, to replace, when this runner keeps it.
+    fn vu1_mut(&mut self) -> Option<&mut piney_vu::Vu> {
+        None
+    }
 }
 
 /// What a VU run may touch.
@@ -100,7 +110,7 @@ pub struct VuIo<'a> {
 }
 
 /// The [`VuExec`] used until a VU interpreter is attached: starting a VU is an error naming it.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct NoVu;
 
 impl VuExec for NoVu {
@@ -125,7 +135,7 @@ pub const VU_MAX_CYCLES: u64 = 50_000_000;
 /// memories are the bus's window (copied in before a run, the data memory copied back after).
 /// VU0 is not run here (its registers are COP2's, which the bus cannot reach): VIF0's starts go to
 /// the machine ([`VuExec::runs_vu0`] is false).
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct MicroVu {
     /// VU1.
     pub vu1: piney_vu::Vu,
@@ -199,6 +209,14 @@ impl VuExec for MicroVu {
     fn runs_vu0(&self) -> bool {
         false
     }
+
+    fn vu1(&self) -> Option<&piney_vu::Vu> {
+        Some(&self.vu1)
+    }
+
+    fn vu1_mut(&mut self) -> Option<&mut piney_vu::Vu> {
+        Some(&mut self.vu1)
+    }
     fn start(
         &mut self,
         unit: usize,
@@ -264,7 +282,7 @@ pub struct VifCtx<'a> {
 }
 
 /// A command that takes data words after its VIFcode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 enum Data {
     Row { i: u8 },
     Col { i: u8 },
@@ -274,7 +292,7 @@ enum Data {
     Unpack(Unpack),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Unpack {
     /// Components - 1 (S, V2, V3, V4).
     vn: u32,
@@ -293,7 +311,7 @@ struct Unpack {
 }
 
 /// Why the VIF waits before the current VIFcode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 enum Wait {
     Vu,
     Gif12,
@@ -301,7 +319,7 @@ enum Wait {
 }
 
 /// One VIF.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct Vif {
     /// 0 or 1.
     pub unit: usize,

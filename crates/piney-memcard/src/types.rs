@@ -12,7 +12,19 @@ use std::ops::BitOr;
 ///
 /// A real console writes Japan Standard Time (UTC+9) read from the CDVD clock; piney passes its
 /// own emulated time. Values are kept as they are: the card does not validate them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Default,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub struct Timestamp {
     /// Year, four digits (e.g. 2004).
     pub year: u16,
@@ -151,7 +163,7 @@ pub mod mode {
 
 /// A directory entry as `mcGetDir` reports it (`sceMcTblGetDir`), or the new values passed to
 /// `mcSetFileInfo`.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct DirEntry {
     /// Name as the card stores it: 1..=32 bytes, no '/', no NUL (not necessarily UTF-8).
     pub name: Vec<u8>,
@@ -293,7 +305,7 @@ impl BitOr for SetInfoFlags {
 /// An open file or directory of one card: MCMAN's file descriptor (0, 1 or 2). The glue maps it
 /// to what the EE sees; a value that names no open handle gives `sceMcResDeniedPermit`, as an
 /// invalid fd does on the console.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct FileHandle(pub i32);
 
 /// MCMAN's number of file descriptors (`MAX_FDHANDLES` = 3, ps2sdk

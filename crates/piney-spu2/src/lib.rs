@@ -81,7 +81,7 @@ const STAT_READY: u16 = 0x80;
 const STAT_BUSY: u16 = 0x400;
 
 /// The IRQA comparators of both cores: any access to an address is checked against both.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct IrqWatch {
     /// IRQA of each core while its IRQ is enabled, else `u32::MAX` (never an address).
     addr: [u32; 2],
@@ -103,7 +103,7 @@ impl IrqWatch {
 
 /// The noise generator of a core (psx-spx "SPU Noise Generator"): ATTR bits 13-10 shift,
 /// 9-8 step; a 16-bit LFSR clocked when a timer, counting down by step + 4 per sample, runs out.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct Noise {
     level: u16,
     timer: i32,
@@ -126,7 +126,7 @@ impl Noise {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct Core {
     voices: [Voice; 24],
     pmon: u32,
@@ -328,6 +328,7 @@ fn set_hi(v: u32, x: u16) -> u32 {
 }
 
 /// The SPU2.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Spu2 {
     ram: Vec<u16>,
     /// Registers that are plain storage (KON/KOFF, SPDIF, unknown ones), by halfword.

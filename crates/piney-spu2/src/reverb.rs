@@ -65,7 +65,7 @@ fn mul(a: i32, b: i32) -> i32 {
     ((a as i64 * b as i64) >> 15) as i32
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Reverb {
     /// ESA/EEA in effect, and as written (they take effect while effects are disabled).
     pub esa: u32,
@@ -75,7 +75,9 @@ pub(crate) struct Reverb {
     pub addr: [u32; 22],
     pub coef: [i16; 10],
     /// 48 kHz histories, each 64 entries mirrored at +64 so 39 taps read contiguously.
+    #[serde(with = "piney_state::nested")]
     down: [[i32; 128]; 2],
+    #[serde(with = "piney_state::nested")]
     up: [[i32; 128]; 2],
     pos: usize,
 }

@@ -40,7 +40,7 @@ fn rate(shift: u32, step: i32, exp: bool, decr: bool, level: i32, stall: bool) -
     (counter_inc, level_inc)
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) enum Phase {
     Off,
     Attack,
@@ -54,7 +54,7 @@ pub(crate) enum Phase {
 /// ADSR2: bit 15 sustain exponential, 14 sustain decreasing, 12-8 sustain shift, 7-6 sustain
 /// step, 5 release exponential, 4-0 release shift (step -8). psx-spx "SPU Volume and ADSR
 /// Generator" (the SPU2 keeps the PS1 layout).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Envelope {
     adsr1: u16,
     adsr2: u16,
@@ -65,7 +65,7 @@ pub(crate) struct Envelope {
     p: PhaseRate,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 struct PhaseRate {
     shift: u32,
     step: i32,
@@ -224,7 +224,7 @@ impl Envelope {
 /// bits 14-0 are volume / 2 (level = sign-extended `reg << 1`). Bit 15 set: sweep; bit 14
 /// exponential, 13 decreasing, 12 negative phase, 6-2 shift, 1-0 step. psx-spx "SPU Volume
 /// and ADSR Generator"; the sweep steps as PCSX2 SPU2/ADSR.cpp `V_VolumeSlide::Update`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Sweep {
     pub reg: u16,
     pub level: i32,
@@ -322,7 +322,7 @@ fn decode_block(ram: &[u16], block: u32, prev: &mut [i32; 2], out: &mut [i16]) {
 }
 
 /// One voice of a core.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Voice {
     pub vol: [Sweep; 2],
     pub pitch: u16,

@@ -44,7 +44,7 @@ pub mod reg {
 }
 
 /// Which vector unit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Unit {
     /// VU0: 4 KiB micro memory, 4 KiB data memory, VU1's registers mapped at data 0x4000.
     Vu0,
@@ -67,7 +67,7 @@ impl Unit {
 }
 
 /// Why [`Vu::run`] returned.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Stop {
     /// The program ended through the E bit (after its delay slot); `pc` is TPC in bytes.
     Ended {
@@ -125,12 +125,12 @@ pub trait VuHost {
 }
 
 /// A host with nothing attached.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct NullHost;
 impl VuHost for NullHost {}
 
 /// The result of an upper instruction, committed after the lower instruction of the pair.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
 pub struct UpperResult {
     /// VF register, lanes (bit 0 = x), values.
     pub vf: Option<(usize, u8, [u32; 4])>,
@@ -142,7 +142,7 @@ pub struct UpperResult {
     pub clip: Option<u32>,
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Pending {
     ready: u64,
     value: u32,
@@ -150,7 +150,7 @@ struct Pending {
     status: u32,
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct FlagWrite {
     ready: u64,
     mac: Option<u16>,
@@ -158,7 +158,7 @@ struct FlagWrite {
 }
 
 /// One vector unit in micro mode.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Vu {
     /// VU0 or VU1.
     pub unit: Unit,

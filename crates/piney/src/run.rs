@@ -173,6 +173,17 @@ pub struct RunArgs {
     /// Present each picture as soon as it is ready (least latency; may tear).
     #[arg(long, overrides_with = "vsync")]
     pub no_vsync: bool,
+    /// Start from a save state (written by --save-state-at or the window's F1) instead of
+    /// power-on: the same program (and disc) must be given; a state of another program, another
+    /// piney version, or a damaged or cut file is refused with one line and exit status 1.
+    /// --frames then counts the frames run after the state's.
+    #[arg(long, value_name = "FILE")]
+    pub load_state: Option<PathBuf>,
+    /// Headless: write a save state of the whole machine to FILE when the vertical blank count
+    /// reaches FRAME (frames as --dump-frames numbers them, counted from power-on), and run on;
+    /// may be given more than once.
+    #[arg(long, num_args = 2, value_names = ["FRAME", "FILE"], action = clap::ArgAction::Append)]
+    pub save_state_at: Option<Vec<String>>,
     /// In a window with --frames N: keep showing frame N-1 for S seconds, then close (for
     /// tests that screenshot the window).
     #[arg(long, value_name = "S", hide = true)]
@@ -242,6 +253,8 @@ impl RunArgs {
             fps_cap: self.fps_cap.map_or(s.fps_cap, |n| (n > 0).then_some(n)),
             vsync: pick(self.vsync, self.no_vsync, s.vsync),
             hold: self.hold,
+            load_state: self.load_state,
+            save_state_at: self.save_state_at,
             settings_source: String::new(),
         }
     }
@@ -287,6 +300,8 @@ pub struct RunOptions {
     pub fps_cap: Option<u32>,
     pub vsync: bool,
     pub hold: Option<f64>,
+    pub load_state: Option<PathBuf>,
+    pub save_state_at: Option<Vec<String>>,
     /// The settings file and what was found there (for `--stats`).
     pub settings_source: String,
 }
@@ -683,6 +698,51 @@ pub fn run_image(
         },
         None => None,
     };
+    let program = program_identity(image, boot.serial.as_deref());
+    let mut save_at = Vec::new();
+    for pair in opts
+        .save_state_at
+        .iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .chunks(2)
+    {
+        match (pair[0].parse::<u64>(), pair.get(1)) {
+            (Ok(_), Some(_)) if !opts.headless => {
+                eprintln!(
+                    "piney: --save-state-at is for headless runs (--headless); in the window F1 saves"
+                );
+                return ExitCode::from(2);
+            }
+            (Ok(frame), Some(file)) => save_at.push((frame, PathBuf::from(file))),
+            _ => {
+                eprintln!(
+                    "piney: --save-state-at FRAME FILE: {} is not a frame number",
+                    pair[0]
+                );
+                return ExitCode::from(2);
+            }
+        }
+    }
+    save_at.sort_by_key(|(f, _)| *f);
+    if let Some(file) = &opts.load_state {
+        let loaded = std::fs::read(file)
+            .map_err(|e| e.to_string())
+            .and_then(|bytes| {
+                machine
+                    .load_state(&bytes, &program)
+                    .map_err(|e| e.to_string())
+            });
+        if let Err(e) = loaded {
+            eprintln!("piney: --load-state {}: {e}", file.display());
+            return ExitCode::from(1);
+        }
+        eprintln!(
+            "piney: state loaded from {} (frame {})",
+            file.display(),
+            machine.vblank_count
+        );
+    }
     let iop_time = std::rc::Rc::new(std::cell::Cell::new(0.0f64));
     let spu2_time = std::rc::Rc::new(std::cell::Cell::new(0.0f64));
     // The clocks feed --stats and the window's performance overlay (F9).
@@ -698,7 +758,7 @@ pub fn run_image(
     }
     let started = std::time::Instant::now();
     let result = if opts.headless {
-        run_headless(&mut machine, opts)
+        run_headless(&mut machine, opts, &save_at, &program)
     } else {
         let names = crate::window::Names {
             title: name,
@@ -709,7 +769,21 @@ pub fn run_image(
             spu2: spu2_time.clone(),
             gs: gs_times.clone(),
         };
-        match crate::window::run(&mut machine, opts, names, perf, mapping, wav.as_ref()) {
+        let states = crate::window::StateSlots {
+            dir: data_folder().map(|d| d.join("states")),
+            name: slot_name(name, boot.serial.as_deref()),
+            program: program.clone(),
+            slot: 0,
+        };
+        match crate::window::run(
+            &mut machine,
+            opts,
+            names,
+            perf,
+            mapping,
+            wav.as_ref(),
+            states,
+        ) {
             Ok(()) => Ok(RunEnd::Exited(machine.exit_status().unwrap_or(0))),
             Err(e) => {
                 eprintln!("piney: {e}");
@@ -816,6 +890,36 @@ pub fn run_image(
     }
 }
 
+/// What a save state records as the program: the boot ELF's FNV-1a hash, and the disc's
+/// serial when a disc was booted.
+pub fn program_identity(image: &[u8], serial: Option<&str>) -> String {
+    let elf = format!("ELF {:016x}", piney_engine::fnv1a64(image));
+    match serial {
+        Some(s) => format!("{elf} from disc {s}"),
+        None => elf,
+    }
+}
+
+/// The name of the window's save state files: the disc's serial, else the program's file
+/// name, with only letters, digits, `.`, `_` and `-`.
+fn slot_name(name: &str, serial: Option<&str>) -> String {
+    let base = serial.unwrap_or_else(|| {
+        Path::new(name)
+            .file_name()
+            .and_then(|f| f.to_str())
+            .unwrap_or(name)
+    });
+    base.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 /// Why a headless run stopped abnormally.
 #[derive(Debug, thiserror::Error)]
 pub enum HeadlessError {
@@ -828,6 +932,14 @@ pub enum HeadlessError {
     /// An animated capture could not be written.
     #[error("{0}")]
     Capture(String),
+    /// A save state could not be written.
+    #[error("--save-state-at {path}: {what}")]
+    State {
+        /// The file.
+        path: String,
+        /// Why.
+        what: String,
+    },
     /// The frame folder could not be made.
     #[error("--dump-frames {path}: {source}")]
     Folder {
@@ -850,14 +962,14 @@ pub fn presented_frame(
     Some(format.apply_at(&shown.image, shown.presenter, shown.scale))
 }
 
-fn run_headless(machine: &mut Machine, opts: &RunOptions) -> Result<RunEnd, HeadlessError> {
-    let limits = RunLimits {
-        frames: opts.frames,
-        seconds: opts.seconds,
-    };
-    if opts.dump_frames.is_none() && opts.capture.is_none() {
-        return Ok(machine.run(limits)?);
-    }
+fn run_headless(
+    machine: &mut Machine,
+    opts: &RunOptions,
+    save_at: &[(u64, PathBuf)],
+    program: &str,
+) -> Result<RunEnd, HeadlessError> {
+    // --frames counts the frames of this run: after a loaded state's.
+    let end = opts.frames.map(|f| f + machine.vblank_count);
     if let Some(dir) = &opts.dump_frames {
         std::fs::create_dir_all(dir).map_err(|source| HeadlessError::Folder {
             path: dir.display().to_string(),
@@ -866,7 +978,7 @@ fn run_headless(machine: &mut Machine, opts: &RunOptions) -> Result<RunEnd, Head
     }
     let mut capture = match &opts.capture {
         Some(path) => {
-            let most = opts.frames.map(|f| f.saturating_sub(machine.vblank_count));
+            let most = opts.frames;
             Some(
                 crate::capture::FrameCapture::new(path, opts.capture_frames, most)
                     .map_err(HeadlessError::Capture)?,
@@ -874,7 +986,7 @@ fn run_headless(machine: &mut Machine, opts: &RunOptions) -> Result<RunEnd, Head
         }
         None => None,
     };
-    let result = frame_by_frame(machine, opts, capture.as_mut());
+    let result = frame_by_frame(machine, opts, save_at, program, end, capture.as_mut());
     if let Some(c) = capture {
         // After a failed run the file is closed and the run's error is the one line said.
         let line = c.finish();
@@ -885,21 +997,54 @@ fn run_headless(machine: &mut Machine, opts: &RunOptions) -> Result<RunEnd, Head
     result
 }
 
-/// A headless run one vertical blank at a time, each frame written where the options say (the
-/// frame shown as vertical blank N starts is frame N-1).
+/// A headless run to `end`: save states made at their frames, and each frame written where
+/// the options say (one vertical blank at a time then; the frame shown as vertical blank N
+/// starts is frame N-1).
 fn frame_by_frame(
     machine: &mut Machine,
     opts: &RunOptions,
+    save_at: &[(u64, PathBuf)],
+    program: &str,
+    end: Option<u64>,
     mut capture: Option<&mut crate::capture::FrameCapture>,
 ) -> Result<RunEnd, HeadlessError> {
+    // The saves still to make, in frame order.
+    let start = machine.vblank_count;
+    let mut saves = save_at.iter().filter(|(f, _)| *f >= start).peekable();
     loop {
-        let next = machine.vblank_count + 1;
-        let frames = Some(opts.frames.map_or(next, |f| f.min(next)));
+        while let Some((frame, path)) = saves.next_if(|(f, _)| *f == machine.vblank_count) {
+            let written = machine
+                .save_state(program)
+                .map_err(|e| e.to_string())
+                .and_then(|b| std::fs::write(path, b).map_err(|e| e.to_string()));
+            written.map_err(|what| HeadlessError::State {
+                path: path.display().to_string(),
+                what,
+            })?;
+            eprintln!("piney: state saved to {} (frame {frame})", path.display());
+        }
+        if end.is_some_and(|f| machine.vblank_count >= f) {
+            return Ok(RunEnd::FrameLimit);
+        }
+        // One vertical blank at a time while frames are written; else up to the next save or
+        // the end.
+        let mut stop = end;
+        if opts.dump_frames.is_some() || capture.is_some() {
+            let next = machine.vblank_count + 1;
+            stop = Some(stop.map_or(next, |f| f.min(next)));
+        }
+        if let Some((frame, _)) = saves.peek() {
+            stop = Some(stop.map_or(*frame, |f| f.min(*frame)));
+        }
+        let before = machine.vblank_count;
         match machine.run(RunLimits {
-            frames,
+            frames: stop,
             seconds: opts.seconds,
         })? {
             RunEnd::FrameLimit => {
+                if machine.vblank_count == before {
+                    continue;
+                }
                 let n = machine.vblank_count - 1;
                 let wanted = capture.as_ref().is_some_and(|c| c.wants(n));
                 if (opts.dump_frames.is_some() || wanted)
@@ -913,11 +1058,8 @@ fn frame_by_frame(
                         c.offer(n, &img).map_err(HeadlessError::Capture)?;
                     }
                 }
-                if opts.frames.is_some_and(|f| machine.vblank_count >= f) {
-                    return Ok(RunEnd::FrameLimit);
-                }
             }
-            end => return Ok(end),
+            other => return Ok(other),
         }
     }
 }

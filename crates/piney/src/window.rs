@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use piney_frontend::{AudioOptions, Emulator, Frame, WindowOptions, run_window};
+use piney_frontend::{AudioOptions, Emulator, Frame, StateKey, WindowOptions, run_window};
 use piney_gs::{FrameFormat, Image, Presenter};
 use piney_input::{Motors, PadReport, Port};
 use piney_machine::sif::padman::PadInput;
@@ -67,6 +67,8 @@ struct MachineSession<'a> {
     perf: PerfClocks,
     in_run: f64,
     perf_last: Option<(Instant, [f64; 5])>,
+    /// Save state slots: the folder, the files' name, the program's identity, the slot.
+    states: StateSlots,
 }
 
 impl MachineSession<'_> {
@@ -169,6 +171,31 @@ fn file_name_part(name: &str) -> String {
         .take(64)
         .collect();
     if s.is_empty() { "piney".into() } else { s }
+}
+
+/// The window's save state slots (F1, F2, F3): `DIR/NAME.S.state` for slot S (0 to 9).
+pub struct StateSlots {
+    /// The folder (`states` in piney's data folder); `None` when the environment names none.
+    pub dir: Option<PathBuf>,
+    /// The files' name: the disc's serial, or the program's file name.
+    pub name: String,
+    /// What the states record as the program ([`crate::run::program_identity`]).
+    pub program: String,
+    /// The slot F1 and F3 use.
+    pub slot: u32,
+}
+
+/// The number of slots, as PCSX2 has.
+const SLOTS: u32 = 10;
+
+impl StateSlots {
+    fn path(&self) -> Result<PathBuf, String> {
+        let dir = self
+            .dir
+            .as_ref()
+            .ok_or("no folder for save states (set XDG_DATA_HOME or HOME)")?;
+        Ok(dir.join(format!("{}.{}.state", self.name, self.slot)))
+    }
 }
 
 impl Emulator for MachineSession<'_> {
@@ -296,6 +323,54 @@ impl Emulator for MachineSession<'_> {
         ]
     }
 
+    fn state_key(&mut self, key: StateKey) -> Result<String, String> {
+        let slot = self.states.slot;
+        match key {
+            StateKey::NextSlot => {
+                self.states.slot = (slot + 1) % SLOTS;
+                let path = self.states.path()?;
+                let what = if path.exists() { "" } else { " (empty)" };
+                Ok(format!(
+                    "save state slot {}{what}: {}",
+                    self.states.slot,
+                    path.display()
+                ))
+            }
+            StateKey::Save => {
+                let path = self.states.path()?;
+                if let Some(dir) = path.parent() {
+                    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+                }
+                let bytes = self
+                    .machine
+                    .save_state(&self.states.program)
+                    .map_err(|e| e.to_string())?;
+                std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+                Ok(format!(
+                    "state saved to slot {slot} (frame {}): {}",
+                    self.machine.vblank_count,
+                    path.display()
+                ))
+            }
+            StateKey::Load => {
+                let path = self.states.path()?;
+                let bytes = std::fs::read(&path)
+                    .map_err(|e| format!("slot {slot}: {}: {e}", path.display()))?;
+                self.machine
+                    .load_state(&bytes, &self.states.program)
+                    .map_err(|e| format!("slot {slot}: {}: {e}", path.display()))?;
+                // The loaded machine's picture is shown at the next vertical blank.
+                self.last = None;
+                self.ended = false;
+                Ok(format!(
+                    "state loaded from slot {slot} (frame {}): {}",
+                    self.machine.vblank_count,
+                    path.display()
+                ))
+            }
+        }
+    }
+
     fn set_pad(&mut self, port: Port, report: Option<PadReport>) {
         let mut state = self.pads.lock().unwrap_or_else(|e| e.into_inner());
         state.reports[port as usize] = report;
@@ -327,6 +402,7 @@ pub fn run(
     perf: PerfClocks,
     mapping: Option<piney_input::Mapping>,
     wav: Option<&WavDump>,
+    states: StateSlots,
 ) -> Result<(), String> {
     if opts.dump_frames.is_some() {
         return Err(
@@ -381,6 +457,7 @@ pub fn run(
         perf,
         in_run: 0.0,
         perf_last: None,
+        states,
     };
     let mut options = WindowOptions {
         title: format!("piney: {}", names.title),

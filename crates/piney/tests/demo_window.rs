@@ -23,7 +23,9 @@
 //! in one line.
 //!
 //! A key tapped with `xdotool key` (down and up between two pad reads) reaches the demo; P
-//! pauses, N advances a frame, Tab fast-forwards, all as key events sent to the window.
+//! pauses, N advances a frame, Tab fast-forwards, all as key events sent to the window. F2
+//! selects the next save state slot, F1 saves the machine there (a file in the data folder that
+//! a headless run loads), F3 loads it back (the machine at the saved frame again).
 //!
 //! Its own `main` (harness = false): it starts processes and an X server. Needs Xvfb (package
 //! `xvfb`), xwd (package `x11-apps`) and a wgpu adapter (lavapipe: `mesa-vulkan-drivers
@@ -629,6 +631,79 @@ fn pause_frame_advance_and_fast_forward_by_keys() {
     }
 }
 
+/// Save state keys (issue 16) through the window's own key events: F2 picks slot 1 (empty),
+/// F1 saves it (`states/demo.1.state` in the data folder, one line saying so and the frame),
+/// F3 loads it (one line, the same frame), and the demo runs on from there: its own line of
+/// frame numbers counts on from the loaded frame. The file loads in a headless run too.
+fn save_state_keys() {
+    let dir = scratch("demo-window-states");
+    let (_xvfb, display) = start_xvfb();
+    let mut child = Killed(
+        piney()
+            .args(["demo", "--frames", "100000", "--no-audio"])
+            .args(["--window-size", &format!("{}x{}", SIZE.0, SIZE.1)])
+            .env("DISPLAY", &display)
+            .env("XDG_DATA_HOME", &dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starting piney demo"),
+    );
+    let mut out = Lines::of(child.0.stdout.take().unwrap());
+    let mut err = Lines::of(child.0.stderr.take().unwrap());
+    err.wait_for("piney: presenting with", 240);
+    let id = focused_window(&display);
+    let key = |k: &str| {
+        xdotool(&display, &["key", "--window", &id, k]);
+    };
+    let file = dir.join("piney/states/demo.1.state");
+    key("F2");
+    let line = err.wait_for("save state slot", 30);
+    assert_eq!(
+        line,
+        format!("piney: save state slot 1 (empty): {}", file.display())
+    );
+    // The demo's line a second: frames are running.
+    out.wait_for("fps (frameRate 1)", 240);
+    key("F1");
+    let saved = err.wait_for("state saved to slot", 30);
+    let frame = |line: &str| -> u64 {
+        let at = line.find("(frame ").unwrap_or_else(|| panic!("{line}")) + 7;
+        line[at..]
+            .split(|c: char| !c.is_ascii_digit())
+            .next()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{line}"))
+    };
+    let at = frame(&saved);
+    assert!(saved.ends_with(&file.display().to_string()), "{saved}");
+    assert!(file.exists(), "{saved}");
+    // Run on a while (two of the demo's lines), then load: back at the saved frame.
+    out.wait_for("fps (frameRate 1)", 60);
+    out.wait_for("fps (frameRate 1)", 60);
+    key("F3");
+    let loaded = err.wait_for("state loaded from slot", 30);
+    assert_eq!(frame(&loaded), at, "{loaded}");
+    // The demo prints `frame N tick N` every 60 frames: the next one after the load is the
+    // first multiple of 60 past the saved frame.
+    let next = out.wait_for("fps (frameRate 1)", 60);
+    let n: u64 = next
+        .strip_prefix("frame ")
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{next}"));
+    assert_eq!(n, (at / 60 + 1) * 60, "after loading frame {at}: {next}");
+    drop(child);
+    // The slot's file is a state that a headless run loads.
+    let o = piney()
+        .args(["demo", "--headless", "--frames", "2", "--load-state"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
 /// settings.toml (issue 16): the first run in a window writes it, every key at its default with
 /// its comment, into the config folder it is given (never the user's: XDG_CONFIG_HOME); a
 /// second run leaves the file that is there alone and uses it.
@@ -671,6 +746,7 @@ fn main() -> ExitCode {
             "a_window_run_writes_the_settings_file",
             a_window_run_writes_the_settings_file,
         ),
+        ("save_state_keys", save_state_keys),
     ] {
         // PINEY_WINDOW_TEST=name runs that one alone (by hand).
         if std::env::var("PINEY_WINDOW_TEST").is_ok_and(|only| only != name) {

@@ -9,6 +9,7 @@
 /// A failed access: nothing mapped at that address, or an access the device refuses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("IOP bus error at {addr:#010x}")]
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct BusFault {
     /// The virtual address of the access.
     pub addr: u32,

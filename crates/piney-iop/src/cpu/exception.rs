@@ -6,7 +6,7 @@
 
 /// What went wrong, or what the program asked for, by CAUSE.ExcCode. The R3000A's TLB
 /// exceptions (1-3) cannot happen: it has no TLB.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ExceptionKind {
     /// External or software interrupt. ExcCode 0.
     Interrupt,
@@ -65,7 +65,7 @@ impl ExceptionKind {
 }
 
 /// An exception, with what a handler or an error message needs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Exception {
     /// Which exception.
     pub kind: ExceptionKind,

@@ -76,7 +76,7 @@ pub fn step(cpu: &mut Cpu, bus: &mut dyn Bus) -> Result<(), Exception> {
 }
 
 /// Why [`run`] returned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum RunExit {
     /// `cycles` reached the limit.
     Cycles,

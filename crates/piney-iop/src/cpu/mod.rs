@@ -133,7 +133,7 @@ pub mod cause {
 /// COP0: exceptions, interrupts, the cache-isolate bit and the (unmodelled) debug registers.
 ///
 /// Breakpoints (BPC/BDA and masks, DCIC's enables) are stored but never fire.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Cop0 {
     /// BPC (3).
     pub bpc: u32,
@@ -229,7 +229,7 @@ impl Default for Cop0 {
 }
 
 /// A load in flight: `value` reaches GPR `reg` after the next instruction. `reg == 0` means none.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PendingLoad {
     /// Destination register (0: no load pending).
     pub reg: u8,
@@ -255,7 +255,7 @@ pub fn gpr_name(r: usize) -> &'static str {
 }
 
 /// The R3000A's architectural state.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Cpu {
     /// The general registers; `gpr[0]` always reads 0 (write through [`Cpu::set_gpr`]).
     pub gpr: [u32; 32],

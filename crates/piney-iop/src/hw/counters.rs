@@ -20,7 +20,7 @@ pub const HLINE_CYCLES: u64 = 2343;
 const PIXEL_CYCLES_X4: u64 = 11;
 
 /// One counter.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Counter {
     /// The count at `base`.
     pub count: u32,
@@ -35,7 +35,7 @@ pub struct Counter {
 }
 
 /// The six counters.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Counters {
     /// Counters 0..5.
     pub c: [Counter; 6],

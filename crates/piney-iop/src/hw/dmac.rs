@@ -44,7 +44,7 @@ pub fn channel_base(n: usize) -> u32 {
 }
 
 /// A channel's registers.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Channel {
     /// MADR.
     pub madr: u32,
@@ -57,7 +57,7 @@ pub struct Channel {
 }
 
 /// A SIF channel's progress through its current tag.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SifRun {
     /// Words of the current block left to move.
     pub left: u32,
@@ -72,7 +72,7 @@ pub struct SifRun {
 }
 
 /// The DMAC.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Dmac {
     /// The 13 channels (0..=12; 13 is unused).
     pub ch: [Channel; 14],

@@ -51,7 +51,7 @@ pub mod line {
 }
 
 /// The interrupt controller's registers.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Intc {
     /// I_STAT: lines raised and not yet acknowledged.
     pub stat: u32,

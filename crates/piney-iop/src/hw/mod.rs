@@ -49,7 +49,7 @@ impl std::fmt::Debug for Spu2Watch {
 }
 
 /// The hardware units.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Hardware {
     /// The interrupt controller.
     pub intc: Intc,
@@ -77,6 +77,7 @@ pub struct Hardware {
     /// runs them itself at its first touch, so its own clock stays the IOP's.
     pub spu2_idle_samples: u64,
     /// Told when the SPU2 starts and ends making samples (benchmarks; kept across resets).
+    #[serde(skip)]
     pub spu2_watch: Spu2Watch,
     /// Registers stored as written, read back as stored, with no behaviour (the memory
     /// controller's delay and size registers at 0x1f80_1000.., 0x1f80_1400..; the POST register).

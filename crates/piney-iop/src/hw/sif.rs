@@ -30,7 +30,7 @@ pub const STAT_CMDINIT: u32 = 0x2_0000;
 pub const STAT_BOOTEND: u32 = 0x4_0000;
 
 /// The SIF unit.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Sif {
     /// MSCOM.
     pub mscom: u32,

@@ -56,7 +56,7 @@ const EXPHANDLER_NOUSE: i32 = -51;
 const EXPHANDLER_USED: i32 = -52;
 
 /// excepman's and secrman's state.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct BootState {
     /// Per exception code: the handlers (address, priority), in list order.
     pub handlers: Vec<Vec<(u32, u32)>>,

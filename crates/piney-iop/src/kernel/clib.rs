@@ -12,7 +12,7 @@
 use super::{Cont, Iop, IopError, LibDef, Ret};
 
 /// Where a formatter's arguments come from.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub enum Args {
     /// The native call's own arguments from index `n` on (registers, then the stack).
     Call(usize),

@@ -68,11 +68,12 @@ const POOL_ENTRY: u32 = MODINFO_SIZE + 0x20;
 const MAX_STUBS: u32 = 1024;
 
 /// The guest-visible state's addresses.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 pub struct ImageState {
     /// lc_internals_t (0 until boot built the image).
     pub internals: u32,
     /// Each boot module's data, by module name.
+    #[serde(with = "crate::state::static_names")]
     pub data: Vec<(&'static str, u32)>,
     pool: u32,
     pool_end: u32,
@@ -90,8 +91,8 @@ impl ImageState {
 /// A native boot module: its name, the libraries it exports (by name; a library piney does not
 /// have is left out, and a module with none of them is too), the kernel's own natives in its
 /// text (indices of loadcore's internal table), its data and bss sizes.
-struct BootModule {
-    name: &'static str,
+pub(crate) struct BootModule {
+    pub(crate) name: &'static str,
     libs: &'static [&'static str],
     internal: &'static [u16],
     data: u32,
@@ -99,7 +100,7 @@ struct BootModule {
 }
 
 /// The native boot modules, in the console's boot order (its IOPBTCONF).
-const BOOT_MODULES: &[BootModule] = &[
+pub(crate) const BOOT_MODULES: &[BootModule] = &[
     BootModule {
         name: "System_Memory_Manager",
         libs: &["sysmem"],

@@ -30,7 +30,7 @@ pub const STACK_SIZE: u32 = 0x800;
 pub const TABLE: u32 = 0x480;
 
 /// A registered handler.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Handler {
     /// The handler address with the mode's low 2 bits, as the console stores it (0 = none; a
     /// NULL handler registered with mode bits counts as present).
@@ -40,7 +40,7 @@ pub struct Handler {
 }
 
 /// What the CPU was doing when a handler started.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct IntrFrame {
     /// The interrupted thread (`None`: the IOP was idle).
     pub thread: Option<u32>,

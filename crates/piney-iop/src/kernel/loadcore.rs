@@ -43,7 +43,7 @@ pub const WAIT_LOADER: u32 = 3;
 pub const WAIT_LOADER_IDLE: u32 = 4;
 
 /// A registered library.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Library {
     /// The name (8 bytes, NUL-padded).
     pub name: [u8; 8],
@@ -69,7 +69,7 @@ impl Library {
 }
 
 /// A module's state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ModState {
     /// Loaded, not started.
     Loaded,
@@ -86,7 +86,7 @@ pub enum ModState {
 }
 
 /// A loaded module.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Module {
     /// The module id.
     pub id: i32,
@@ -134,7 +134,7 @@ impl Module {
 }
 
 /// A request to the module loader thread.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct StartRequest {
     /// The module to start.
     pub module: i32,
@@ -153,7 +153,7 @@ pub struct StartRequest {
 }
 
 /// What became of a module queued with [`Iop::queue_module`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Outcome {
     /// Its path.
     pub path: String,
@@ -164,7 +164,7 @@ pub struct Outcome {
 }
 
 /// loadcore's and modload's state.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 pub struct LoadCore {
     /// Why the last failed load failed (see [`Iop::load_error`]).
     pub last_error: Option<String>,
@@ -223,7 +223,7 @@ pub(crate) const INTERNAL: LibDef = LibDef {
 
 /// The native system libraries (the kernel's image places them in their modules, in the
 /// console's order).
-fn libraries() -> Vec<&'static LibDef> {
+pub(crate) fn libraries() -> Vec<&'static LibDef> {
     let mut v = vec![
         &LOADCORE,
         &super::sysmem::SYSMEM,

@@ -79,6 +79,7 @@ pub mod ret {
 }
 
 /// What a native function did.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub enum Ret {
     /// Return this value in v0 to the caller ($ra).
     V(u32),
@@ -194,7 +195,7 @@ pub mod kerr {
 }
 
 /// The registers a thread keeps while it does not run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Context {
     /// General registers.
     pub gpr: [u32; 32],
@@ -211,7 +212,7 @@ pub struct Context {
 }
 
 /// What a waiting thread waits for (ReferThreadStatus's wait type in comments).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Wait {
     /// Not waiting.
     None,
@@ -279,7 +280,7 @@ impl Wait {
 }
 
 /// What a native function waiting for guest code to return does next.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Cont {
     /// Return `v0` unchanged to `ra` with `sp` restored (a plain native -> guest -> native
     /// call that ends by returning the guest's result to the native's caller).
@@ -299,7 +300,7 @@ pub enum Cont {
 }
 
 /// A thread.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Thread {
     /// The handle.
     pub id: u32,
@@ -334,10 +335,12 @@ pub struct Thread {
 }
 
 /// The kernel's state.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Kernel {
     /// Native function slots, by (address - NATIVE_BASE) / 8.
     pub natives: Vec<Native>,
     /// Native addresses by (library, index).
+    #[serde(with = "crate::state::native_addr")]
     pub native_addr: BTreeMap<(&'static str, u16), u32>,
     /// Threads by handle.
     pub threads: BTreeMap<u32, Thread>,

@@ -17,7 +17,7 @@ const A_THPRI: u32 = 0x001;
 const A_MEMBTM: u32 = 0x200;
 
 /// A variable-length pool.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Vpl {
     /// Its control block.
     pub block: u32,
@@ -34,7 +34,7 @@ pub struct Vpl {
 }
 
 /// A fixed-length pool.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Fpl {
     /// Its control block.
     pub block: u32,

@@ -25,7 +25,7 @@ pub const ATTR_INT_O: u32 = 0x4;
 pub const MAX_TRANSFERS: usize = 32;
 
 /// One queued SIF0 transfer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Transfer {
     /// IOP source.
     pub src: u32,
@@ -38,7 +38,7 @@ pub struct Transfer {
 }
 
 /// sifman's state.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct SifMan {
     /// Transfers waiting for channel 9.
     pub waiting: Vec<Transfer>,

@@ -52,7 +52,7 @@ pub const SYS_HANDLERS: usize = 32;
 pub const WAIT_RPC: u32 = 5;
 
 /// A native server's pending request, answered later.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct PendingCall {
     /// The server data.
     pub sd: u32,
@@ -73,7 +73,7 @@ pub struct PendingCall {
 }
 
 /// sifcmd's state.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct SifCmd {
     /// The receive buffer (published in SMCOM).
     pub recv_buf: u32,

@@ -22,7 +22,7 @@ const MBA_THPRI: u32 = 0x001;
 const MBA_MSPRI: u32 = 0x004;
 
 /// A semaphore.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Sema {
     /// Its control block.
     pub block: u32,
@@ -41,7 +41,7 @@ pub struct Sema {
 }
 
 /// An event flag.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct EventFlag {
     /// Its control block.
     pub block: u32,
@@ -58,7 +58,7 @@ pub struct EventFlag {
 }
 
 /// A message box.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Mbx {
     /// Its control block.
     pub block: u32,

@@ -24,7 +24,7 @@ pub const MEM_SIZE: u32 = 0x0020_0000;
 pub const BOOT_RESERVED: u32 = 0x0001_8000;
 
 /// AllocSysMemory modes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Mode {
     /// The lowest free block that fits, from its bottom.
     First,
@@ -35,7 +35,7 @@ pub enum Mode {
 }
 
 /// One block: `[start, start + size)`, in use or free.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Block {
     start: u32,
     size: u32,
@@ -43,7 +43,7 @@ struct Block {
 }
 
 /// The block list, in address order, covering all of [0, MEM_SIZE).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct SysMem {
     blocks: Vec<Block>,
 }

@@ -22,7 +22,7 @@ pub fn usec_to_clock(usec: u32) -> u64 {
 }
 
 /// What an alarm does when it expires.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum AlarmKind {
     /// Wake a thread in DelayThread.
     Delay(u32),
@@ -36,7 +36,7 @@ pub enum AlarmKind {
 }
 
 /// One alarm.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct Alarm {
     /// When it expires (system clock).
     pub target: u64,
@@ -45,7 +45,7 @@ pub struct Alarm {
 }
 
 /// The alarms by id.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Alarms {
     /// Pending alarms.
     pub map: BTreeMap<u32, Alarm>,
@@ -53,7 +53,7 @@ pub struct Alarms {
 }
 
 /// The vblank library's state.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Vblank {
     /// Threads in WaitVblankStart / WaitVblank.
     pub start_waiters: Vec<u32>,

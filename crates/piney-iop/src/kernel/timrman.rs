@@ -26,7 +26,7 @@ pub mod source {
 }
 
 /// One hard timer's facts and state.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct Timer {
     /// The counter.
     pub counter: usize,

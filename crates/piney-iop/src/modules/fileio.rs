@@ -155,6 +155,10 @@ pub trait IoFile {
     fn write(&mut self, data: &[u8], stdout: &mut Vec<u8>) -> i32;
     /// Seek (whence 0 set, 1 current, 2 end); returns the new position.
     fn lseek(&mut self, offset: i32, whence: u32) -> i32;
+    /// Whether this is the tty's file (the only native file a save state holds).
+    fn is_tty(&self) -> bool {
+        false
+    }
 }
 
 /// A device of the IOP's ioman (`name:` or `nameN:` in paths).
@@ -191,7 +195,7 @@ pub trait IoDevice {
 
 /// The IOP's `io_stat_t`: mode (FIO_SO_* bits), attributes, size, and creation, access and
 /// modification times as { 0, sec, min, hour, day, month, year (16 bits) }.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct IoStat {
     /// FIO_SO_IFREG (0x10) or FIO_SO_IFDIR (0x20), with the rwx bits (4, 2, 1).
     pub mode: u32,
@@ -257,7 +261,7 @@ pub fn io_time(secs: u64) -> [u8; 8] {
 }
 
 /// The console: writes go to the guest's stdout, reads find nothing.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Tty;
 
 impl IoFile for Tty {
@@ -271,10 +275,13 @@ impl IoFile for Tty {
     fn lseek(&mut self, _offset: i32, _whence: u32) -> i32 {
         0
     }
+    fn is_tty(&self) -> bool {
+        true
+    }
 }
 
 /// The `tty` device.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct TtyDevice;
 
 impl IoDevice for TtyDevice {
@@ -332,7 +339,7 @@ impl IoFile for MemFile {
 
 /// The BIOS ROM's file system, `rom0:` (`rom:`). Without a ROM it holds ROMVER only; the rom's
 /// modules (`rom0:PADMAN`...) are loaded natively by modload, not read as files.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct RomDevice;
 
 impl RomDevice {
@@ -369,7 +376,7 @@ impl IoDevice for RomDevice {
 }
 
 /// A device backed by a host directory (paths below it; `..` is refused).
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct HostDir {
     name: String,
     root: PathBuf,
@@ -532,6 +539,7 @@ fn host_stat(m: &fs::Metadata) -> IoStat {
 }
 
 /// What the FILEIO server does next for a request.
+#[derive(serde::Serialize, serde::Deserialize)]
 enum Step {
     /// Make this ioman call and come back with its result.
     Req(IoReq),
@@ -541,6 +549,7 @@ enum Step {
 
 /// READ's progress (see the module documentation): the head into buf1, the middle in blocks
 /// of [`XFER_SIZE`] straight to EE memory, the tail into buf2.
+#[derive(serde::Serialize, serde::Deserialize)]
 struct ReadSt {
     fd: i32,
     read_data: u32,
@@ -666,6 +675,7 @@ impl ReadSt {
 
 /// WRITE's progress: the `mis` head bytes from the block, then blocks of [`XFER_SIZE`]
 /// fetched from EE memory.
+#[derive(serde::Serialize, serde::Deserialize)]
 struct WriteSt {
     fd: i32,
     mis: u32,
@@ -727,6 +737,7 @@ impl WriteSt {
     }
 }
 
+#[derive(serde::Serialize, serde::Deserialize)]
 enum St {
     Start,
     /// One ioman call answers the request.
@@ -736,6 +747,7 @@ enum St {
 }
 
 /// One FILEIO request.
+#[derive(serde::Serialize, serde::Deserialize)]
 struct Job {
     token: u32,
     f: u32,
@@ -852,7 +864,7 @@ const AREA_SIZE: u32 = AREA_TMP + 0x140;
 /// (priority 96, made with its 16 KiB transfer buffer at the first such request), which makes
 /// the ioman calls through the library and answers later ([`Reply::Later`]); requests after it
 /// wait their turn behind it.
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub struct FileIo {
     jobs: VecDeque<Job>,
     running: Option<Job>,
@@ -911,6 +923,8 @@ fn cstr(b: &[u8], off: usize, max: usize) -> String {
 }
 
 impl NativeServer for FileIo {
+    crate::whole_server_state!();
+
     fn sid(&self) -> u32 {
         FILEIO_SID
     }
@@ -1110,12 +1124,15 @@ pub fn call_returned(iop: &mut Iop, data: [u32; 6]) -> Result<(), IopError> {
 /// an ALLOC_FIRST block (0 when none); fno 2: { address } -> FreeSysMemory's result; fno 3:
 /// { address, `path[252]` } -> 0 when the file was read to the address, -1 when it could not be
 /// opened.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct IopHeap;
 
 /// The heap service's sid.
 pub const IOPHEAP_SID: u32 = 0x8000_0003;
 
 impl NativeServer for IopHeap {
+    crate::whole_server_state!();
+
     fn sid(&self) -> u32 {
         IOPHEAP_SID
     }

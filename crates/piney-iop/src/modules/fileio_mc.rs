@@ -97,7 +97,7 @@ pub fn present(iop: &Iop) -> bool {
 }
 
 /// An ioman file open on the `mc` device.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct McFile {
     /// MCMAN's descriptor (the file's private data).
     fd: i32,

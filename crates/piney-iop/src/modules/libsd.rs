@@ -138,7 +138,7 @@ const EFFECT_PARAMS: [[u16; 32]; 10] = {
 };
 
 /// The library's state (a reboot forgets it with the module).
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Libsd {
     /// Whether rom0:LIBSD was loaded (its module id).
     pub module: Option<i32>,

@@ -25,6 +25,7 @@ use crate::kernel::kerr;
 pub const LOADFILE_SID: u32 = 0x8000_0006;
 
 /// The service.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct LoadFile;
 
 fn cstr(b: &[u8], off: usize, max: usize) -> String {
@@ -47,6 +48,8 @@ fn args_of(b: &[u8], len: u32) -> Vec<u8> {
 }
 
 impl NativeServer for LoadFile {
+    crate::whole_server_state!();
+
     fn sid(&self) -> u32 {
         LOADFILE_SID
     }

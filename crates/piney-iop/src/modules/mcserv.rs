@@ -88,6 +88,7 @@
 //! which FILEIO reaches (`fioOpen("mc0:/DIR/FILE")`): [`super::fileio_mc`] answers it with the
 //! `mc_*` functions here, on the same cards, card detection and 3 descriptors as the RPC.
 
+use std::any::Any;
 use std::path::{Path, PathBuf};
 
 use piney_memcard::{
@@ -181,7 +182,7 @@ pub mod fno {
 }
 
 /// Which server and card manager the EE finds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Interface {
     /// rom0:MCSERV over rom0:MCMAN: the old function set.
     Old,
@@ -230,7 +231,7 @@ const ARGS: usize = 1044;
 const PORTS: usize = 2;
 
 /// A request, decoded from its function number.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 enum Op {
     Init,
     GetInfo,
@@ -383,11 +384,15 @@ fn send(iop: &mut Iop, list: Vec<(u32, Vec<u8>)>) -> Result<(), String> {
 type Res = Result<i32, String>;
 
 /// The MCSERV server and MCMAN's state over up to two cards.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct McServ {
+    #[serde(skip)]
     cards: [Option<Box<dyn Card>>; PORTS],
     /// Cards opened (and created) on first use: at the first call after MCSERV is loaded.
+    #[serde(with = "serde_big_array::BigArray")]
     lazy: [Option<PathBuf>; PORTS],
     /// MCMAN's `cardform` per port: 0 not looked at, 1 formatted, -1 unformatted.
+    #[serde(with = "serde_big_array::BigArray")]
     form: [i8; PORTS],
     /// MCMAN's descriptors: the card and its handle.
     fds: [Option<(usize, FileHandle)>; MAX_OPEN_FILES],
@@ -1135,6 +1140,27 @@ impl McServ {
 }
 
 impl NativeServer for McServ {
+    /// The cards themselves are the player's files, not the state: a loaded state keeps the
+    /// running machine's cards (opened, or to open at the next call). A card file open in
+    /// MCMAN would need the card's own handle back, so a save is refused while one is.
+    fn save_state(&self) -> Result<Vec<u8>, String> {
+        if self.fds.iter().any(|f| f.is_some()) {
+            return Err(
+                "a memory card file is open: save when the game is not using the card".into(),
+            );
+        }
+        crate::state::encode(self)
+    }
+    fn decode_state(&self, bytes: &[u8]) -> Result<Box<dyn Any>, String> {
+        Ok(Box::new(crate::state::decode::<Self>(bytes)?))
+    }
+    fn apply_state(&mut self, state: Box<dyn Any>) {
+        if let Ok(mut s) = state.downcast::<Self>() {
+            s.cards = std::mem::take(&mut self.cards);
+            s.lazy = std::mem::take(&mut self.lazy);
+            *self = *s;
+        }
+    }
     fn sid(&self) -> u32 {
         MCSERV_SID
     }

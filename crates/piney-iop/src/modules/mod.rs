@@ -33,6 +33,7 @@ use crate::kernel::{LibDef, kerr};
 use crate::{Iop, IopError};
 
 /// What a native server answers.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub enum Reply {
     /// These bytes, now.
     Now(Vec<u8>),
@@ -63,11 +64,39 @@ pub trait NativeServer: Any {
     fn reset(&mut self) {}
     /// The server as `Any`, for its owner to reach it.
     fn as_any_mut(&mut self) -> &mut dyn Any;
+    /// Save states: the server's state (apart from the host objects it holds, which a loaded
+    /// state keeps from the running server); an error when it cannot be saved now.
+    fn save_state(&self) -> Result<Vec<u8>, String>;
+    /// Save states: `bytes` (from [`NativeServer::save_state`]) read into the state
+    /// [`NativeServer::apply_state`] takes; nothing changes yet.
+    fn decode_state(&self, bytes: &[u8]) -> Result<Box<dyn Any>, String>;
+    /// Save states: take a state [`NativeServer::decode_state`] read.
+    fn apply_state(&mut self, state: Box<dyn Any>);
+}
+
+/// The three save state methods of a [`NativeServer`] whose whole struct is its state.
+#[macro_export]
+macro_rules! whole_server_state {
+    () => {
+        fn save_state(&self) -> Result<Vec<u8>, String> {
+            $crate::state::encode(self)
+        }
+        fn decode_state(&self, bytes: &[u8]) -> Result<Box<dyn std::any::Any>, String> {
+            Ok(Box::new($crate::state::decode::<Self>(bytes)?))
+        }
+        fn apply_state(&mut self, state: Box<dyn std::any::Any>) {
+            if let Ok(s) = state.downcast::<Self>() {
+                *self = *s;
+            }
+        }
+    };
 }
 
 /// A native server's place in the IOP.
-struct Slot {
-    server: Option<Box<dyn NativeServer>>,
+#[derive(serde::Serialize, serde::Deserialize)]
+pub(crate) struct Slot {
+    #[serde(skip)]
+    pub(crate) server: Option<Box<dyn NativeServer>>,
     /// Its SifRpcServerData_t in kernel RAM (0 until loaded).
     data: u32,
     /// Its receive buffer.
@@ -75,13 +104,13 @@ struct Slot {
     /// Where its replies are placed for sending.
     reply: u32,
     /// Whether it serves (loaded).
-    loaded: bool,
+    pub(crate) loaded: bool,
     /// The module id it shows as.
     module: i32,
 }
 
 /// The native modules' state.
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub struct Modules {
     /// strtok's saved position.
     pub strtok_saved: u32,
@@ -91,7 +120,7 @@ pub struct Modules {
     pub host_root: Option<PathBuf>,
     /// ioman's devices and files (a reboot starts them afresh).
     pub ioman: crate::kernel::ioman::Ioman,
-    slots: Vec<Slot>,
+    pub(crate) slots: Vec<Slot>,
     /// A reboot the EE asked for, due at this cycle, with its argument.
     pub reboot: Option<(u64, String)>,
     /// The IOPRP images of the last reboot (oldest first): their modules are rom0's too.

@@ -11,7 +11,7 @@ use crate::{Machine, MachineError};
 pub const MAX_ALARMS: usize = 64;
 
 /// One pending alarm.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Alarm {
     /// Guest callback.
     pub handler: u32,

@@ -14,7 +14,7 @@ use crate::{Machine, MachineError};
 const D_STAT: usize = 0xe010 / 4;
 
 /// A registered INTC or DMAC handler.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Handler {
     /// Its id (AddIntcHandler's result; also what `next` refers to).
     pub id: u32,

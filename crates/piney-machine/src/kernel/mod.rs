@@ -74,7 +74,7 @@ pub const MAX_THREADS: usize = 256;
 pub const MAX_SEMAS: usize = 256;
 
 /// A thread's register set, as the kernel saves it at a thread switch or an interrupt.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Context {
     /// The 32 GPRs, 128 bits each.
     pub gpr: [u128; 32],
@@ -124,7 +124,7 @@ impl Context {
 }
 
 /// A guest call the kernel is waiting on (the caller's state, natively).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 enum Frame {
     /// Interrupt dispatch: the interrupted context and the handler calls still to make.
     Interrupt {
@@ -147,7 +147,7 @@ enum Frame {
 }
 
 /// One guest handler to call during interrupt dispatch.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct HandlerCall {
     addr: u32,
     a0: u32,
@@ -159,7 +159,7 @@ struct HandlerCall {
 }
 
 /// The mode set by SetGsCrt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct GsCrt {
     /// Interlaced (1) or progressive (0).
     pub interlace: u32,
@@ -197,7 +197,7 @@ impl GsCrt {
 pub const DEFAULT_OSD_CONFIG: u32 = (1 << 4) | (2 << 13) | (1 << 16);
 
 /// The kernel's state.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Kernel {
     /// Threads by id (index 0 unused: id 0 means "self").
     pub threads: Vec<Option<Thread>>,
@@ -282,7 +282,7 @@ impl Kernel {
 }
 
 /// What a kernel service called by a native function ([`Machine::native_kernel_call`]) did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum NativeCall {
     /// The calling thread goes on: the service's `$v0`, and the pc is the resume address.
     Returned(i32),
@@ -319,6 +319,7 @@ impl Machine {
 }
 
 /// What a syscall service leaves in `$v0`.
+#[derive(serde::Serialize, serde::Deserialize)]
 enum Ret {
     /// A 32-bit result, sign-extended.
     V(i32),

@@ -7,7 +7,7 @@ use super::{Ret, ThreadState, WaitKind};
 use crate::{Machine, MachineError};
 
 /// One semaphore.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Sema {
     /// Current count.
     pub count: i32,

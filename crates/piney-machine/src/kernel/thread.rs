@@ -21,7 +21,7 @@ pub mod ths {
 }
 
 /// Where a thread is in its life.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ThreadState {
     /// Running or ready (unless suspended).
     Run,
@@ -32,7 +32,7 @@ pub enum ThreadState {
 }
 
 /// What a waiting thread waits for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum WaitKind {
     /// SleepThread (ps2sdk wait type 1).
     Sleep,
@@ -41,7 +41,7 @@ pub enum WaitKind {
 }
 
 /// One thread.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Thread {
     /// Run, wait or dormant.
     pub state: ThreadState,

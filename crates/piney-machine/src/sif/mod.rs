@@ -65,7 +65,7 @@ pub const IOP_WAKE: u64 = 64;
 pub const CLOCK_RATIO: u64 = 8;
 
 /// One SifSetDma call waiting for channel 6.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct Batch {
     id: u32,
     /// The tags (each a quadword: the EE's tag and the IOP's).
@@ -73,7 +73,7 @@ struct Batch {
 }
 
 /// The EE kernel's SIF state.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct SifEe {
     /// The kernel's software registers (SifSetReg 0x8000_0000 + n, n < 32).
     pub sysregs: [u32; 32],

@@ -233,7 +233,7 @@ pub trait PadInput {
 
 /// The default pads: a DualShock 2 with nothing held in port 1, nothing in port 2; rumble goes
 /// nowhere.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct DefaultPads;
 
 impl PadInput for DefaultPads {
@@ -269,14 +269,14 @@ impl PadInput for ScriptPads {
 }
 
 /// A change a command makes when its last frame comes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 enum Change {
     Mode { offs: u8, lock: bool },
     Align([u8; 6]),
 }
 
 /// Where an open port's pad is in its life.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 enum Phase {
     /// No pad answers.
     Absent,
@@ -291,7 +291,7 @@ enum Phase {
 }
 
 /// How an open port's frames are laid out (see the module doc).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Layout {
     /// The old protocol, 64-byte frames (rom0:PADMAN's).
     Old64,
@@ -323,7 +323,7 @@ impl Layout {
 }
 
 /// One frame as the pad driver sees it, before a layout puts it in bytes.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Frame {
     counter: u32,
     state: u8,
@@ -337,7 +337,7 @@ struct Frame {
 }
 
 /// One open port (and slot).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct PortState {
     area: u32,
     layout: Layout,
@@ -562,9 +562,16 @@ fn pad_data(r: &PadReport, mode: u8) -> ([u8; 32], u32) {
     }
 }
 
+fn default_input() -> Box<dyn PadInput> {
+    Box::new(DefaultPads)
+}
+
 /// The native padman: the ports libpad opened and the pads behind them.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Padman {
     ports: [[Option<PortState>; 4]; 2],
+    /// Where the pads' state comes from (the host's: a loaded state keeps the running one).
+    #[serde(skip, default = "default_input")]
     input: Box<dyn PadInput>,
     /// The new protocol's status area (INIT's) and its block counter.
     status: Option<(u32, u32)>,
@@ -765,6 +772,21 @@ fn six_bytes(args: &[u8]) -> [u8; 6] {
 }
 
 impl NativeServer for Padman {
+    /// The pads' input (the host's keyboard, pads or script) is not the state: a loaded state
+    /// keeps the running machine's.
+    fn save_state(&self) -> Result<Vec<u8>, String> {
+        piney_iop::state::encode(self)
+    }
+    fn decode_state(&self, bytes: &[u8]) -> Result<Box<dyn Any>, String> {
+        Ok(Box::new(piney_iop::state::decode::<Self>(bytes)?))
+    }
+    fn apply_state(&mut self, state: Box<dyn Any>) {
+        if let Ok(mut s) = state.downcast::<Self>() {
+            s.input = std::mem::replace(&mut self.input, Box::new(DefaultPads));
+            *self = *s;
+        }
+    }
+
     fn sid(&self) -> u32 {
         PADMAN_SID
     }
@@ -810,7 +832,7 @@ impl NativeServer for Padman {
 }
 
 /// Which command numbering a call uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Protocol {
     /// 0x8000_01nn ([`cmd`]).
     Old,
@@ -971,6 +993,22 @@ impl PadmanExt {
 }
 
 impl NativeServer for PadmanExt {
+    /// Its id and modules are fixed when it is made: nothing of it changes.
+    fn save_state(&self) -> Result<Vec<u8>, String> {
+        piney_iop::state::encode(&self.sid)
+    }
+    fn decode_state(&self, bytes: &[u8]) -> Result<Box<dyn Any>, String> {
+        let sid: u32 = piney_iop::state::decode(bytes)?;
+        if sid != self.sid {
+            return Err(format!(
+                "padman's extended service {sid:#x} is not {:#x}",
+                self.sid
+            ));
+        }
+        Ok(Box::new(()))
+    }
+    fn apply_state(&mut self, _: Box<dyn Any>) {}
+
     fn sid(&self) -> u32 {
         self.sid
     }
@@ -1000,10 +1038,12 @@ impl NativeServer for PadmanExt {
 }
 
 /// XPADMAN's new-protocol server: the same pads as [`Padman`] (it answers through it).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct XPadman;
 
 impl NativeServer for XPadman {
+    piney_iop::whole_server_state!();
+
     fn sid(&self) -> u32 {
         XPADMAN_SID
     }

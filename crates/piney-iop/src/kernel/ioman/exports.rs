@@ -185,7 +185,7 @@ pub(super) fn dread_common(iop: &mut Iop, x: bool) -> Result<Ret, IopError> {
 }
 
 /// The path calls that free their file after the driver.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(super) enum PathOp {
     Remove,
     Mkdir,

@@ -67,7 +67,7 @@ pub(super) fn run(iop: &mut Iop, req: &IoReq) -> Result<Exec, IopError> {
 pub const CONT_IOMAN: u32 = 0x696f_0001;
 
 /// What ioman does when a driver function returns.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub(super) enum Post {
     /// Its result passes.
     Ret,
@@ -107,7 +107,7 @@ impl Post {
 }
 
 /// Where the native call came from: its return address and stack pointer.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub(super) struct Caller {
     pub(super) ra: u32,
     pub(super) sp: u32,

@@ -129,9 +129,10 @@ pub mod op {
 }
 
 /// A device slot.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub enum Device {
     /// A device answered in Rust.
-    Native(Box<dyn IoDevice>),
+    Native(#[serde(with = "crate::state::native_device")] Box<dyn IoDevice>),
     /// `host`: the folder [`crate::modules::Modules::host_root`] names at the time of the call.
     Host,
     /// MCMAN's `mc`.
@@ -143,9 +144,10 @@ pub enum Device {
 }
 
 /// What an open file is.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub enum Handle {
     /// A native device's file.
-    Native(Box<dyn IoFile>),
+    Native(#[serde(with = "crate::state::native_file")] Box<dyn IoFile>),
     /// A native directory: its entries and how far dread got.
     Dir(Vec<(String, IoStat)>, usize),
     /// A file or directory of `mc`.
@@ -157,6 +159,7 @@ pub enum Handle {
 }
 
 /// An open file.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct File {
     /// The open flags (0 or [`O_DIROPEN`] for dopen).
     pub mode: u32,
@@ -167,6 +170,7 @@ pub struct File {
 }
 
 /// ioman's state.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Ioman {
     devices: Vec<Option<Device>>,
     files: Vec<Option<File>>,
@@ -269,7 +273,7 @@ fn tty_file(mode: u32) -> File {
 
 /// A request to ioman, with its data as bytes (FILEIO's calls; the natives' for native
 /// devices).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum IoReq {
     /// open(path, flags)
     Open {

@@ -2,6 +2,7 @@
 
 use super::*;
 /// StdioInit(1)'s `dummytty`: writes are taken and dropped, reads find nothing.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct DummyTty;
 
 impl IoFile for DummyTty {

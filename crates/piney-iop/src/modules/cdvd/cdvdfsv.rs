@@ -78,7 +78,7 @@ const REPLY_TRANSFERS: usize = 2;
 const EE_RAM: u64 = 32 << 20;
 
 /// An EE read's destinations.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct EeRead {
     /// The RPC call answering it.
     pub token: u32,
@@ -91,6 +91,7 @@ pub struct EeRead {
 }
 
 /// A CDVDFSV server.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Fsv {
     sid: u32,
 }
@@ -147,6 +148,8 @@ fn sifman_room(iop: &Iop, n: usize) -> Result<(), String> {
 }
 
 impl NativeServer for Fsv {
+    crate::whole_server_state!();
+
     fn sid(&self) -> u32 {
         self.sid
     }

@@ -35,7 +35,7 @@ use crate::modules::fileio::{FIO_SO_IFDIR, FIO_SO_IFREG, IoStat, errno};
 pub const MAX_FILES: usize = 16;
 
 /// An open file of `cdrom`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CdFile {
     /// Its first sector.
     pub lsn: u32,

@@ -43,7 +43,7 @@ pub const MAX_LEVELS: usize = 8;
 pub const NAME_CMP: usize = 12;
 
 /// One directory of the path table.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Dir {
     /// Its extent (relative to the layer's base).
     pub extent: u32,
@@ -54,7 +54,7 @@ pub struct Dir {
 }
 
 /// One entry of a directory.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Entry {
     /// The extent (relative to the layer's base).
     pub lsn: u32,
@@ -84,7 +84,7 @@ impl Entry {
 }
 
 /// What cdvdman keeps between searches.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct FsCache {
     /// The layer the directory table is of, when one is cached.
     pub layer: Option<u32>,

@@ -174,7 +174,7 @@ pub const WAIT_STREAM: u32 = 0x4344_0003;
 pub const CONT_CALLBACK: u32 = 0x4344_0001;
 
 /// Where a read's sectors go.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Target {
     /// IOP RAM at this address.
     Iop(u32),
@@ -183,7 +183,7 @@ pub enum Target {
 }
 
 /// Who waits for a search.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum SearchFor {
     /// An IOP thread, and where its sceCdlFILE goes.
     Thread {
@@ -208,7 +208,7 @@ pub enum SearchFor {
 }
 
 /// What a read's sectors are.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum SectorKind {
     /// 2048 bytes of user data (sceCdRead).
     Data,
@@ -243,7 +243,7 @@ impl SectorKind {
 }
 
 /// What a command does.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Job {
     /// Read `count` sectors from `lsn`.
     Read {
@@ -273,6 +273,7 @@ pub enum Job {
         /// The error the reads end with (SCECdErREAD when one could not be read).
         error: u8,
         /// The entry.
+        #[serde(with = "piney_state::opt_array")]
         found: Option<[u8; 36]>,
         /// Who waits.
         waiter: SearchFor,
@@ -280,7 +281,7 @@ pub enum Job {
 }
 
 /// The command in flight.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct Command {
     job: Job,
     /// The callback's number (0: none).
@@ -300,7 +301,7 @@ struct Command {
 }
 
 /// A cdvdfsv call waiting for the thread that serves N commands and searches.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct FsvCall {
     /// The server.
     pub sid: u32,
@@ -313,7 +314,7 @@ pub struct FsvCall {
 }
 
 /// The drive and cdvdman's state.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Cdvd {
     /// `--fast-cdvd`: every command completes after [`timing::FAST_CYCLES`] (a behaviour
     /// change; off by default).

@@ -32,7 +32,7 @@ use super::timing::{Figures, Head};
 use crate::IOP_CLOCK_HZ;
 
 /// A stream's ring and progress.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Stream {
     /// Sectors a bank.
     pub bank: u64,
@@ -45,7 +45,7 @@ pub struct Stream {
 }
 
 /// A stream under way.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Run {
     /// Its first sector.
     pub lsn: u64,

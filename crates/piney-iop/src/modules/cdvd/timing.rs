@@ -69,7 +69,7 @@ pub const COMMAND_CYCLES: u64 = 1_000;
 pub const FAST_CYCLES: u64 = 1_000;
 
 /// Where the head is and whether the disc turns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Head {
     /// The sector after the last one read (or the one sought).
     pub pos: u64,
@@ -88,7 +88,7 @@ impl Default for Head {
 }
 
 /// The medium's figures.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct Figures {
     /// Bytes a second.
     pub rate: u64,

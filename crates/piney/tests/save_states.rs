@@ -1,0 +1,228 @@
+//! Save states through the binary (issue 16): `piney demo --headless` run 2N frames with
+//! `--save-state-at N` (and at 2N), then a second run `--load-state` at N for N frames: its
+//! frames (`--dump-frames`) are the first run's, bit for bit, and its state at 2N is the first
+//! run's, byte for byte (the whole guest state: EE, IOP, memories, devices, GS local memory),
+//! under `--cpu interp` and `--cpu jit` and `--renderer sw` and `wgpu` (on the adapter wgpu
+//! finds: lavapipe in CI). The frame counts are small so the debug build's test stays quick;
+//! README's "Save states" gives the 300/300/300 run by hand.
+//!
+//! And the refusals, each one line on stderr and exit status 1: a state of another program,
+//! of another piney version or format, a cut or damaged file, a file that is no state.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn piney() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_piney"));
+    // settings.toml: a config folder of the tests' own, never the user's (see README).
+    c.env(
+        "XDG_CONFIG_HOME",
+        concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
+    );
+    c.env(
+        "XDG_DATA_HOME",
+        concat!(env!("CARGO_TARGET_TMPDIR"), "/data-home"),
+    );
+    c
+}
+
+/// A fresh scratch folder.
+fn scratch(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("save-states")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn ok(o: Output) -> String {
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(o.status.success(), "{err}");
+    err
+}
+
+fn frame_files(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// 2N frames with states at N and 2N; then from the state at N, N frames and a state at 2N.
+fn determinism(cpu: &str, renderer: &str, n: u64) {
+    let dir = scratch(&format!("{cpu}-{renderer}"));
+    let (first, second) = (dir.join("first"), dir.join("second"));
+    let at = |f: u64, name: &str| [f.to_string(), dir.join(name).display().to_string()];
+    let common = ["demo", "--headless", "--cpu", cpu, "--renderer", renderer];
+    let err = ok(piney()
+        .args(common)
+        .args(["--frames", &(2 * n).to_string()])
+        .arg("--save-state-at")
+        .args(at(n, "mid.state"))
+        .arg("--save-state-at")
+        .args(at(2 * n, "end-first.state"))
+        .arg("--dump-frames")
+        .arg(&first)
+        .output()
+        .unwrap());
+    assert!(
+        err.contains(&format!(
+            "state saved to {}",
+            dir.join("mid.state").display()
+        )),
+        "{err}"
+    );
+    let err = ok(piney()
+        .args(common)
+        .args(["--frames", &n.to_string()])
+        .arg("--load-state")
+        .arg(dir.join("mid.state"))
+        .arg("--save-state-at")
+        .args(at(2 * n, "end-second.state"))
+        .arg("--dump-frames")
+        .arg(&second)
+        .output()
+        .unwrap());
+    assert!(err.contains(&format!("(frame {n})")), "{err}");
+    let names = frame_files(&second);
+    assert_eq!(
+        names.len() as u64,
+        n,
+        "{cpu} {renderer}: frames after the state"
+    );
+    assert_eq!(names[0], format!("{n:06}.png"));
+    let mut moved = false;
+    for name in &names {
+        let a = std::fs::read(first.join(name)).unwrap();
+        let b = std::fs::read(second.join(name)).unwrap();
+        assert!(
+            a == b,
+            "{cpu} {renderer}: frame {name} differs after the state"
+        );
+        moved |= a != std::fs::read(second.join(&names[0])).unwrap();
+    }
+    assert!(moved, "the demo's picture moves over the frames compared");
+    let a = std::fs::read(dir.join("end-first.state")).unwrap();
+    let b = std::fs::read(dir.join("end-second.state")).unwrap();
+    assert!(
+        a == b,
+        "{cpu} {renderer}: the machine's state at frame {} differs",
+        2 * n
+    );
+}
+
+#[test]
+fn interp_sw() {
+    determinism("interp", "sw", 60);
+}
+
+#[test]
+fn jit_sw() {
+    determinism("jit", "sw", 60);
+}
+
+#[test]
+fn interp_wgpu() {
+    determinism("interp", "wgpu", 12);
+}
+
+#[test]
+fn jit_wgpu() {
+    determinism("jit", "wgpu", 12);
+}
+
+/// One `--load-state` that must fail: exit status 1, one line on stderr naming the file and
+/// containing `what`, no frame run.
+fn refused(program: &[&str], state: &Path, what: &str) {
+    let o = piney()
+        .args(program)
+        .args(["--headless", "--frames", "1", "--load-state"])
+        .arg(state)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 1, "one line: {err}");
+    assert!(
+        lines[0].starts_with(&format!("piney: --load-state {}: ", state.display()))
+            && lines[0].contains(what),
+        "{err}"
+    );
+    assert!(
+        o.stdout.is_empty(),
+        "the program ran: {}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+}
+
+#[test]
+fn bad_states_are_refused() {
+    let dir = scratch("refused");
+    let state = dir.join("demo.state");
+    ok(piney()
+        .args([
+            "demo",
+            "--headless",
+            "--cpu",
+            "interp",
+            "--renderer",
+            "sw",
+            "--frames",
+            "4",
+        ])
+        .arg("--save-state-at")
+        .arg("4")
+        .arg(&state)
+        .output()
+        .unwrap());
+    let bytes = std::fs::read(&state).unwrap();
+    let demo: &[&str] = &["demo"];
+
+    // Another program: a guest test program given the demo's state.
+    let alu = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/guest/alu.elf");
+    let alu = alu.to_str().unwrap();
+    refused(&["run", alu], &state, "a save state of another program");
+
+    // Another piney version (the header's version text) and another format.
+    let v = env!("CARGO_PKG_VERSION").len();
+    let mut b = bytes.clone();
+    b[16..16 + v].fill(b'9');
+    let f = dir.join("version.state");
+    std::fs::write(&f, &b).unwrap();
+    refused(
+        demo,
+        &f,
+        &format!("a save state of piney {}", "9".repeat(v)),
+    );
+    let mut b = bytes.clone();
+    b[8] = 0x7f;
+    let f = dir.join("format.state");
+    std::fs::write(&f, &b).unwrap();
+    refused(demo, &f, "format 127");
+
+    // Cut short, damaged, not a state.
+    let f = dir.join("cut.state");
+    std::fs::write(&f, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    refused(demo, &f, "cut short");
+    let mut b = bytes.clone();
+    let n = b.len();
+    b[n / 2] ^= 0x10;
+    let f = dir.join("damaged.state");
+    std::fs::write(&f, &b).unwrap();
+    refused(demo, &f, "damaged");
+    let f = dir.join("text.state");
+    std::fs::write(&f, "not a state\n").unwrap();
+    refused(demo, &f, "not a piney save state");
+    refused(demo, &dir.join("missing.state"), "No such file");
+
+    // A bad --save-state-at frame is an option error.
+    let o = piney()
+        .args(["demo", "--headless", "--save-state-at", "x", "s"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}
