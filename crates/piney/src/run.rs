@@ -79,6 +79,10 @@ pub struct RunArgs {
     /// when the run ends; `piney replay FILE` gives the run's frames again.
     #[arg(long, value_name = "FILE")]
     pub dump_gs: Option<PathBuf>,
+    /// With --dump-gs: record only the first N frames (vertical blanks), the file finished
+    /// then while the run goes on.
+    #[arg(long, value_name = "N", requires = "dump_gs", value_parser = clap::value_parser!(u64).range(1..))]
+    pub dump_gs_frames: Option<u64>,
     /// Write the sound (the SPU2's 48 kHz stereo output) to FILE as a 16-bit WAV, headless or
     /// in a window: the same program, input and options give the same file.
     #[arg(long, value_name = "FILE")]
@@ -224,6 +228,7 @@ impl RunArgs {
             gs_threads: self.gs_threads.or(s.gs_threads),
             gs_general_path: self.gs_general_path,
             dump_gs: self.dump_gs,
+            dump_gs_frames: self.dump_gs_frames,
             dump_audio: self.dump_audio,
             no_audio: !pick(self.audio, self.no_audio, s.audio),
             volume: self.volume.unwrap_or(s.volume),
@@ -279,6 +284,7 @@ pub struct RunOptions {
     pub gs_threads: Option<u32>,
     pub gs_general_path: bool,
     pub dump_gs: Option<PathBuf>,
+    pub dump_gs_frames: Option<u64>,
     pub dump_audio: Option<PathBuf>,
     pub no_audio: bool,
     pub volume: u8,
@@ -679,10 +685,20 @@ pub fn run_image(
         }
     }
     if let Some(path) = &opts.dump_gs {
-        // From the loaded program's first instruction: the GS as at power-on.
+        // From the loaded program's first instruction: the GS as at power-on (a dump holds
+        // no GS state piney could start it from later, so not after a loaded state).
+        if opts.load_state.is_some() {
+            eprintln!(
+                "piney: --dump-gs records from power-on; it cannot start from --load-state's state"
+            );
+            return ExitCode::from(2);
+        }
         if let Err(e) = machine.bus.gif.gs.start_capture(path, "", 0) {
             eprintln!("piney: --dump-gs {}: {e}", path.display());
             return ExitCode::from(1);
+        }
+        if let Some(n) = opts.dump_gs_frames {
+            machine.bus.gif.gs.limit_capture(n);
         }
     }
     let wav = match &opts.dump_audio {
