@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, mpsc};
 
 use crate::error::FrontendError;
 use crate::frame::Frame;
-use crate::layout::letterbox;
+use crate::layout::{Filter, Scaling, picture_rect};
 
 /// The presenter's WGSL, validated by naga in this crate's tests.
 pub const PRESENT_WGSL: &str = include_str!("../../../shaders/present.wgsl");
@@ -112,6 +112,7 @@ pub struct Presenter {
     texture: Option<FrameTexture>,
     params: FrameParams,
     osd: OsdLayer,
+    scaling: Scaling,
 }
 
 /// The on-screen display's pass: its pipeline (alpha blended), uniforms and current image.
@@ -245,7 +246,16 @@ impl Presenter {
             texture: None,
             params: FrameParams::default(),
             osd,
+            scaling: Scaling {
+                filter: Filter::Nearest,
+                stretch: false,
+            },
         }
+    }
+
+    /// How pictures are scaled into targets from now on (a new presenter: nearest, 4:3).
+    pub fn set_scaling(&mut self, scaling: Scaling) {
+        self.scaling = scaling;
     }
 
     /// The on-screen display's image from now on (`None`: nothing over the picture).
@@ -382,7 +392,7 @@ impl Presenter {
     }
 
     /// Records drawing the current frame (black with none) into `view`, a `width` x `height`
-    /// target: the 4:3 letterbox, black around it.
+    /// target: the 4:3 letterbox (or the whole target, stretched), black around it.
     pub fn draw(
         &self,
         gpu: &Gpu,
@@ -391,7 +401,7 @@ impl Presenter {
         width: u32,
         height: u32,
     ) {
-        let rect = letterbox(width, height);
+        let rect = picture_rect(width, height, self.scaling.stretch);
         let p = self.params;
         let words: [i32; 12] = [
             rect.x as i32,
@@ -403,7 +413,7 @@ impl Presenter {
             p.offset.0,
             p.offset.1,
             p.deflicker as i32,
-            0,
+            i32::from(self.scaling.filter == Filter::Sharp),
             0,
             0,
         ];
@@ -477,6 +487,11 @@ impl Headless {
     /// The adapter in use.
     pub fn adapter_info(&self) -> String {
         self.gpu.adapter_info()
+    }
+
+    /// How [`Headless::render`] scales from now on (a new one: nearest, 4:3).
+    pub fn set_scaling(&mut self, scaling: Scaling) {
+        self.presenter.set_scaling(scaling);
     }
 
     /// The on-screen display drawn over what [`Headless::render`] renders from now on.

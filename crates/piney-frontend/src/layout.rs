@@ -38,6 +38,57 @@ pub fn letterbox(width: u32, height: u32) -> Rect {
     }
 }
 
+/// How the picture is scaled into the window.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Filter {
+    /// Each target pixel shows one texel (uneven pixel widths at non-integer factors).
+    Nearest,
+    /// Sharp bilinear: each texel is drawn as a solid block, and only the target pixel that
+    /// two texels share is mixed, by how much of it each covers (8-bit weights). At an integer
+    /// factor no pixel is shared: exactly nearest, no blur.
+    #[default]
+    Sharp,
+}
+
+/// The filter and the shape of the picture in the window.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Scaling {
+    /// The filter.
+    pub filter: Filter,
+    /// Fill the whole window (ignoring 4:3) instead of the letterbox.
+    pub stretch: bool,
+}
+
+/// Where the picture goes in a `width` x `height` target: the 4:3 letterbox, or the whole
+/// target when stretched.
+pub fn picture_rect(width: u32, height: u32, stretch: bool) -> Rect {
+    if stretch {
+        Rect {
+            x: 0,
+            y: 0,
+            width,
+            height,
+        }
+    } else {
+        letterbox(width, height)
+    }
+}
+
+/// Sharp bilinear on one axis: the texel to the left (or above) of target pixel `p` (relative
+/// to a rectangle `rect` pixels long over `size` texels) and the 0..=256 weight of the texel
+/// after it. The pixel's centre is at texel position `(2p + 1) * size / (2 rect)`; the texel
+/// before it `i = floor(position - 1/2)`; the boundary between texels i and i + 1 (at texel
+/// position i + 1, target position `(i + 1) * rect / size`) splits the pixel, and the weight is
+/// the share of the pixel past it: `w = clamp(256 (p + 1) - ceil(256 (i + 1) rect / size), 0,
+/// 256)`, exact integer arithmetic, as the shader computes it.
+pub fn sharp_axis(p: u32, rect: u32, size: u32) -> (i64, u32) {
+    let (p, rect, size) = (p as i64, rect.max(1) as i64, size.max(1) as i64);
+    let i = ((2 * p + 1) * size - rect).div_euclid(2 * rect);
+    let t = (i + 1) * rect;
+    let w = 256 * (p + 1) - (256 * t + size - 1).div_euclid(size);
+    (i, w.clamp(0, 256) as u32)
+}
+
 /// The 4:3 size for a picture `height` rows tall: what the headless presentation renders
 /// when it should equal `piney_gs::Presenter::present_4_3` (512 x 448 gives 597 x 448).
 pub fn aspect_size(height: u32) -> (u32, u32) {
@@ -102,6 +153,46 @@ mod tests {
             assert!(b.x + b.width <= w && b.y + b.height <= h, "{w}x{h}: {b:?}");
             let err = (b.width as i64 * 3 - b.height as i64 * 4).abs();
             assert!(err <= 4, "{w}x{h}: {b:?} is not 4:3");
+        }
+    }
+
+    #[test]
+    fn sharp_bilinear_is_nearest_at_integer_factors() {
+        // 2x: every target pixel takes one texel whole (weight 0 of the next, or 256 of it).
+        for p in 0..16u32 {
+            let (i, w) = sharp_axis(p, 16, 8);
+            let texel = i + i64::from(w == 256);
+            assert!(w == 0 || w == 256, "p {p}: w {w}");
+            assert_eq!(texel, i64::from(p / 2), "p {p}");
+        }
+        // 4.5x (8 into 36): one mixed pixel at most per boundary between two texels (7), the
+        // rest solid.
+        let mixed = |rect: u32, size: u32| {
+            (0..rect)
+                .filter(|&p| {
+                    let (_, w) = sharp_axis(p, rect, size);
+                    w != 0 && w != 256
+                })
+                .count()
+        };
+        assert!((1..=7).contains(&mixed(36, 8)), "{}", mixed(36, 8));
+        // 1.25x (512 into 640): still at most one a boundary.
+        assert!(mixed(640, 512) <= 511);
+        // Walking right, the texel shown never goes back.
+        let mut last = -1.0;
+        for p in 0..640u32 {
+            let (i, w) = sharp_axis(p, 640, 512);
+            let at = i as f64 + f64::from(w) / 256.0;
+            assert!(at >= last, "p {p}");
+            last = at;
+        }
+        // The picture's first pixel is texel 0 whole, at any scale.
+        for (rect, size) in [(640, 512), (36, 8), (597, 512), (1440, 512), (512, 512)] {
+            let (i, w) = sharp_axis(0, rect, size);
+            assert!(
+                i == -1 && w == 256 || i == 0 && w == 0,
+                "{rect}/{size}: {i} {w}"
+            );
         }
     }
 

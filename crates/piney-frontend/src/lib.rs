@@ -13,11 +13,14 @@
 //!   sound follows by a stretch of at most 0.5%; see the module). With no display it returns
 //!   [`FrontendError::NoDisplay`], whose message is "no display available; run with
 //!   --headless".
-//! - The picture is shown 4:3, letterboxed ([`layout::letterbox`]), nearest neighbour, moved
-//!   by the display offset (native pixels and rows, black where it left) and optionally
-//!   deflickered, by `shaders/present.wgsl`. [`Headless`] renders the same presentation
-//!   offscreen and reads it back; [`reference::present`] is the same arithmetic on the CPU.
-//!   All three agree bit for bit.
+//! - The picture is shown 4:3, letterboxed ([`layout::letterbox`]), or stretched over the
+//!   window, sharp bilinear (the window's default: solid texels, the pixel two texels share
+//!   mixed by coverage, exactly nearest at integer factors) or nearest neighbour
+//!   ([`layout::Scaling`]), moved by the display offset (native pixels and rows, black where it
+//!   left) and optionally deflickered, by `shaders/present.wgsl` in integer arithmetic.
+//!   [`Headless`] renders the same presentation offscreen and reads it back;
+//!   [`reference::present_with`] is the same arithmetic on the CPU. All three agree bit for
+//!   bit. The on-screen display ([`osd`]) is drawn over the picture by its own pass.
 //! - This crate knows nothing of the emulator's crates: they meet at [`Emulator`] and
 //!   [`Frame`].
 

@@ -56,6 +56,8 @@ pub struct WindowOptions {
     pub fps_cap: Option<u32>,
     /// Tab fast-forwards at this many times real time (2 to 8); `None`: as fast as it runs.
     pub fast_forward_speed: Option<u32>,
+    /// How the picture is scaled into the window (default: sharp bilinear, 4:3).
+    pub scaling: crate::layout::Scaling,
 }
 
 impl Default for WindowOptions {
@@ -72,6 +74,7 @@ impl Default for WindowOptions {
             vsync: true,
             fps_cap: None,
             fast_forward_speed: None,
+            scaling: crate::layout::Scaling::default(),
         }
     }
 }
@@ -275,7 +278,8 @@ impl WindowState {
             .unwrap_or(wgpu::PresentMode::Fifo);
         config.desired_maximum_frame_latency = 1;
         surface.configure(&gpu.device, &config);
-        let presenter = Presenter::new(&gpu, view_format);
+        let mut presenter = Presenter::new(&gpu, view_format);
+        presenter.set_scaling(opts.scaling);
         gpu.check("setting up the window's presenter")?;
         eprintln!(
             "piney: presenting with {} ({:?})",

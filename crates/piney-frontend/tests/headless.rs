@@ -186,3 +186,55 @@ fn the_on_screen_display_is_blended_over_the_corner() {
     let img = h.render(&frame, w, ht).unwrap();
     assert_eq!(first_difference(&img, &want, w), None);
 }
+
+/// Sharp bilinear and stretch on the GPU equal the CPU reference bit for bit, at fractional
+/// and integer factors, with the display offset and the deflicker; at an integer factor sharp
+/// is nearest (no blur).
+#[test]
+fn sharp_bilinear_and_stretch_match_the_reference() {
+    use piney_frontend::layout::{Filter, Scaling};
+    let mut h = headless();
+    let sharp = Scaling {
+        filter: Filter::Sharp,
+        stretch: false,
+    };
+    let mut frame = pattern(64, 48).with_offset(3, -2);
+    frame.deflicker = Some(100);
+    for (w, ht, scaling) in [
+        (200, 150, sharp),
+        (1000, 700, sharp),
+        (333, 111, sharp),
+        (
+            173,
+            97,
+            Scaling {
+                filter: Filter::Sharp,
+                stretch: true,
+            },
+        ),
+        (
+            173,
+            97,
+            Scaling {
+                filter: Filter::Nearest,
+                stretch: true,
+            },
+        ),
+    ] {
+        h.set_scaling(scaling);
+        let img = h.render(&frame, w, ht).unwrap();
+        let want = reference::present_with(&frame, w, ht, scaling);
+        assert_eq!(
+            first_difference(&img, &want, w),
+            None,
+            "{w}x{ht} {scaling:?}"
+        );
+    }
+    // 3x the frame (192 x 144, exactly 4:3 of 64 x 48): sharp is nearest.
+    h.set_scaling(sharp);
+    let img = h.render(&frame, 192, 144).unwrap();
+    assert_eq!(
+        first_difference(&img, &reference::present(&frame, 192, 144), 192),
+        None
+    );
+}

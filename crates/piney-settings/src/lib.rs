@@ -44,6 +44,15 @@ pub enum Cpu {
     Jit,
 }
 
+/// `scaling`: the window's filter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scaling {
+    /// Sharp bilinear (solid texels, the shared pixel mixed).
+    Sharp,
+    /// Nearest neighbour.
+    Nearest,
+}
+
 /// `fast_forward_audio`: the sound while Tab fast-forwards.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FastForwardAudio {
@@ -103,6 +112,10 @@ pub struct Settings {
     pub fps_cap: Option<u32>,
     /// `vsync`.
     pub vsync: bool,
+    /// `scaling`.
+    pub scaling: Scaling,
+    /// `stretch`: fill the window instead of 4:3.
+    pub stretch: bool,
 }
 
 impl Default for Settings {
@@ -127,6 +140,8 @@ impl Default for Settings {
             speed: None,
             fps_cap: None,
             vsync: true,
+            scaling: Scaling::Sharp,
+            stretch: false,
         }
     }
 }
@@ -318,6 +333,20 @@ pub const KEYS: &[Key] = &[
         default: "true",
         kind: Kind::Bool,
         flags: "--vsync, --no-vsync",
+    },
+    Key {
+        name: "scaling",
+        meaning: "How the window scales the picture: \"sharp\" (sharp bilinear: solid texels, only the pixel two texels share mixed; exactly nearest at integer factors) or \"nearest\".",
+        default: "\"sharp\"",
+        kind: Kind::Choice(&["sharp", "nearest"]),
+        flags: "--scaling",
+    },
+    Key {
+        name: "stretch",
+        meaning: "Fill the whole window instead of keeping the picture 4:3.",
+        default: "false",
+        kind: Kind::Bool,
+        flags: "--stretch, --no-stretch",
     },
 ];
 
@@ -546,6 +575,14 @@ fn set(s: &mut Settings, name: &str, v: Value) {
         }
         ("cpu", Value::Str(v)) => s.cpu = if v == "jit" { Cpu::Jit } else { Cpu::Interp },
         ("fast_cdvd", Value::Bool(b)) => s.fast_cdvd = b,
+        ("scaling", Value::Str(v)) => {
+            s.scaling = if v == "nearest" {
+                Scaling::Nearest
+            } else {
+                Scaling::Sharp
+            }
+        }
+        ("stretch", Value::Bool(b)) => s.stretch = b,
         // KEYS and this match name the same keys with the same kinds (a unit test checks).
         _ => unreachable!("setting {name} of another kind"),
     }
@@ -904,7 +941,8 @@ mod tests {
               fullscreen = true\nwindow_size = \"800x600\"\ndump_format = \"display\"\n\
               screenshot_dir = \"shots\"\nmapping = \"/m.toml\"\nmemcard1 = \"a\"\n\
               memcard2 = \"b.ps2\"\naudio = false\nvolume = 0\nfast_forward_audio = \"stretch\"\n\
-              cpu = \"jit\"\nfast_cdvd = true\nspeed = 4\nfps_cap = 30\nvsync = false\n",
+              cpu = \"jit\"\nfast_cdvd = true\nspeed = 4\nfps_cap = 30\nvsync = false\n\
+              scaling = \"nearest\"\nstretch = true\n",
         );
         assert_eq!(p, vec![]);
         assert_eq!(
@@ -929,6 +967,8 @@ mod tests {
                 speed: Some(4),
                 fps_cap: Some(30),
                 vsync: false,
+                scaling: Scaling::Nearest,
+                stretch: true,
             }
         );
     }

@@ -177,6 +177,17 @@ pub struct RunArgs {
     /// Present each picture as soon as it is ready (least latency; may tear).
     #[arg(long, overrides_with = "vsync")]
     pub no_vsync: bool,
+    /// How the window scales the picture: `sharp` (sharp bilinear: solid texels, only the pixel
+    /// two texels share mixed; exactly nearest at integer factors) or `nearest`. Default: the
+    /// setting `scaling`, else `sharp`.
+    #[arg(long, value_enum)]
+    pub scaling: Option<WindowScaling>,
+    /// Fill the whole window instead of keeping the picture 4:3 (setting `stretch`).
+    #[arg(long, overrides_with = "no_stretch")]
+    pub stretch: bool,
+    /// Keep the picture 4:3, whatever the setting `stretch` says.
+    #[arg(long, overrides_with = "stretch")]
+    pub no_stretch: bool,
     /// Start from a save state (written by --save-state-at or the window's F1) instead of
     /// power-on: the same program (and disc) must be given; a state of another program, another
     /// piney version, or a damaged or cut file is refused with one line and exit status 1.
@@ -257,6 +268,11 @@ impl RunArgs {
             speed: self.speed.map_or(s.speed, |n| (n > 0).then_some(n)),
             fps_cap: self.fps_cap.map_or(s.fps_cap, |n| (n > 0).then_some(n)),
             vsync: pick(self.vsync, self.no_vsync, s.vsync),
+            scaling: self.scaling.unwrap_or(match s.scaling {
+                piney_settings::Scaling::Sharp => WindowScaling::Sharp,
+                piney_settings::Scaling::Nearest => WindowScaling::Nearest,
+            }),
+            stretch: pick(self.stretch, self.no_stretch, s.stretch),
             hold: self.hold,
             load_state: self.load_state,
             save_state_at: self.save_state_at,
@@ -305,6 +321,8 @@ pub struct RunOptions {
     pub speed: Option<u32>,
     pub fps_cap: Option<u32>,
     pub vsync: bool,
+    pub scaling: WindowScaling,
+    pub stretch: bool,
     pub hold: Option<f64>,
     pub load_state: Option<PathBuf>,
     pub save_state_at: Option<Vec<String>>,
@@ -325,7 +343,7 @@ impl RunOptions {
         };
         let lower = |s: String| s.to_ascii_lowercase();
         format!(
-            "renderer={} render_scale={} gs_threads={} deflicker={} fullscreen={} window_size={}x{} dump_format={} screenshot_dir={} mapping={} memcard1={} memcard2={} audio={} volume={} fast_forward_audio={} cpu={} fast_cdvd={} speed={} fps_cap={} vsync={}",
+            "renderer={} render_scale={} gs_threads={} deflicker={} fullscreen={} window_size={}x{} dump_format={} screenshot_dir={} mapping={} memcard1={} memcard2={} audio={} volume={} fast_forward_audio={} cpu={} fast_cdvd={} speed={} fps_cap={} vsync={} scaling={} stretch={}",
             self.renderer
                 .map_or("auto".to_string(), |r| lower(format!("{r:?}"))),
             self.render_scale,
@@ -347,6 +365,8 @@ impl RunOptions {
             self.speed.unwrap_or(0),
             self.fps_cap.unwrap_or(0),
             self.vsync,
+            lower(format!("{:?}", self.scaling)),
+            self.stretch,
         )
     }
 }
@@ -377,6 +397,15 @@ impl From<FastForwardAudio> for piney_frontend::FastForwardAudio {
             FastForwardAudio::Stretch => piney_frontend::FastForwardAudio::Stretch,
         }
     }
+}
+
+/// The window's filters.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WindowScaling {
+    /// Sharp bilinear.
+    Sharp,
+    /// Nearest neighbour.
+    Nearest,
 }
 
 /// The EE engines.

@@ -471,6 +471,13 @@ pub fn run(
     options.size = opts.window_size;
     options.fullscreen = opts.fullscreen;
     options.vsync = opts.vsync;
+    options.scaling = piney_frontend::layout::Scaling {
+        filter: match opts.scaling {
+            crate::run::WindowScaling::Sharp => piney_frontend::layout::Filter::Sharp,
+            crate::run::WindowScaling::Nearest => piney_frontend::layout::Filter::Nearest,
+        },
+        stretch: opts.stretch,
+    };
     options.fps_cap = opts.fps_cap;
     options.fast_forward_speed = opts.speed;
     if let Some(m) = mapping {

@@ -241,6 +241,9 @@ fn window_shows_the_demo() {
     let mut child = Killed(
         piney()
             .args(["demo", "--frames", &FRAMES.to_string(), "--hold", "30"])
+            // Nearest, as the headless 4:3 frame is made (the window's default, sharp bilinear,
+            // is checked against its CPU reference in piney-frontend's headless tests).
+            .args(["--scaling", "nearest"])
             .arg("--input")
             .arg(script())
             .arg("--screenshot-dir")

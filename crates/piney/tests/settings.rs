@@ -129,7 +129,7 @@ fn every_key_is_used_and_every_flag_overrides_it() {
              screenshot_dir = \"shots\"\nmapping = {:?}\nmemcard1 = \"cards/one\"\n\
              memcard2 = \"cards/two.ps2\"\naudio = false\nvolume = 20\n\
              fast_forward_audio = \"stretch\"\ncpu = \"jit\"\nfast_cdvd = true\n\
-             speed = 4\nfps_cap = 30\nvsync = false\n",
+             speed = 4\nfps_cap = 30\nvsync = false\nscaling = \"nearest\"\nstretch = true\n",
             mapping.display().to_string()
         ),
     )
@@ -168,6 +168,8 @@ fn every_key_is_used_and_every_flag_overrides_it() {
             ("speed", "4".into()),
             ("fps_cap", "30".into()),
             ("vsync", "false".into()),
+            ("scaling", "nearest".into()),
+            ("stretch", "true".into()),
         ])
     );
     assert!(
@@ -213,6 +215,9 @@ fn every_key_is_used_and_every_flag_overrides_it() {
             "--fps-cap",
             "0",
             "--vsync",
+            "--scaling",
+            "sharp",
+            "--no-stretch",
         ],
     );
     assert_eq!(
@@ -237,6 +242,8 @@ fn every_key_is_used_and_every_flag_overrides_it() {
             ("speed", "2".into()),
             ("fps_cap", "0".into()),
             ("vsync", "true".into()),
+            ("scaling", "sharp".into()),
+            ("stretch", "false".into()),
         ])
     );
     assert!(
@@ -248,9 +255,16 @@ fn every_key_is_used_and_every_flag_overrides_it() {
     let err = demo_stats(
         &home,
         "1",
-        &["--fullscreen", "--no-audio", "--fast-cdvd", "--no-vsync"],
+        &[
+            "--fullscreen",
+            "--no-audio",
+            "--fast-cdvd",
+            "--no-vsync",
+            "--stretch",
+        ],
     );
     assert_eq!(value(&err, "vsync"), "false");
+    assert_eq!(value(&err, "stretch"), "true");
     assert_eq!(value(&err, "fullscreen"), "true");
     assert_eq!(value(&err, "audio"), "false");
     assert_eq!(value(&err, "fast_cdvd"), "true");
