@@ -94,6 +94,9 @@ pub struct WindowStats {
     pub audio: Option<AudioStats>,
     /// The presented pictures' pacing.
     pub jitter: crate::jitter::Jitter,
+    /// The window's inner size when it was last resized while not fullscreen (`None`: never
+    /// resized, or only by going fullscreen).
+    pub resized_to: Option<(u32, u32)>,
 }
 
 /// Whether a display server is named in the environment (on the platforms where winit needs
@@ -182,6 +185,7 @@ pub fn run_window<E: Emulator + ?Sized>(
         held: false,
         title_at: (0, 0, 0),
         notices: Notices::default(),
+        resized_to: None,
         shown: None,
     };
     event_loop
@@ -197,6 +201,7 @@ pub fn run_window<E: Emulator + ?Sized>(
         frames: app.session.frames(),
         presented: app.presented,
         jitter: std::mem::take(&mut app.jitter),
+        resized_to: app.resized_to,
         resyncs: app.session.pacer().resyncs(),
         audio: app.session.player().map(Player::stats),
     })
@@ -395,6 +400,8 @@ struct App<'e, E: Emulator + ?Sized> {
     title_at: (u64, u64, u64),
     /// The on-screen display.
     notices: Notices,
+    /// The last windowed size the user gave the window.
+    resized_to: Option<(u32, u32)>,
     /// The picture on screen (for F12).
     shown: Option<Frame>,
 }
@@ -519,6 +526,12 @@ impl<E: Emulator + ?Sized> ApplicationHandler for App<'_, E> {
             WindowEvent::Resized(size) => {
                 state.resize(size);
                 state.window.request_redraw();
+                let now = (size.width, size.height);
+                if state.window.fullscreen().is_none()
+                    && (now != self.opts.size || self.resized_to.is_some())
+                {
+                    self.resized_to = Some(now);
+                }
             }
             WindowEvent::ModifiersChanged(m) => self.modifiers = m.state(),
             WindowEvent::Focused(false) => {

@@ -858,6 +858,35 @@ pub fn write_default(path: &Path) -> std::io::Result<bool> {
     Ok(true)
 }
 
+/// Set `key` to `value` (its TOML text, e.g. `"800x600"` with the quotes) in the settings file
+/// at `path`, keeping every other line (comments included): the key's line is replaced, or the
+/// key added at the end when the file has none. Written to a temporary name and renamed.
+pub fn set_key(path: &Path, key: &str, value: &str) -> std::io::Result<()> {
+    let text = std::fs::read_to_string(path)?;
+    let line = format!("{key} = {value}");
+    let mut found = false;
+    let mut out: Vec<String> = text
+        .lines()
+        .map(|l| {
+            let name = l.split('=').next().unwrap_or("").trim();
+            if !found && name == key && !l.trim_start().starts_with('#') {
+                found = true;
+                line.clone()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    if !found {
+        out.push(line);
+    }
+    let tmp = path.with_extension(format!("toml.new-{}", std::process::id()));
+    std::fs::write(&tmp, out.join("\n") + "\n")?;
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
+
 /// piney's config folder: `$XDG_CONFIG_HOME/piney` when that variable is set (on every
 /// platform), else the platform's usual place (`~/.config/piney`; on macOS
 /// `~/Library/Application Support/piney`; on Windows `%APPDATA%\piney`). `None` when the

@@ -91,8 +91,12 @@ fn main() -> ExitCode {
 /// writes when there is none (settings.rs says why headless runs never do).
 fn resolve(args: run::RunArgs) -> run::RunOptions {
     let loaded = settings::load(args.config.as_deref(), !args.headless);
+    let size_given = args.window_size.is_some();
     let mut opts = args.resolve(&loaded.settings);
     opts.settings_source = loaded.source;
+    // A window's size is remembered in the file it was read from, unless the command line
+    // chose it.
+    opts.remember_size_in = loaded.file.filter(|_| !size_given);
     opts
 }
 

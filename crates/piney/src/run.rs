@@ -277,6 +277,7 @@ impl RunArgs {
             load_state: self.load_state,
             save_state_at: self.save_state_at,
             settings_source: String::new(),
+            remember_size_in: None,
         }
     }
 }
@@ -328,6 +329,9 @@ pub struct RunOptions {
     pub save_state_at: Option<Vec<String>>,
     /// The settings file and what was found there (for `--stats`).
     pub settings_source: String,
+    /// Where a window's new size is remembered (the settings file read, when the command line
+    /// did not give the size).
+    pub remember_size_in: Option<PathBuf>,
 }
 
 impl RunOptions {

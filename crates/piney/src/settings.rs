@@ -17,6 +17,8 @@ pub struct Loaded {
     pub settings: Settings,
     /// The file and what was found there, in words.
     pub source: String,
+    /// The file, when it was read (a window's size is remembered there).
+    pub file: Option<PathBuf>,
 }
 
 /// The settings file (`--config`, else settings.toml in the config folder), read, and
@@ -27,6 +29,7 @@ pub fn load(config: Option<&Path>, write: bool) -> Loaded {
         return Loaded {
             settings: Settings::default(),
             source: "none (no config folder: HOME and XDG_CONFIG_HOME are unset)".into(),
+            file: None,
         };
     };
     if write {
@@ -46,6 +49,7 @@ pub fn load(config: Option<&Path>, write: bool) -> Loaded {
     if let Some(line) = piney_settings::report(&file, &problems) {
         eprintln!("{line}");
     }
+    let read = matches!(found, Found::Read);
     let state = match found {
         Found::Read => "read".to_string(),
         Found::Missing => {
@@ -68,6 +72,7 @@ pub fn load(config: Option<&Path>, write: bool) -> Loaded {
     Loaded {
         settings,
         source: format!("{} ({state})", file.display()),
+        file: read.then_some(file),
     }
 }
 

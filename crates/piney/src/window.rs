@@ -494,6 +494,21 @@ pub fn run(
         }
     }
     let stats = stats?;
+    // The window's new size, remembered for the next run (settings.toml's window_size).
+    if let (Some(file), Some((w, h))) = (&opts.remember_size_in, stats.resized_to)
+        && (w, h) != opts.window_size
+    {
+        match piney_settings::set_key(file, "window_size", &format!("\"{w}x{h}\"")) {
+            Ok(()) => eprintln!(
+                "piney: settings {}: window_size = \"{w}x{h}\" (the window's size, remembered)",
+                file.display()
+            ),
+            Err(e) => eprintln!(
+                "piney: settings {}: cannot remember the window's size ({e})",
+                file.display()
+            ),
+        }
+    }
     if opts.stats {
         if let Some(a) = &stats.audio {
             eprintln!("piney: {}", a.line());

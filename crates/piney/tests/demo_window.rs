@@ -729,6 +729,44 @@ fn a_window_run_writes_the_settings_file() {
     assert!(!err.contains("written"), "{err}");
     assert!(err.contains(" volume=35 "), "{err}");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "volume = 35\n");
+    // The window remembers its size: resized by the player (xdotool), closed with Escape, the
+    // file gets window_size and keeps the rest; the next run opens at that size.
+    let mut child = Killed(
+        piney()
+            .args(["demo", "--frames", "100000", "--no-audio"])
+            .env("DISPLAY", &display)
+            .env("XDG_CONFIG_HOME", &dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starting piney demo"),
+    );
+    let mut lines = Lines::of(child.0.stderr.take().unwrap());
+    lines.wait_for("piney: presenting with", 240);
+    let id = focused_window(&display);
+    xdotool(&display, &["windowsize", &id, "700", "500"]);
+    std::thread::sleep(Duration::from_secs(2));
+    xdotool(&display, &["key", "--window", &id, "Escape"]);
+    lines.wait_for("the window's size, remembered", 60);
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "volume = 35\nwindow_size = \"700x500\"\n"
+    );
+    let err = demo_stats_in_window(&display, &dir);
+    assert!(err.contains(" window_size=700x500 "), "{err}");
+}
+
+/// A short window run with the settings in `dir`, no --window-size: its stderr.
+fn demo_stats_in_window(display: &str, dir: &Path) -> String {
+    let out = piney()
+        .args(["demo", "--frames", "5", "--no-audio", "--stats"])
+        .env("DISPLAY", display)
+        .env("XDG_CONFIG_HOME", dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("running piney demo");
+    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 fn main() -> ExitCode {
