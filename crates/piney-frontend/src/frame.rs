@@ -183,6 +183,15 @@ pub trait Emulator {
         Err("save states are not available here".into())
     }
 
+    /// A file was dropped on the window: when the emulator can boot it, it ends this run to do
+    /// so and says what it boots; else why not (the run goes on).
+    fn dropped(&mut self, path: &std::path::Path) -> Result<String, String> {
+        Err(format!(
+            "{}: booting a dropped file is not available here",
+            path.display()
+        ))
+    }
+
     /// What `ccPad::Ctrl` sent to the motors since the last call, in order, per port.
     fn take_rumble(&mut self) -> Vec<(Port, Motors)> {
         Vec::new()

@@ -188,6 +188,11 @@ impl<'e, E: Emulator + ?Sized> Session<'e, E> {
         self.emu.perf_lines()
     }
 
+    /// A file dropped on the window, for the emulator to boot.
+    pub fn dropped(&mut self, path: &std::path::Path) -> Result<String, String> {
+        self.emu.dropped(path)
+    }
+
     /// Asks the emulator to start or end an animated capture.
     pub fn toggle_capture(&mut self) -> Result<String, String> {
         self.emu.toggle_capture()

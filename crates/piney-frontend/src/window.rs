@@ -3,7 +3,8 @@
 //!
 //! Keys: Escape quits, F11 or Alt+Enter toggles borderless fullscreen, F12 saves a screenshot
 //! of the picture on screen (through [`Emulator::screenshot`]), F10 starts and stops an
-//! animated capture ([`Emulator::toggle_capture`]), F9 shows the performance overlay, F1
+//! animated capture ([`Emulator::toggle_capture`]), F9 shows the performance overlay, a file
+//! dropped on the window goes to [`Emulator::dropped`] (to boot it), F1
 //! saves a state to the slot, F3 loads it, F2 selects the next slot (through
 //! [`Emulator::state_key`]), Tab held fast-forwards (the
 //! game unpaced, its sound muted or stretched as [`crate::AudioOptions`] say), every other key
@@ -534,6 +535,14 @@ impl<E: Emulator + ?Sized> ApplicationHandler for App<'_, E> {
                 }
             }
             WindowEvent::ModifiersChanged(m) => self.modifiers = m.state(),
+            WindowEvent::DroppedFile(path) => {
+                let line = match self.session.dropped(&path) {
+                    Ok(line) => line,
+                    Err(e) => format!("cannot boot it: {e}"),
+                };
+                let now = self.now_ns();
+                self.notices.say(now, line);
+            }
             WindowEvent::Focused(false) => {
                 self.session.release_keys();
                 let now = self.now_ns();

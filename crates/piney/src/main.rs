@@ -67,7 +67,11 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Run { program, options } => run::run(&program, &resolve(options)),
+        Command::Run { program, options } => {
+            let mut opts = resolve(options);
+            opts.program_arg = Some(program.clone());
+            run::run(&program, &opts)
+        }
         Command::Demo { options } => run::run_image(
             DEMO_ELF,
             "demo",

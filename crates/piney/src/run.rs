@@ -278,6 +278,7 @@ impl RunArgs {
             save_state_at: self.save_state_at,
             settings_source: String::new(),
             remember_size_in: None,
+            program_arg: None,
         }
     }
 }
@@ -332,6 +333,9 @@ pub struct RunOptions {
     /// Where a window's new size is remembered (the settings file read, when the command line
     /// did not give the size).
     pub remember_size_in: Option<PathBuf>,
+    /// `run`'s program as the command line gave it (to replace it when a file is dropped on
+    /// the window).
+    pub program_arg: Option<PathBuf>,
 }
 
 impl RunOptions {
@@ -806,6 +810,8 @@ pub fn run_image(
         }));
     }
     let started = std::time::Instant::now();
+    // A program or disc image dropped on the window, booted once this run has ended.
+    let mut boot_next: Option<PathBuf> = None;
     let result = if opts.headless {
         run_headless(&mut machine, opts, &save_at, &program)
     } else {
@@ -833,7 +839,10 @@ pub fn run_image(
             wav.as_ref(),
             states,
         ) {
-            Ok(()) => Ok(RunEnd::Exited(machine.exit_status().unwrap_or(0))),
+            Ok(next) => {
+                boot_next = next;
+                Ok(RunEnd::Exited(machine.exit_status().unwrap_or(0)))
+            }
             Err(e) => {
                 eprintln!("piney: {e}");
                 return ExitCode::from(1);
@@ -922,6 +931,9 @@ pub fn run_image(
             }
         }
     }
+    if let Some(path) = boot_next {
+        return reexec(&path, opts);
+    }
     match result {
         Ok(RunEnd::Exited(status)) => {
             // DESIGN.md section 7: a guest that exits ends the run with status 0; its own status
@@ -967,6 +979,103 @@ fn slot_name(name: &str, serial: Option<&str>) -> String {
             }
         })
         .collect()
+}
+
+/// Whether `path` is something `piney run` boots: an ELF (or IRX), or a disc image with a
+/// SYSTEM.CNF naming its boot file. `Err` says why not.
+pub fn bootable(path: &Path) -> Result<(), String> {
+    let mut head = [0u8; 4];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    if n == 4 && head == *b"\x7fELF" {
+        return Ok(());
+    }
+    piney_disc::open(path)
+        .and_then(|d| d.into_filesystem())
+        .and_then(|mut fs| fs.boot_info())
+        .map(|_| ())
+        .map_err(|e| format!("{e} (and it is not an ELF program)"))
+}
+
+/// The options a run given only to one program: not carried over to a dropped one.
+const PER_PROGRAM: &[(&str, usize)] = &[
+    ("--load-state", 1),
+    ("--save-state-at", 2),
+    ("--capture", 1),
+    ("--capture-frames", 1),
+    ("--dump-gs", 1),
+    ("--dump-gs-frames", 1),
+    ("--dump-audio", 1),
+    ("--dump-frames", 1),
+    ("--input", 1),
+    ("--disc", 1),
+    ("--profile", 1),
+    ("--frames", 1),
+    ("--seconds", 1),
+    ("--hold", 1),
+];
+
+/// The command line that boots `dropped` in place of this run: `run DROPPED` and this run's
+/// options (`args` without the program name), less its subcommand, its program (`program`, for
+/// `run`) and the options [`PER_PROGRAM`] names (with their values, `--x v` or `--x=v`).
+pub fn reexec_args(
+    args: &[std::ffi::OsString],
+    program: Option<&Path>,
+    dropped: &Path,
+) -> Vec<std::ffi::OsString> {
+    let mut out: Vec<std::ffi::OsString> = vec!["run".into(), dropped.into()];
+    let mut rest = args.iter().skip(1).peekable();
+    let mut program_seen = program.is_none();
+    while let Some(a) = rest.next() {
+        let text = a.to_string_lossy();
+        if let Some((_, n)) = PER_PROGRAM.iter().find(|(o, _)| text == *o) {
+            for _ in 0..*n {
+                rest.next();
+            }
+            continue;
+        }
+        if PER_PROGRAM
+            .iter()
+            .any(|(o, _)| text.starts_with(&format!("{o}=")))
+        {
+            continue;
+        }
+        if !program_seen && program.is_some_and(|p| p.as_os_str() == a.as_os_str()) {
+            program_seen = true;
+            continue;
+        }
+        out.push(a.clone());
+    }
+    out
+}
+
+/// Boots `dropped` as `piney run` would, with this run's options, in a new process (winit
+/// allows one window a process), and exits with its status.
+fn reexec(dropped: &Path, opts: &RunOptions) -> ExitCode {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let exe = match std::env::current_exe() {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("piney: cannot boot {}: {e}", dropped.display());
+            return ExitCode::from(1);
+        }
+    };
+    let mut next = args.get(1..).unwrap_or_default().to_vec();
+    // The subcommand (`run` or `demo`) is replaced.
+    if !next.is_empty() {
+        next.remove(0);
+    }
+    next.insert(0, "piney".into());
+    let new = reexec_args(&next, opts.program_arg.as_deref(), dropped);
+    eprintln!("piney: booting {}", dropped.display());
+    match std::process::Command::new(exe).args(&new).status() {
+        Ok(s) => ExitCode::from(s.code().unwrap_or(1).clamp(0, 255) as u8),
+        Err(e) => {
+            eprintln!("piney: cannot boot {}: {e}", dropped.display());
+            ExitCode::from(1)
+        }
+    }
 }
 
 /// Why a headless run stopped abnormally.
@@ -1115,6 +1224,64 @@ fn frame_by_frame(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_dropped_file_runs_with_this_runs_options() {
+        use std::ffi::OsString;
+        use std::path::Path;
+        let args = |v: &[&str]| v.iter().map(OsString::from).collect::<Vec<_>>();
+        // `piney demo --render-scale 2 --frames 600 --load-state s.state --volume=50`: the
+        // subcommand is already gone (args[0] is the program's name).
+        let got = super::reexec_args(
+            &args(&[
+                "piney",
+                "--render-scale",
+                "2",
+                "--frames",
+                "600",
+                "--load-state",
+                "s.state",
+                "--volume=50",
+                "--capture-frames=1-2",
+            ]),
+            None,
+            Path::new("/games/x.iso"),
+        );
+        assert_eq!(
+            got,
+            args(&["run", "/games/x.iso", "--render-scale", "2", "--volume=50"])
+        );
+        // `piney run old.elf --save-state-at 10 a.state --cpu interp`: the old program goes.
+        let got = super::reexec_args(
+            &args(&[
+                "piney",
+                "old.elf",
+                "--save-state-at",
+                "10",
+                "a.state",
+                "--cpu",
+                "interp",
+            ]),
+            Some(Path::new("old.elf")),
+            Path::new("new.elf"),
+        );
+        assert_eq!(got, args(&["run", "new.elf", "--cpu", "interp"]));
+    }
+
+    #[test]
+    fn what_can_be_booted() {
+        let dir = std::env::temp_dir().join(format!("piney-bootable-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let elf = dir.join("a.elf");
+        std::fs::write(&elf, b"\x7fELF\x01\x01\x01").unwrap();
+        assert_eq!(super::bootable(&elf), Ok(()));
+        let junk = dir.join("junk.bin");
+        std::fs::write(&junk, b"not a program").unwrap();
+        let e = super::bootable(&junk).unwrap_err();
+        assert!(e.contains("not an ELF"), "{e}");
+        assert!(super::bootable(&dir.join("missing")).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn seconds_are_positive_numbers() {
         assert_eq!(super::parse_seconds("2.5"), Ok(2.5));

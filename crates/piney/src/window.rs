@@ -69,6 +69,8 @@ struct MachineSession<'a> {
     perf_last: Option<(Instant, [f64; 5])>,
     /// Save state slots: the folder, the files' name, the program's identity, the slot.
     states: StateSlots,
+    /// A dropped program or disc image to boot once this run ends.
+    boot_next: Option<PathBuf>,
 }
 
 impl MachineSession<'_> {
@@ -371,6 +373,13 @@ impl Emulator for MachineSession<'_> {
         }
     }
 
+    fn dropped(&mut self, path: &std::path::Path) -> Result<String, String> {
+        crate::run::bootable(path)?;
+        self.boot_next = Some(path.to_path_buf());
+        self.ended = true;
+        Ok(format!("booting {}", path.display()))
+    }
+
     fn set_pad(&mut self, port: Port, report: Option<PadReport>) {
         let mut state = self.pads.lock().unwrap_or_else(|e| e.into_inner());
         state.reports[port as usize] = report;
@@ -403,7 +412,7 @@ pub fn run(
     mapping: Option<piney_input::Mapping>,
     wav: Option<&WavDump>,
     states: StateSlots,
-) -> Result<(), String> {
+) -> Result<Option<PathBuf>, String> {
     if opts.dump_frames.is_some() {
         return Err(
             "--dump-frames needs --headless (frames are written from headless runs)".into(),
@@ -458,6 +467,7 @@ pub fn run(
         in_run: 0.0,
         perf_last: None,
         states,
+        boot_next: None,
     };
     let mut options = WindowOptions {
         title: format!("piney: {}", names.title),
@@ -515,5 +525,5 @@ pub fn run(
         }
         eprintln!("piney: {}", stats.jitter.line());
     }
-    Ok(())
+    Ok(session.boot_next.take())
 }
