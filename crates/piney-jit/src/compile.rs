@@ -416,6 +416,7 @@ const CTX_TARGET: i32 = offset_of!(Ctx<'_>, target) as i32;
 const CTX_INSNS: i32 = offset_of!(Ctx<'_>, insns) as i32;
 const CTX_RUNS: i32 = offset_of!(Ctx<'_>, block_runs) as i32;
 const CTX_CHAINED: i32 = offset_of!(Ctx<'_>, chained) as i32;
+const CTX_BUDGET_STOPS: i32 = offset_of!(Ctx<'_>, budget_stops) as i32;
 
 /// Where a PC value comes from at an exit.
 #[derive(Clone, Copy)]
@@ -894,6 +895,8 @@ impl Gen<'_> {
         // Nothing ran: the state is the one the previous block left (its pc is this start).
         let p = self.c32(insns[0].addr);
         self.write_pc_cycles(p);
+        let one = self.c64(1);
+        self.add_ctx(CTX_BUDGET_STOPS, one);
         let s = self.b.ins().iconst(types::I32, status::BUDGET as i64);
         self.ret_counted(s, 0);
         self.b.switch_to_block(go);

@@ -45,6 +45,9 @@ pub(crate) struct Ctx<'a> {
     pub block_runs: u64,
     /// Block exits that went straight into the next block through the lookup table.
     pub chained: u64,
+    /// Blocks entered (from the dispatcher or by a chained exit) that did not start for want of
+    /// budget ([`status::BUDGET`]).
+    pub budget_stops: u64,
     /// The CPU state (generated code gets it as an argument too).
     pub cpu: &'a mut Cpu,
     /// The machine's bus.

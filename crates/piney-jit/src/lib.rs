@@ -228,10 +228,20 @@ pub struct JitStats {
     pub native: [u64; Category::COUNT],
     /// Instructions compiled as fallbacks.
     pub fallback: u64,
-    /// Block executions (a block looping on itself counts each pass).
+    /// Block executions (a block looping on itself counts each pass): each was entered from the
+    /// dispatcher, by a chained exit of another block, or by its own branch back to its start
+    /// ([`JitStats::loop_passes`]).
     pub block_runs: u64,
-    /// Block exits that went straight into the next compiled block (no dispatcher).
+    /// Block exits that went straight into the next compiled block (no dispatcher): direct and
+    /// indirect jumps, returns, branches taken and fall-throughs alike.
     pub chained: u64,
+    /// Calls from the dispatcher into compiled code: each chain of blocks ends with one return
+    /// to the dispatcher, so `chained / (chained + dispatched)` is the share of block exits
+    /// that chained.
+    pub dispatched: u64,
+    /// Block runs that began by the block's branch back to its own start (a loop kept inside
+    /// the block: no exit at all).
+    pub loop_passes: u64,
     /// Guest instructions executed, compiled and interpreted.
     pub instructions: u64,
     /// Zero words (NOPs) the dispatcher passed over without compiling them.
@@ -337,6 +347,13 @@ pub struct Jit {
     visits: FastMap<u32, u32>,
     /// See `visits` ([`HOT_INSTRUCTIONS`] unless set).
     hot: u32,
+    /// The length of the blocks at the pcs in `visits`, which their cold visits interpret (read
+    /// at the first visit, forgotten at every invalidation). One gone stale (cold code the
+    /// guest's own stores rewrote: cold pages are not marked) only changes how far a visit
+    /// interprets before the dispatcher looks again: each instruction is the interpreter's step
+    /// either way, the visit stops where the pc leaves the straight line, and hooks, where
+    /// `scan` stops, change only with an `invalidate_all`.
+    cold_len: FastMap<u32, u32>,
     /// Where the last run stopped because its budget ended (see [`Jit::run_hooked`]).
     resume_pc: Option<u32>,
 }
@@ -372,6 +389,7 @@ impl Jit {
             hook_generation: 0,
             visits: FastMap::default(),
             hot: HOT_INSTRUCTIONS,
+            cold_len: FastMap::default(),
             resume_pc: None,
         })
     }
@@ -521,12 +539,22 @@ impl Jit {
                     let hookset = if hooked { Some(hooks) } else { None };
                     let ran = *self.visits.entry(pc).or_insert(0);
                     if ran < self.hot {
-                        // Cold: the block's instructions interpreted, one by one.
-                        let n = match phys(pc) {
-                            Some(_) => scan(bus, pc, &|a| hookset.is_some_and(|h| h.is_hooked(a)))
-                                .len()
-                                .max(1),
-                            None => 1,
+                        // Cold: the block's instructions interpreted, one by one (its length
+                        // read once, not at every visit).
+                        let n = match self.cold_len.get(&pc) {
+                            Some(&n) => n as usize,
+                            None => {
+                                let n = match phys(pc) {
+                                    Some(_) => {
+                                        scan(bus, pc, &|a| hookset.is_some_and(|h| h.is_hooked(a)))
+                                            .len()
+                                            .max(1)
+                                    }
+                                    None => 1,
+                                };
+                                self.cold_len.insert(pc, n as u32);
+                                n
+                            }
                         };
                         // Only the block's own straight line: a branch that leaves it (or a
                         // not-taken likely branch, which skips its slot) hands back to the
@@ -545,6 +573,7 @@ impl Jit {
                         continue;
                     }
                     self.visits.remove(&pc);
+                    self.cold_len.remove(&pc);
                     let code = self.compile(bus, pc, hookset);
                     if matches!(self.blocks.get(&pc), Some(Entry::Nops { .. })) {
                         // Passed over by the next turn.
@@ -564,16 +593,22 @@ impl Jit {
                 insns: 0,
                 block_runs: 0,
                 chained: 0,
+                budget_stops: 0,
                 cpu: &mut *cpu,
                 bus: &mut *bus,
                 map: &mut self.map,
                 exception: None,
             };
+            self.stats.dispatched += 1;
             let s = self.trampoline.call(&mut ctx, code);
             let exception = ctx.exception.take();
             self.stats.instructions += ctx.insns;
             self.stats.block_runs += ctx.block_runs;
             self.stats.chained += ctx.chained;
+            // The blocks this call started: the first and every chained one, less those that
+            // found too little budget; every other run was a pass looping in place.
+            let entered = (1 + ctx.chained).saturating_sub(ctx.budget_stops);
+            self.stats.loop_passes += ctx.block_runs.saturating_sub(entered);
             self.process_writes();
             match s {
                 // Not every instruction of the block may start within the budget (a chain may
@@ -700,6 +735,7 @@ impl Jit {
         self.stats.blocks_invalidated += self.blocks.len() as u64;
         self.blocks.clear();
         self.visits.clear();
+        self.cold_len.clear();
         self.lookup.clear();
         for (page, _) in self.page_blocks.drain() {
             if let Some(b) = self.map.bytes.get_mut(page) {
@@ -710,6 +746,10 @@ impl Jit {
     }
 
     fn invalidate_phys(&mut self, p: u32, len: u32) {
+        // Cold blocks have no page marks: any write may change one's length (see `cold_len`).
+        if !self.cold_len.is_empty() {
+            self.cold_len.clear();
+        }
         let end = p as u64 + len as u64;
         for page in PageMap::pages(p, len) {
             let Some(list) = self.page_blocks.get(&page) else {
