@@ -11,7 +11,8 @@
 //! MMI), else through [`crate::ctx::h_interp`] with the sequencing state written first. A native
 //! instruction checks what could make it fault or leave plain RAM (overflow, alignment, a device
 //! address, a store into compiled code) and hands exactly those cases to `h_interp`, from the
-//! same state, so the interpreter raises the exception or talks to the device.
+//! same state, so the interpreter raises the exception or talks to the device; the block then
+//! returns to the dispatcher (see [`Gen::join`]).
 //!
 //! The generated function (Cranelift's `tail` convention, `(ctx, cpu) -> status`):
 //! - starts only when every instruction of it may start before the run's cycle target (else it
@@ -804,7 +805,7 @@ impl Gen<'_> {
         self.b.switch_to_block(hot);
         // What the instruction wrote is read from the `Cpu` at its next use, on either path.
         self.forget(reg_writes(insn));
-        self.join(insn, j, 0);
+        self.join(insn, j);
     }
 
     fn new_join(&mut self) -> Join {
@@ -816,8 +817,7 @@ impl Gen<'_> {
     }
 
     /// The slow path of the instruction for `j` (one per join, filled in by [`Gen::join`]):
-    /// the interpreter runs the instruction; a stop or an exception leaves the block, otherwise
-    /// it continues at the join with the registers the instruction writes read again. The
+    /// the interpreter runs the instruction and the block returns to the dispatcher. The
     /// registers must be written back before the first guard that branches here.
     fn slow_path(&mut self, j: &mut Join) -> Block {
         if let Some(s) = j.slow {
@@ -838,9 +838,14 @@ impl Gen<'_> {
         self.b.switch_to_block(hot);
     }
 
-    /// End a native instruction's hot path and meet its slow path, after which the registers
-    /// in `writes` (those the instruction writes) are read from the `Cpu` again.
-    fn join(&mut self, insn: &Insn, j: Join, writes: u64) {
+    /// End a native instruction's hot path and meet its slow path. The slow path leaves the
+    /// block whatever the interpreter's function returns: with the state it wrote (registers
+    /// written back first, this instruction completed or its exception entered), the
+    /// dispatcher goes on at the next pc. Slow paths that could go on in the block are rare (a
+    /// fault, a device, a store into a code page all stop the block anyway), and with nothing
+    /// of the block live across the call a block with no other call needs no callee-saved
+    /// registers (no saves and restores at every entry and exit).
+    fn join(&mut self, insn: &Insn, j: Join) {
         self.b.ins().jump(j.join, &[]);
         if let Some(cold) = j.slow {
             self.b.switch_to_block(cold);
@@ -849,17 +854,11 @@ impl Gen<'_> {
             self.dirty = j.dirty;
             self.flush();
             self.dirty = dirty;
+            // Counted before the call (the instruction counts whether it completes or faults),
+            // so that nothing is needed after it.
+            self.count(self.done());
             let s = self.call_interp(insn);
-            let out = self.b.create_block();
-            let tail = self.b.create_block();
-            self.b.set_cold_block(out);
-            self.b.set_cold_block(tail);
-            self.b.ins().brif(s, out, &[], tail, &[]);
-            self.b.switch_to_block(out);
-            self.ret_counted(s, self.done());
-            self.b.switch_to_block(tail);
-            self.reload(writes);
-            self.b.ins().jump(j.join, &[]);
+            self.b.ins().return_(&[s]);
         }
         self.b.switch_to_block(j.join);
     }

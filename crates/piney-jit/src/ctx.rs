@@ -188,6 +188,7 @@ pub(crate) extern "C" fn h_interp(ctx: &mut Ctx<'_>, site: &Site, npc: u32, cycl
         cycles: before,
         device: false,
         code: false,
+        fetched: None,
     };
     match (info.exec)(ctx.cpu, &mut tb, site.word) {
         Ok(()) => {
@@ -283,6 +284,8 @@ pub(crate) struct TrackBus<'b> {
     pub device: bool,
     /// Compiled code was written.
     pub code: bool,
+    /// The first word fetched through this bus (the instruction of the step it serves).
+    pub fetched: Option<u32>,
 }
 
 impl TrackBus<'_> {
@@ -324,7 +327,11 @@ impl Bus for TrackBus<'_> {
     track!(read64, write64, u64, 8);
     track!(read128, write128, u128, 16);
     fn fetch(&mut self, addr: u32) -> Result<u32, BusFault> {
-        self.bus.fetch(addr)
+        let w = self.bus.fetch(addr)?;
+        if self.fetched.is_none() {
+            self.fetched = Some(w);
+        }
+        Ok(w)
     }
 }
 

@@ -559,16 +559,25 @@ impl Jit {
                         // Only the block's own straight line: a branch that leaves it (or a
                         // not-taken likely branch, which skips its slot) hands back to the
                         // loop, which looks at hooks, slots and blocks again.
+                        let mut ran = 0;
+                        let mut stop = Ok(false);
                         for i in 0..n as u32 {
                             if cpu.pc != pc.wrapping_add(4 * i) || cpu.cycles >= target {
                                 break;
                             }
-                            if let Some(v) = self.visits.get_mut(&pc) {
-                                *v = v.saturating_add(1);
+                            ran += 1;
+                            stop = self.step(cpu, bus);
+                            if !matches!(stop, Ok(false)) {
+                                break;
                             }
-                            if self.step(cpu, bus)? {
-                                return Ok(());
-                            }
+                        }
+                        // The visit counts the instructions it ran (the one that stopped it
+                        // too), in one update.
+                        if let Some(v) = self.visits.get_mut(&pc) {
+                            *v = v.saturating_add(ran);
+                        }
+                        if stop? {
+                            return Ok(());
                         }
                         continue;
                     }
@@ -613,8 +622,17 @@ impl Jit {
             match s {
                 // Not every instruction of the block may start within the budget (a chain may
                 // have reached it already): the interpreter steps.
-                status::BUDGET if cpu.cycles >= target || self.step(cpu, bus)? => {
-                    return Ok(());
+                status::BUDGET => {
+                    if cpu.cycles >= target || self.step(cpu, bus)? {
+                        return Ok(());
+                    }
+                    // What is left of the budget is the end of one: the next pcs are resumed
+                    // as where a budget ended, not visited as block starts (else every pc of
+                    // a hot loop that budgets cut became a block start of its own, compiled
+                    // once its visits added up).
+                    if !cpu.delay_next {
+                        self.resume_pc = Some(cpu.pc);
+                    }
                 }
                 status::EXCEPTION => {
                     return Err(exception.expect("an exception status carries the exception"));
@@ -630,10 +648,6 @@ impl Jit {
     fn step(&mut self, cpu: &mut Cpu, bus: &mut dyn JitBus) -> Result<bool, Exception> {
         self.stats.interp_steps += 1;
         self.stats.instructions += 1;
-        let cop0 = cpu.pc & 3 == 0
-            && bus
-                .fetch(cpu.pc)
-                .is_ok_and(|w| decode(w).flags.contains(OpFlags::COP0));
         let mut tb = TrackBus {
             bus,
             ram_len: self.map.ram_len,
@@ -642,9 +656,14 @@ impl Jit {
             cycles: cpu.cycles,
             device: false,
             code: false,
+            fetched: None,
         };
         let r = piney_ee::interp::step(cpu, &mut tb);
         let device = tb.device;
+        // The instruction's word, as the step fetched it (a step that completed fetched it).
+        let cop0 = tb
+            .fetched
+            .is_some_and(|w| decode(w).flags.contains(OpFlags::COP0));
         self.process_writes();
         r.map(|()| device || cop0 || vu_start_pending(cpu))
     }
