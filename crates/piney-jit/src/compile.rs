@@ -1132,24 +1132,36 @@ impl Gen<'_> {
         self.b.ins().iadd_imm_s(b, simm(w) as i64)
     }
 
-    /// The host address for a `size`-byte access at `ea`, or a branch to the slow path: RAM
-    /// (the segment and bound by one mask test with the alignment, and for a store the code-page
-    /// map) or else the scratchpad (`0x7000_0000..0x7000_4000`).
-    fn fast_addr(
+    /// A `size`-byte access at `ea`: `access(gen, host)` emits it at host address `host` and
+    /// returns its values (of types `tys`), or a branch to the slow path. RAM (the segment and
+    /// bound by one mask test with the alignment, and for a store the code-page map) or else
+    /// the scratchpad (`0x7000_0000..0x7000_4000`), each path with its own copy of the access so
+    /// that the host address folds into it (base plus offset: no address add, no join before
+    /// the access). `access` must not read cached registers (read them before: the two paths
+    /// do not dominate each other).
+    fn mem_access<F>(
         &mut self,
         ea: Value,
         size: u32,
         store: bool,
         align: Align,
         j: &mut Join,
-    ) -> Value {
+        tys: &[Type],
+        mut access: F,
+    ) -> Vec<Value>
+    where
+        F: FnMut(&mut Self, Value) -> Vec<Value>,
+    {
         let i64t = types::I64;
         let (ea, low) = match align {
             Align::Check => (ea, size - 1),
             Align::Mask(m) => (self.b.ins().band_imm_s(ea, !(m as i64)), 0),
         };
-        let access = self.b.create_block();
-        let host_param = self.b.append_block_param(access, i64t);
+        let done = self.b.create_block();
+        let out: Vec<Value> = tys
+            .iter()
+            .map(|&t| self.b.append_block_param(done, t))
+            .collect();
         let other = if self.env.spr != 0 {
             self.b.create_block()
         } else {
@@ -1163,8 +1175,8 @@ impl Gen<'_> {
             let ram = self.b.create_block();
             self.b.ins().brif(bad, other, &[], ram, &[]);
             self.b.switch_to_block(ram);
-            let p32 = self.b.ins().band_imm_s(ea, 0x1fff_ffff);
-            let p = self.b.ins().uextend(i64t, p32);
+            let p = self.b.ins().band_imm_s(ea, 0x1fff_ffff);
+            let p = self.b.ins().uextend(i64t, p);
             if store {
                 // A store into a page that holds compiled code takes the slow path, which drops
                 // the blocks it overwrites.
@@ -1173,8 +1185,13 @@ impl Gen<'_> {
                 let code = self.b.ins().load(types::I8, mf(), a, 0);
                 self.guard(code, j);
             }
-            let host = self.b.ins().iadd_imm_s(p, self.env.ram as i64);
-            self.b.ins().jump(access, &[BlockArg::Value(host)]);
+            let base = self.c64(self.env.ram);
+            let host = self.b.ins().iadd(base, p);
+            let v: Vec<BlockArg> = access(self, host)
+                .into_iter()
+                .map(BlockArg::Value)
+                .collect();
+            self.b.ins().jump(done, &v);
         } else {
             self.b.ins().jump(other, &[]);
         }
@@ -1189,11 +1206,16 @@ impl Gen<'_> {
             self.guard(sbad, j);
             let off32 = self.b.ins().band_imm_s(ea, 0x3fff);
             let off = self.b.ins().uextend(i64t, off32);
-            let host = self.b.ins().iadd_imm_s(off, self.env.spr as i64);
-            self.b.ins().jump(access, &[BlockArg::Value(host)]);
+            let base = self.c64(self.env.spr);
+            let host = self.b.ins().iadd(base, off);
+            let v: Vec<BlockArg> = access(self, host)
+                .into_iter()
+                .map(BlockArg::Value)
+                .collect();
+            self.b.ins().jump(done, &v);
         }
-        self.b.switch_to_block(access);
-        host_param
+        self.b.switch_to_block(done);
+        out
     }
 
     /// A coprocessor-usable guard (Status.CU1/CU2): the slow path raises the exception.
