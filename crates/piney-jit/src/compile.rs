@@ -49,7 +49,8 @@ use piney_ee::table::fields::{fd, fs, ft, rd, rs, rt, sa, simm, target, uimm};
 use piney_ee::table::{Op, OpFlags};
 
 use crate::ctx::{
-    Ctx, LOOKUP_BITS, LOOKUP_MUL, Lookup, LookupEntry, Site, h_exec, h_interp, status,
+    Ctx, LOOKUP_BITS, LOOKUP_MUL, Lookup, LookupEntry, Site, h_exec, h_interp, h_interp_leave,
+    status,
 };
 use crate::native::{BlockCode, Trampoline};
 use crate::pages::PAGE_SHIFT;
@@ -296,6 +297,12 @@ impl Compiler {
             let params = b.block_params(entry).to_vec();
             let (ctxp, cpu) = (params[0], params[1]);
             let isig = b.import_signature(helper_sig(self.call_conv, true));
+            let lsig = {
+                let mut sig = helper_sig(self.call_conv, true);
+                sig.params.push(AbiParam::new(types::I64));
+                sig.params.push(AbiParam::new(types::I64));
+                b.import_signature(sig)
+            };
             let esig = b.import_signature(helper_sig(self.call_conv, false));
             let tsig = b.import_signature(block_sig());
             let base = b.declare_var(types::I64);
@@ -319,6 +326,7 @@ impl Compiler {
                 insns: insns_var,
                 runs,
                 isig,
+                lsig,
                 esig,
                 tsig,
                 sites: &sites,
@@ -453,6 +461,8 @@ struct Gen<'a> {
     runs: Variable,
     /// [`h_interp`]'s signature.
     isig: SigRef,
+    /// [`h_interp_leave`]'s signature.
+    lsig: SigRef,
     /// [`h_exec`]'s signature.
     esig: SigRef,
     tsig: SigRef,
@@ -724,6 +734,8 @@ impl Gen<'_> {
             .ins()
             .load(types::I32, mf(), entry, offset_of!(LookupEntry, pc) as i32);
         let hit = self.b.ins().icmp(IntCC::Equal, epc, p);
+        // Counted once, before the paths part.
+        self.count(done);
         let go = self.b.create_block();
         let miss = self.b.create_block();
         self.b.ins().brif(hit, go, &[], miss, &[]);
@@ -734,7 +746,6 @@ impl Gen<'_> {
             entry,
             offset_of!(LookupEntry, code) as i32,
         );
-        self.count(done);
         let one = self.c64(1);
         self.add_ctx(CTX_CHAINED, one);
         let c = self.cycles_now();
@@ -744,7 +755,7 @@ impl Gen<'_> {
         self.b.switch_to_block(miss);
         self.write_pc_cycles(p);
         let ok = self.b.ins().iconst(types::I32, status::OK as i64);
-        self.ret_counted(ok, done);
+        self.b.ins().return_(&[ok]);
     }
 
     /// Call the interpreter for `insn` (which writes the sequencing state and the cycle count
@@ -854,10 +865,25 @@ impl Gen<'_> {
             self.dirty = j.dirty;
             self.flush();
             self.dirty = dirty;
-            // Counted before the call (the instruction counts whether it completes or faults),
-            // so that nothing is needed after it.
-            self.count(self.done());
-            let s = self.call_interp(insn);
+            // The helper adds the counts too (the instruction counts whether it completes or
+            // faults): nothing is needed after the call, and the cold path stays short.
+            let npc = if insn.slot {
+                self.b.use_var(self.npc)
+            } else {
+                self.c32(0)
+            };
+            let c = self.cycles_now();
+            let f = self.c64(h_interp_leave as *const () as usize as u64);
+            let site = self.c64(&self.sites[self.index as usize] as *const Site as usize as u64);
+            let done = self.done();
+            let i = self.b.use_var(self.insns);
+            let i = self.b.ins().iadd_imm_s(i, done as i64);
+            let r = self.b.use_var(self.runs);
+            let call = self
+                .b
+                .ins()
+                .call_indirect(self.lsig, f, &[self.ctxp, site, npc, c, i, r]);
+            let s = self.b.inst_results(call)[0];
             self.b.ins().return_(&[s]);
         }
         self.b.switch_to_block(j.join);
@@ -1046,14 +1072,17 @@ impl Gen<'_> {
     /// and the whole block still fits in the budget; otherwise continue here (with the state
     /// unchanged).
     fn loop_back(&mut self, again: Value) {
+        // Two branches (the loop's own, then the budget), not one on their conjunction.
+        let fit = self.b.create_block();
+        let back = self.b.create_block();
+        let out = self.b.create_block();
+        self.b.ins().brif(again, fit, &[], out, &[]);
+        self.b.switch_to_block(fit);
         let next = self.cycles_now();
         let c = self.b.ins().iadd_imm_s(next, self.need as i64);
         let t = self.b.ins().load(types::I64, mf(), self.ctxp, CTX_TARGET);
         let fits = self.b.ins().icmp(IntCC::UnsignedLessThan, c, t);
-        let go = self.b.ins().band(again, fits);
-        let back = self.b.create_block();
-        let out = self.b.create_block();
-        self.b.ins().brif(go, back, &[], out, &[]);
+        self.b.ins().brif(fits, back, &[], out, &[]);
         self.b.switch_to_block(back);
         let saved = self.save();
         // The header expects the loop's registers in their variables, and at most those of

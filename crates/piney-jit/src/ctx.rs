@@ -216,6 +216,23 @@ pub(crate) extern "C" fn h_interp(ctx: &mut Ctx<'_>, site: &Site, npc: u32, cycl
     }
 }
 
+/// [`h_interp`] for a slow path that leaves the block whatever it returns: it first adds the
+/// block's counts to the [`Ctx`] (`insns` instructions, this one included, and `runs` block
+/// runs), which the block would otherwise add itself before returning.
+#[allow(improper_ctypes_definitions)]
+pub(crate) extern "C" fn h_interp_leave(
+    ctx: &mut Ctx<'_>,
+    site: &Site,
+    npc: u32,
+    cycles: u64,
+    insns: u64,
+    runs: u64,
+) -> u32 {
+    ctx.insns += insns;
+    ctx.block_runs += runs;
+    h_interp(ctx, site, npc, cycles)
+}
+
 /// Run an instruction that only reads and writes registers (no memory, no pc, no cycle count,
 /// nothing the machine must see) with the interpreter's own function, without the sequencing
 /// state: 0 when it completed; 1 when it failed (an unusable coprocessor), in which case it
