@@ -1,11 +1,14 @@
 //! Block analysis and code generation.
 //!
-//! A block starts at a PC and runs straight on until, and including, a jump (J, JAL, JR, JALR,
-//! an unconditional B) and its delay slot, an instruction that ends a block (SYSCALL, BREAK, COP0,
-//! reserved encodings), before a hooked instruction (see [`crate::HookSet`]), or after about
+//! A block starts at a PC and runs straight on until, and including, a jump (JAL, JR, JALR)
+//! and its delay slot, an instruction that ends a block (SYSCALL, BREAK, COP0, reserved
+//! encodings), before a hooked instruction (see [`crate::HookSet`]), or after about
 //! [`MAX_BLOCK`] instructions. Past a conditional branch and its slot it goes on with the
 //! fall-through path (a superblock): the taken path leaves the block there, into the next block
-//! like any exit. Every instruction
+//! like any exit. Past a J or an unconditional B and its slot it goes on at the jump's target (a
+//! trace, with no exit there) unless that target is already in the block or in another
+//! segment; the block then covers several ranges of memory, each tracked for invalidation.
+//! Every instruction
 //! is compiled natively, or runs the interpreter's own `exec` from the opcode table: through
 //! [`crate::ctx::h_exec`] when it only touches registers (FPU and VU0 macro arithmetic, most
 //! MMI), else through [`crate::ctx::h_interp`] with the sequencing state written first. A native
@@ -1018,6 +1021,11 @@ impl Gen<'_> {
     /// slot leaves the block (or loops back to its start); an earlier one leaves only when the
     /// branch was taken, and the block goes on with the fall-through path.
     fn after_slot(&mut self, br: &Insn, slot: &Insn) {
+        if self.index != self.last_index && scan::inlined_target(br).is_some() {
+            // An unconditional jump the block goes on through (`scan` continued at its target,
+            // the next instruction here): no exit.
+            return;
+        }
         let back = self.loops && static_target(br) == Some(self.start);
         if let Some((not_taken, state)) = self.likely_not_taken.take() {
             // A likely branch in the middle of the block, and this is its taken path (the slot

@@ -8,10 +8,11 @@
 //!   register, HI/LO, SA, FPU, VU0, COP0, `pc`/`next_pc`/`cur_pc`/delay-slot flags, `cycles`,
 //!   memory) is exactly what the same instructions leave under the interpreter: the interpreter
 //!   is the reference, and `tests/differential.rs` compares the two on random programs.
-//! - Blocks end at a jump (J, JAL, JR, JALR, an unconditional B) and its delay slot, at
-//!   SYSCALL/BREAK/COP0/reserved instructions, before a hooked pc, or after 64 instructions;
-//!   past a conditional branch and its slot a block goes on with the fall-through path (a
-//!   superblock; the taken path leaves). Each instruction is compiled natively (ALU, shifts,
+//! - Blocks end at a jump (JAL, JR, JALR) and its delay slot, at SYSCALL/BREAK/COP0/reserved
+//!   instructions, before a hooked pc, or after 64 instructions; past a conditional branch and
+//!   its slot a block goes on with the fall-through path (a superblock; the taken path leaves),
+//!   and past a J or an unconditional B at its target (a trace) when that is not in the block
+//!   yet (else the block ends there, looping on itself when it jumps to its start). Each instruction is compiled natively (ALU, shifts,
 //!   immediates, LUI, HI/LO, MULT/DIV, SA moves, branches and jumps, loads and stores of every
 //!   width including LWL/LWR/LDL/LDR/SWL/SWR/SDL/SDR through a RAM and scratchpad fast path,
 //!   some MMI, COP1 and COP2 moves; see [`native_mnemonics`]), or runs the interpreter's own
@@ -279,11 +280,11 @@ impl std::error::Error for JitError {}
 
 /// A block table entry.
 enum Entry {
-    /// Compiled code.
+    /// Compiled code, from the physical ranges (start, bytes) of its instructions (more than
+    /// one when the block goes on through a jump: a trace).
     Block {
         code: BlockCode,
-        phys: u32,
-        bytes: u32,
+        ranges: Box<[(u32, u32)]>,
     },
     /// The instruction at this PC cannot start a block (or its block failed to compile):
     /// interpret it. Remembered, so that it is not tried again.
@@ -294,12 +295,20 @@ enum Entry {
 }
 
 impl Entry {
-    fn range(&self) -> (u32, u32) {
-        match *self {
-            Entry::Block { phys, bytes, .. } => (phys, bytes),
-            Entry::Interpret { phys } => (phys, 4),
-            Entry::Nops { phys, len } => (phys, 4 * len),
+    /// The physical ranges (start, bytes) the entry stands for.
+    fn ranges(&self) -> Vec<(u32, u32)> {
+        match self {
+            Entry::Block { ranges, .. } => ranges.to_vec(),
+            &Entry::Interpret { phys } => vec![(phys, 4)],
+            &Entry::Nops { phys, len } => vec![(phys, 4 * len)],
         }
+    }
+
+    /// Whether the entry overlaps the physical bytes `p..end`.
+    fn overlaps(&self, p: u64, end: u64) -> bool {
+        self.ranges()
+            .iter()
+            .any(|&(s, l)| (s as u64) < end && p < s as u64 + l as u64)
     }
 }
 
@@ -704,8 +713,7 @@ impl Jit {
                     self.stats.fallback += c.fallback as u64;
                     Entry::Block {
                         code: c.code,
-                        phys: p,
-                        bytes: 4 * c.len,
+                        ranges: phys_ranges(&insns),
                     }
                 }
                 Err(e) => {
@@ -714,11 +722,15 @@ impl Jit {
                 }
             }
         };
-        let (start, len) = entry.range();
-        for page in PageMap::pages(start, len) {
-            self.page_blocks.entry(page).or_default().push(pc);
-            if let Some(b) = self.map.bytes.get_mut(page) {
-                *b = 1;
+        for (start, len) in entry.ranges() {
+            for page in PageMap::pages(start, len) {
+                let list = self.page_blocks.entry(page).or_default();
+                if !list.contains(&pc) {
+                    list.push(pc);
+                }
+                if let Some(b) = self.map.bytes.get_mut(page) {
+                    *b = 1;
+                }
             }
         }
         let code = match entry {
@@ -778,10 +790,9 @@ impl Jit {
                 .iter()
                 .copied()
                 .filter(|pc| {
-                    self.blocks.get(pc).is_some_and(|e| {
-                        let (s, l) = e.range();
-                        (s as u64) < end && (p as u64) < s as u64 + l as u64
-                    })
+                    self.blocks
+                        .get(pc)
+                        .is_some_and(|e| e.overlaps(p as u64, end))
                 })
                 .collect();
             for pc in hit {
@@ -796,19 +807,35 @@ impl Jit {
         };
         self.lookup.remove(pc);
         self.stats.blocks_invalidated += 1;
-        let (s, l) = e.range();
-        for page in PageMap::pages(s, l) {
-            if let Some(list) = self.page_blocks.get_mut(&page) {
-                list.retain(|&x| x != pc);
-                if list.is_empty() {
-                    self.page_blocks.remove(&page);
-                    if let Some(b) = self.map.bytes.get_mut(page) {
-                        *b = 0;
+        for (s, l) in e.ranges() {
+            for page in PageMap::pages(s, l) {
+                if let Some(list) = self.page_blocks.get_mut(&page) {
+                    list.retain(|&x| x != pc);
+                    if list.is_empty() {
+                        self.page_blocks.remove(&page);
+                        if let Some(b) = self.map.bytes.get_mut(page) {
+                            *b = 0;
+                        }
                     }
                 }
             }
         }
     }
+}
+
+/// The physical ranges (start, bytes) of a block's instructions: one per straight run of
+/// addresses (a block that goes on through a jump has more than one).
+fn phys_ranges(insns: &[compile::Insn]) -> Box<[(u32, u32)]> {
+    let mut out: Vec<(u32, u32)> = Vec::new();
+    for i in insns {
+        // `scan` keeps a block in one segment with a physical address.
+        let p = phys(i.addr).expect("a compiled instruction has a physical address");
+        match out.last_mut() {
+            Some((s, l)) if *s + *l == p => *l += 4,
+            _ => out.push((p, 4)),
+        }
+    }
+    out.into_boxed_slice()
 }
 
 /// The cycle at which COP0 Count reaches Compare (raising Cause.IP7), or `u64::MAX` while
