@@ -12,10 +12,11 @@
 //!   instructions, before a hooked pc, or after 64 instructions; past a conditional branch and
 //!   its slot a block goes on with the fall-through path (a superblock; the taken path leaves),
 //!   and past a J or an unconditional B at its target (a trace) when that is not in the block
-//!   yet (else the block ends there, looping on itself when it jumps to its start). Each instruction is compiled natively (ALU, shifts,
-//!   immediates, LUI, HI/LO, MULT/DIV, SA moves, branches and jumps, loads and stores of every
-//!   width including LWL/LWR/LDL/LDR/SWL/SWR/SDL/SDR through a RAM and scratchpad fast path,
-//!   some MMI, COP1 and COP2 moves; see [`native_mnemonics`]), or runs the interpreter's own
+//!   yet (else the block ends there, looping on itself when it jumps to its start). Each
+//!   instruction is compiled natively (ALU, shifts, immediates, LUI, HI/LO, MULT/DIV, SA
+//!   moves, branches and jumps, loads and stores of every width including
+//!   LWL/LWR/LDL/LDR/SWL/SWR/SDL/SDR through a RAM and scratchpad fast path, some MMI, COP1
+//!   and COP2 moves; see [`native_mnemonics`]), or runs the interpreter's own
 //!   `exec` from the opcode table: directly when it only touches registers (FPU and VU0 macro
 //!   arithmetic, most MMI: bit for bit the interpreter's PS2 float helpers), else with the
 //!   sequencing state written first. Native instructions hand every unusual case (overflow,
