@@ -6,7 +6,7 @@
 # built from the same source for MIPS32 Linux, qemu-mipsel, in one run: the
 # wall time of each, the ratios, the guest's instructions per second (from
 # piney's --stats) and the recompiler's line (blocks, compile time per block,
-# chained exits).
+# chained exits, loop passes, returns to the dispatcher).
 #
 # With gcc-mipsel-linux-gnu present the program is built at BENCH_SCALE N
 # (default 8: about 570 million guest instructions) for piney (R5900, as

@@ -1,17 +1,21 @@
 //! Block analysis and code generation.
 //!
-//! A block starts at a PC and runs straight on until, and including, a jump (J, JAL, JR, JALR,
-//! an unconditional B) and its delay slot, an instruction that ends a block (SYSCALL, BREAK, COP0,
-//! reserved encodings), before a hooked instruction (see [`crate::HookSet`]), or after about
+//! A block starts at a PC and runs straight on until, and including, a jump (JAL, JR, JALR)
+//! and its delay slot, an instruction that ends a block (SYSCALL, BREAK, COP0, reserved
+//! encodings), before a hooked instruction (see [`crate::HookSet`]), or after about
 //! [`MAX_BLOCK`] instructions. Past a conditional branch and its slot it goes on with the
 //! fall-through path (a superblock): the taken path leaves the block there, into the next block
-//! like any exit. Every instruction
+//! like any exit. Past a J or an unconditional B and its slot it goes on at the jump's target (a
+//! trace, with no exit there) unless that target is already in the block or in another
+//! segment; the block then covers several ranges of memory, each tracked for invalidation.
+//! Every instruction
 //! is compiled natively, or runs the interpreter's own `exec` from the opcode table: through
 //! [`crate::ctx::h_exec`] when it only touches registers (FPU and VU0 macro arithmetic, most
 //! MMI), else through [`crate::ctx::h_interp`] with the sequencing state written first. A native
 //! instruction checks what could make it fault or leave plain RAM (overflow, alignment, a device
 //! address, a store into compiled code) and hands exactly those cases to `h_interp`, from the
-//! same state, so the interpreter raises the exception or talks to the device.
+//! same state, so the interpreter raises the exception or talks to the device; the block then
+//! returns to the dispatcher (see [`Gen::join`]).
 //!
 //! The generated function (Cranelift's `tail` convention, `(ctx, cpu) -> status`):
 //! - starts only when every instruction of it may start before the run's cycle target (else it
@@ -48,7 +52,8 @@ use piney_ee::table::fields::{fd, fs, ft, rd, rs, rt, sa, simm, target, uimm};
 use piney_ee::table::{Op, OpFlags};
 
 use crate::ctx::{
-    Ctx, LOOKUP_BITS, LOOKUP_MUL, Lookup, LookupEntry, Site, h_exec, h_interp, status,
+    Ctx, LOOKUP_BITS, LOOKUP_MUL, Lookup, LookupEntry, Site, h_exec, h_interp, h_interp_leave,
+    status,
 };
 use crate::native::{BlockCode, Trampoline};
 use crate::pages::PAGE_SHIFT;
@@ -295,6 +300,12 @@ impl Compiler {
             let params = b.block_params(entry).to_vec();
             let (ctxp, cpu) = (params[0], params[1]);
             let isig = b.import_signature(helper_sig(self.call_conv, true));
+            let lsig = {
+                let mut sig = helper_sig(self.call_conv, true);
+                sig.params.push(AbiParam::new(types::I64));
+                sig.params.push(AbiParam::new(types::I64));
+                b.import_signature(sig)
+            };
             let esig = b.import_signature(helper_sig(self.call_conv, false));
             let tsig = b.import_signature(block_sig());
             let base = b.declare_var(types::I64);
@@ -318,6 +329,7 @@ impl Compiler {
                 insns: insns_var,
                 runs,
                 isig,
+                lsig,
                 esig,
                 tsig,
                 sites: &sites,
@@ -416,6 +428,7 @@ const CTX_TARGET: i32 = offset_of!(Ctx<'_>, target) as i32;
 const CTX_INSNS: i32 = offset_of!(Ctx<'_>, insns) as i32;
 const CTX_RUNS: i32 = offset_of!(Ctx<'_>, block_runs) as i32;
 const CTX_CHAINED: i32 = offset_of!(Ctx<'_>, chained) as i32;
+const CTX_BUDGET_STOPS: i32 = offset_of!(Ctx<'_>, budget_stops) as i32;
 
 /// Where a PC value comes from at an exit.
 #[derive(Clone, Copy)]
@@ -451,6 +464,8 @@ struct Gen<'a> {
     runs: Variable,
     /// [`h_interp`]'s signature.
     isig: SigRef,
+    /// [`h_interp_leave`]'s signature.
+    lsig: SigRef,
     /// [`h_exec`]'s signature.
     esig: SigRef,
     tsig: SigRef,
@@ -722,6 +737,8 @@ impl Gen<'_> {
             .ins()
             .load(types::I32, mf(), entry, offset_of!(LookupEntry, pc) as i32);
         let hit = self.b.ins().icmp(IntCC::Equal, epc, p);
+        // Counted once, before the paths part.
+        self.count(done);
         let go = self.b.create_block();
         let miss = self.b.create_block();
         self.b.ins().brif(hit, go, &[], miss, &[]);
@@ -732,7 +749,6 @@ impl Gen<'_> {
             entry,
             offset_of!(LookupEntry, code) as i32,
         );
-        self.count(done);
         let one = self.c64(1);
         self.add_ctx(CTX_CHAINED, one);
         let c = self.cycles_now();
@@ -742,7 +758,7 @@ impl Gen<'_> {
         self.b.switch_to_block(miss);
         self.write_pc_cycles(p);
         let ok = self.b.ins().iconst(types::I32, status::OK as i64);
-        self.ret_counted(ok, done);
+        self.b.ins().return_(&[ok]);
     }
 
     /// Call the interpreter for `insn` (which writes the sequencing state and the cycle count
@@ -803,7 +819,7 @@ impl Gen<'_> {
         self.b.switch_to_block(hot);
         // What the instruction wrote is read from the `Cpu` at its next use, on either path.
         self.forget(reg_writes(insn));
-        self.join(insn, j, 0);
+        self.join(insn, j);
     }
 
     fn new_join(&mut self) -> Join {
@@ -815,8 +831,7 @@ impl Gen<'_> {
     }
 
     /// The slow path of the instruction for `j` (one per join, filled in by [`Gen::join`]):
-    /// the interpreter runs the instruction; a stop or an exception leaves the block, otherwise
-    /// it continues at the join with the registers the instruction writes read again. The
+    /// the interpreter runs the instruction and the block returns to the dispatcher. The
     /// registers must be written back before the first guard that branches here.
     fn slow_path(&mut self, j: &mut Join) -> Block {
         if let Some(s) = j.slow {
@@ -837,9 +852,14 @@ impl Gen<'_> {
         self.b.switch_to_block(hot);
     }
 
-    /// End a native instruction's hot path and meet its slow path, after which the registers
-    /// in `writes` (those the instruction writes) are read from the `Cpu` again.
-    fn join(&mut self, insn: &Insn, j: Join, writes: u64) {
+    /// End a native instruction's hot path and meet its slow path. The slow path leaves the
+    /// block whatever the interpreter's function returns: with the state it wrote (registers
+    /// written back first, this instruction completed or its exception entered), the
+    /// dispatcher goes on at the next pc. Slow paths that could go on in the block are rare (a
+    /// fault, a device, a store into a code page all stop the block anyway), and with nothing
+    /// of the block live across the call a block with no other call needs no callee-saved
+    /// registers (no saves and restores at every entry and exit).
+    fn join(&mut self, insn: &Insn, j: Join) {
         self.b.ins().jump(j.join, &[]);
         if let Some(cold) = j.slow {
             self.b.switch_to_block(cold);
@@ -848,17 +868,26 @@ impl Gen<'_> {
             self.dirty = j.dirty;
             self.flush();
             self.dirty = dirty;
-            let s = self.call_interp(insn);
-            let out = self.b.create_block();
-            let tail = self.b.create_block();
-            self.b.set_cold_block(out);
-            self.b.set_cold_block(tail);
-            self.b.ins().brif(s, out, &[], tail, &[]);
-            self.b.switch_to_block(out);
-            self.ret_counted(s, self.done());
-            self.b.switch_to_block(tail);
-            self.reload(writes);
-            self.b.ins().jump(j.join, &[]);
+            // The helper adds the counts too (the instruction counts whether it completes or
+            // faults): nothing is needed after the call, and the cold path stays short.
+            let npc = if insn.slot {
+                self.b.use_var(self.npc)
+            } else {
+                self.c32(0)
+            };
+            let c = self.cycles_now();
+            let f = self.c64(h_interp_leave as *const () as usize as u64);
+            let site = self.c64(&self.sites[self.index as usize] as *const Site as usize as u64);
+            let done = self.done();
+            let i = self.b.use_var(self.insns);
+            let i = self.b.ins().iadd_imm_s(i, done as i64);
+            let r = self.b.use_var(self.runs);
+            let call = self
+                .b
+                .ins()
+                .call_indirect(self.lsig, f, &[self.ctxp, site, npc, c, i, r]);
+            let s = self.b.inst_results(call)[0];
+            self.b.ins().return_(&[s]);
         }
         self.b.switch_to_block(j.join);
     }
@@ -894,6 +923,8 @@ impl Gen<'_> {
         // Nothing ran: the state is the one the previous block left (its pc is this start).
         let p = self.c32(insns[0].addr);
         self.write_pc_cycles(p);
+        let one = self.c64(1);
+        self.add_ctx(CTX_BUDGET_STOPS, one);
         let s = self.b.ins().iconst(types::I32, status::BUDGET as i64);
         self.ret_counted(s, 0);
         self.b.switch_to_block(go);
@@ -990,6 +1021,11 @@ impl Gen<'_> {
     /// slot leaves the block (or loops back to its start); an earlier one leaves only when the
     /// branch was taken, and the block goes on with the fall-through path.
     fn after_slot(&mut self, br: &Insn, slot: &Insn) {
+        if self.index != self.last_index && scan::inlined_target(br).is_some() {
+            // An unconditional jump the block goes on through (`scan` continued at its target,
+            // the next instruction here): no exit.
+            return;
+        }
         let back = self.loops && static_target(br) == Some(self.start);
         if let Some((not_taken, state)) = self.likely_not_taken.take() {
             // A likely branch in the middle of the block, and this is its taken path (the slot
@@ -1044,14 +1080,17 @@ impl Gen<'_> {
     /// and the whole block still fits in the budget; otherwise continue here (with the state
     /// unchanged).
     fn loop_back(&mut self, again: Value) {
+        // Two branches (the loop's own, then the budget), not one on their conjunction.
+        let fit = self.b.create_block();
+        let back = self.b.create_block();
+        let out = self.b.create_block();
+        self.b.ins().brif(again, fit, &[], out, &[]);
+        self.b.switch_to_block(fit);
         let next = self.cycles_now();
         let c = self.b.ins().iadd_imm_s(next, self.need as i64);
         let t = self.b.ins().load(types::I64, mf(), self.ctxp, CTX_TARGET);
         let fits = self.b.ins().icmp(IntCC::UnsignedLessThan, c, t);
-        let go = self.b.ins().band(again, fits);
-        let back = self.b.create_block();
-        let out = self.b.create_block();
-        self.b.ins().brif(go, back, &[], out, &[]);
+        self.b.ins().brif(fits, back, &[], out, &[]);
         self.b.switch_to_block(back);
         let saved = self.save();
         // The header expects the loop's registers in their variables, and at most those of
@@ -1130,24 +1169,36 @@ impl Gen<'_> {
         self.b.ins().iadd_imm_s(b, simm(w) as i64)
     }
 
-    /// The host address for a `size`-byte access at `ea`, or a branch to the slow path: RAM
-    /// (the segment and bound by one mask test with the alignment, and for a store the code-page
-    /// map) or else the scratchpad (`0x7000_0000..0x7000_4000`).
-    fn fast_addr(
+    /// A `size`-byte access at `ea`: `access(gen, host)` emits it at host address `host` and
+    /// returns its values (of types `tys`), or a branch to the slow path. RAM (the segment and
+    /// bound by one mask test with the alignment, and for a store the code-page map) or else
+    /// the scratchpad (`0x7000_0000..0x7000_4000`), each path with its own copy of the access so
+    /// that the host address folds into it (base plus offset: no address add, no join before
+    /// the access). `access` must not read cached registers (read them before: the two paths
+    /// do not dominate each other).
+    fn mem_access<F>(
         &mut self,
         ea: Value,
         size: u32,
         store: bool,
         align: Align,
         j: &mut Join,
-    ) -> Value {
+        tys: &[Type],
+        mut access: F,
+    ) -> Vec<Value>
+    where
+        F: FnMut(&mut Self, Value) -> Vec<Value>,
+    {
         let i64t = types::I64;
         let (ea, low) = match align {
             Align::Check => (ea, size - 1),
             Align::Mask(m) => (self.b.ins().band_imm_s(ea, !(m as i64)), 0),
         };
-        let access = self.b.create_block();
-        let host_param = self.b.append_block_param(access, i64t);
+        let done = self.b.create_block();
+        let out: Vec<Value> = tys
+            .iter()
+            .map(|&t| self.b.append_block_param(done, t))
+            .collect();
         let other = if self.env.spr != 0 {
             self.b.create_block()
         } else {
@@ -1161,8 +1212,8 @@ impl Gen<'_> {
             let ram = self.b.create_block();
             self.b.ins().brif(bad, other, &[], ram, &[]);
             self.b.switch_to_block(ram);
-            let p32 = self.b.ins().band_imm_s(ea, 0x1fff_ffff);
-            let p = self.b.ins().uextend(i64t, p32);
+            let p = self.b.ins().band_imm_s(ea, 0x1fff_ffff);
+            let p = self.b.ins().uextend(i64t, p);
             if store {
                 // A store into a page that holds compiled code takes the slow path, which drops
                 // the blocks it overwrites.
@@ -1171,8 +1222,13 @@ impl Gen<'_> {
                 let code = self.b.ins().load(types::I8, mf(), a, 0);
                 self.guard(code, j);
             }
-            let host = self.b.ins().iadd_imm_s(p, self.env.ram as i64);
-            self.b.ins().jump(access, &[BlockArg::Value(host)]);
+            let base = self.c64(self.env.ram);
+            let host = self.b.ins().iadd(base, p);
+            let v: Vec<BlockArg> = access(self, host)
+                .into_iter()
+                .map(BlockArg::Value)
+                .collect();
+            self.b.ins().jump(done, &v);
         } else {
             self.b.ins().jump(other, &[]);
         }
@@ -1187,11 +1243,16 @@ impl Gen<'_> {
             self.guard(sbad, j);
             let off32 = self.b.ins().band_imm_s(ea, 0x3fff);
             let off = self.b.ins().uextend(i64t, off32);
-            let host = self.b.ins().iadd_imm_s(off, self.env.spr as i64);
-            self.b.ins().jump(access, &[BlockArg::Value(host)]);
+            let base = self.c64(self.env.spr);
+            let host = self.b.ins().iadd(base, off);
+            let v: Vec<BlockArg> = access(self, host)
+                .into_iter()
+                .map(BlockArg::Value)
+                .collect();
+            self.b.ins().jump(done, &v);
         }
-        self.b.switch_to_block(access);
-        host_param
+        self.b.switch_to_block(done);
+        out
     }
 
     /// A coprocessor-usable guard (Status.CU1/CU2): the slow path raises the exception.

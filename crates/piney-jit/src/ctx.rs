@@ -45,6 +45,9 @@ pub(crate) struct Ctx<'a> {
     pub block_runs: u64,
     /// Block exits that went straight into the next block through the lookup table.
     pub chained: u64,
+    /// Blocks entered (from the dispatcher or by a chained exit) that did not start for want of
+    /// budget ([`status::BUDGET`]).
+    pub budget_stops: u64,
     /// The CPU state (generated code gets it as an argument too).
     pub cpu: &'a mut Cpu,
     /// The machine's bus.
@@ -185,6 +188,7 @@ pub(crate) extern "C" fn h_interp(ctx: &mut Ctx<'_>, site: &Site, npc: u32, cycl
         cycles: before,
         device: false,
         code: false,
+        fetched: None,
     };
     match (info.exec)(ctx.cpu, &mut tb, site.word) {
         Ok(()) => {
@@ -210,6 +214,23 @@ pub(crate) extern "C" fn h_interp(ctx: &mut Ctx<'_>, site: &Site, npc: u32, cycl
             status::EXCEPTION
         }
     }
+}
+
+/// [`h_interp`] for a slow path that leaves the block whatever it returns: it first adds the
+/// block's counts to the [`Ctx`] (`insns` instructions, this one included, and `runs` block
+/// runs), which the block would otherwise add itself before returning.
+#[allow(improper_ctypes_definitions)]
+pub(crate) extern "C" fn h_interp_leave(
+    ctx: &mut Ctx<'_>,
+    site: &Site,
+    npc: u32,
+    cycles: u64,
+    insns: u64,
+    runs: u64,
+) -> u32 {
+    ctx.insns += insns;
+    ctx.block_runs += runs;
+    h_interp(ctx, site, npc, cycles)
 }
 
 /// Run an instruction that only reads and writes registers (no memory, no pc, no cycle count,
@@ -280,6 +301,8 @@ pub(crate) struct TrackBus<'b> {
     pub device: bool,
     /// Compiled code was written.
     pub code: bool,
+    /// The first word fetched through this bus (the instruction of the step it serves).
+    pub fetched: Option<u32>,
 }
 
 impl TrackBus<'_> {
@@ -321,7 +344,11 @@ impl Bus for TrackBus<'_> {
     track!(read64, write64, u64, 8);
     track!(read128, write128, u128, 16);
     fn fetch(&mut self, addr: u32) -> Result<u32, BusFault> {
-        self.bus.fetch(addr)
+        let w = self.bus.fetch(addr)?;
+        if self.fetched.is_none() {
+            self.fetched = Some(w);
+        }
+        Ok(w)
     }
 }
 

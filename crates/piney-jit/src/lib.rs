@@ -8,13 +8,15 @@
 //!   register, HI/LO, SA, FPU, VU0, COP0, `pc`/`next_pc`/`cur_pc`/delay-slot flags, `cycles`,
 //!   memory) is exactly what the same instructions leave under the interpreter: the interpreter
 //!   is the reference, and `tests/differential.rs` compares the two on random programs.
-//! - Blocks end at a jump (J, JAL, JR, JALR, an unconditional B) and its delay slot, at
-//!   SYSCALL/BREAK/COP0/reserved instructions, before a hooked pc, or after 64 instructions;
-//!   past a conditional branch and its slot a block goes on with the fall-through path (a
-//!   superblock; the taken path leaves). Each instruction is compiled natively (ALU, shifts,
-//!   immediates, LUI, HI/LO, MULT/DIV, SA moves, branches and jumps, loads and stores of every
-//!   width including LWL/LWR/LDL/LDR/SWL/SWR/SDL/SDR through a RAM and scratchpad fast path,
-//!   some MMI, COP1 and COP2 moves; see [`native_mnemonics`]), or runs the interpreter's own
+//! - Blocks end at a jump (JAL, JR, JALR) and its delay slot, at SYSCALL/BREAK/COP0/reserved
+//!   instructions, before a hooked pc, or after 64 instructions; past a conditional branch and
+//!   its slot a block goes on with the fall-through path (a superblock; the taken path leaves),
+//!   and past a J or an unconditional B at its target (a trace) when that is not in the block
+//!   yet (else the block ends there, looping on itself when it jumps to its start). Each
+//!   instruction is compiled natively (ALU, shifts, immediates, LUI, HI/LO, MULT/DIV, SA
+//!   moves, branches and jumps, loads and stores of every width including
+//!   LWL/LWR/LDL/LDR/SWL/SWR/SDL/SDR through a RAM and scratchpad fast path, some MMI, COP1
+//!   and COP2 moves; see [`native_mnemonics`]), or runs the interpreter's own
 //!   `exec` from the opcode table: directly when it only touches registers (FPU and VU0 macro
 //!   arithmetic, most MMI: bit for bit the interpreter's PS2 float helpers), else with the
 //!   sequencing state written first. Native instructions hand every unusual case (overflow,
@@ -228,10 +230,20 @@ pub struct JitStats {
     pub native: [u64; Category::COUNT],
     /// Instructions compiled as fallbacks.
     pub fallback: u64,
-    /// Block executions (a block looping on itself counts each pass).
+    /// Block executions (a block looping on itself counts each pass): each was entered from the
+    /// dispatcher, by a chained exit of another block, or by its own branch back to its start
+    /// ([`JitStats::loop_passes`]).
     pub block_runs: u64,
-    /// Block exits that went straight into the next compiled block (no dispatcher).
+    /// Block exits that went straight into the next compiled block (no dispatcher): direct and
+    /// indirect jumps, returns, branches taken and fall-throughs alike.
     pub chained: u64,
+    /// Calls from the dispatcher into compiled code: each chain of blocks ends with one return
+    /// to the dispatcher, so `chained / (chained + dispatched)` is the share of block exits
+    /// that chained.
+    pub dispatched: u64,
+    /// Block runs that began by the block's branch back to its own start (a loop kept inside
+    /// the block: no exit at all).
+    pub loop_passes: u64,
     /// Guest instructions executed, compiled and interpreted.
     pub instructions: u64,
     /// Zero words (NOPs) the dispatcher passed over without compiling them.
@@ -269,11 +281,11 @@ impl std::error::Error for JitError {}
 
 /// A block table entry.
 enum Entry {
-    /// Compiled code.
+    /// Compiled code, from the physical ranges (start, bytes) of its instructions (more than
+    /// one when the block goes on through a jump: a trace).
     Block {
         code: BlockCode,
-        phys: u32,
-        bytes: u32,
+        ranges: Box<[(u32, u32)]>,
     },
     /// The instruction at this PC cannot start a block (or its block failed to compile):
     /// interpret it. Remembered, so that it is not tried again.
@@ -284,12 +296,20 @@ enum Entry {
 }
 
 impl Entry {
-    fn range(&self) -> (u32, u32) {
-        match *self {
-            Entry::Block { phys, bytes, .. } => (phys, bytes),
-            Entry::Interpret { phys } => (phys, 4),
-            Entry::Nops { phys, len } => (phys, 4 * len),
+    /// The physical ranges (start, bytes) the entry stands for.
+    fn ranges(&self) -> Vec<(u32, u32)> {
+        match self {
+            Entry::Block { ranges, .. } => ranges.to_vec(),
+            &Entry::Interpret { phys } => vec![(phys, 4)],
+            &Entry::Nops { phys, len } => vec![(phys, 4 * len)],
         }
+    }
+
+    /// Whether the entry overlaps the physical bytes `p..end`.
+    fn overlaps(&self, p: u64, end: u64) -> bool {
+        self.ranges()
+            .iter()
+            .any(|&(s, l)| (s as u64) < end && p < s as u64 + l as u64)
     }
 }
 
@@ -337,6 +357,13 @@ pub struct Jit {
     visits: FastMap<u32, u32>,
     /// See `visits` ([`HOT_INSTRUCTIONS`] unless set).
     hot: u32,
+    /// The length of the blocks at the pcs in `visits`, which their cold visits interpret (read
+    /// at the first visit, forgotten at every invalidation). One gone stale (cold code the
+    /// guest's own stores rewrote: cold pages are not marked) only changes how far a visit
+    /// interprets before the dispatcher looks again: each instruction is the interpreter's step
+    /// either way, the visit stops where the pc leaves the straight line, and hooks, where
+    /// `scan` stops, change only with an `invalidate_all`.
+    cold_len: FastMap<u32, u32>,
     /// Where the last run stopped because its budget ended (see [`Jit::run_hooked`]).
     resume_pc: Option<u32>,
 }
@@ -372,6 +399,7 @@ impl Jit {
             hook_generation: 0,
             visits: FastMap::default(),
             hot: HOT_INSTRUCTIONS,
+            cold_len: FastMap::default(),
             resume_pc: None,
         })
     }
@@ -521,30 +549,50 @@ impl Jit {
                     let hookset = if hooked { Some(hooks) } else { None };
                     let ran = *self.visits.entry(pc).or_insert(0);
                     if ran < self.hot {
-                        // Cold: the block's instructions interpreted, one by one.
-                        let n = match phys(pc) {
-                            Some(_) => scan(bus, pc, &|a| hookset.is_some_and(|h| h.is_hooked(a)))
-                                .len()
-                                .max(1),
-                            None => 1,
+                        // Cold: the block's instructions interpreted, one by one (its length
+                        // read once, not at every visit).
+                        let n = match self.cold_len.get(&pc) {
+                            Some(&n) => n as usize,
+                            None => {
+                                let n = match phys(pc) {
+                                    Some(_) => {
+                                        scan(bus, pc, &|a| hookset.is_some_and(|h| h.is_hooked(a)))
+                                            .len()
+                                            .max(1)
+                                    }
+                                    None => 1,
+                                };
+                                self.cold_len.insert(pc, n as u32);
+                                n
+                            }
                         };
                         // Only the block's own straight line: a branch that leaves it (or a
                         // not-taken likely branch, which skips its slot) hands back to the
                         // loop, which looks at hooks, slots and blocks again.
+                        let mut ran = 0;
+                        let mut stop = Ok(false);
                         for i in 0..n as u32 {
                             if cpu.pc != pc.wrapping_add(4 * i) || cpu.cycles >= target {
                                 break;
                             }
-                            if let Some(v) = self.visits.get_mut(&pc) {
-                                *v = v.saturating_add(1);
+                            ran += 1;
+                            stop = self.step(cpu, bus);
+                            if !matches!(stop, Ok(false)) {
+                                break;
                             }
-                            if self.step(cpu, bus)? {
-                                return Ok(());
-                            }
+                        }
+                        // The visit counts the instructions it ran (the one that stopped it
+                        // too), in one update.
+                        if let Some(v) = self.visits.get_mut(&pc) {
+                            *v = v.saturating_add(ran);
+                        }
+                        if stop? {
+                            return Ok(());
                         }
                         continue;
                     }
                     self.visits.remove(&pc);
+                    self.cold_len.remove(&pc);
                     let code = self.compile(bus, pc, hookset);
                     if matches!(self.blocks.get(&pc), Some(Entry::Nops { .. })) {
                         // Passed over by the next turn.
@@ -564,22 +612,37 @@ impl Jit {
                 insns: 0,
                 block_runs: 0,
                 chained: 0,
+                budget_stops: 0,
                 cpu: &mut *cpu,
                 bus: &mut *bus,
                 map: &mut self.map,
                 exception: None,
             };
+            self.stats.dispatched += 1;
             let s = self.trampoline.call(&mut ctx, code);
             let exception = ctx.exception.take();
             self.stats.instructions += ctx.insns;
             self.stats.block_runs += ctx.block_runs;
             self.stats.chained += ctx.chained;
+            // The blocks this call started: the first and every chained one, less those that
+            // found too little budget; every other run was a pass looping in place.
+            let entered = (1 + ctx.chained).saturating_sub(ctx.budget_stops);
+            self.stats.loop_passes += ctx.block_runs.saturating_sub(entered);
             self.process_writes();
             match s {
                 // Not every instruction of the block may start within the budget (a chain may
                 // have reached it already): the interpreter steps.
-                status::BUDGET if cpu.cycles >= target || self.step(cpu, bus)? => {
-                    return Ok(());
+                status::BUDGET => {
+                    if cpu.cycles >= target || self.step(cpu, bus)? {
+                        return Ok(());
+                    }
+                    // What is left of the budget is the end of one: the next pcs are resumed
+                    // as where a budget ended, not visited as block starts (else every pc of
+                    // a hot loop that budgets cut became a block start of its own, compiled
+                    // once its visits added up).
+                    if !cpu.delay_next {
+                        self.resume_pc = Some(cpu.pc);
+                    }
                 }
                 status::EXCEPTION => {
                     return Err(exception.expect("an exception status carries the exception"));
@@ -595,10 +658,6 @@ impl Jit {
     fn step(&mut self, cpu: &mut Cpu, bus: &mut dyn JitBus) -> Result<bool, Exception> {
         self.stats.interp_steps += 1;
         self.stats.instructions += 1;
-        let cop0 = cpu.pc & 3 == 0
-            && bus
-                .fetch(cpu.pc)
-                .is_ok_and(|w| decode(w).flags.contains(OpFlags::COP0));
         let mut tb = TrackBus {
             bus,
             ram_len: self.map.ram_len,
@@ -607,9 +666,14 @@ impl Jit {
             cycles: cpu.cycles,
             device: false,
             code: false,
+            fetched: None,
         };
         let r = piney_ee::interp::step(cpu, &mut tb);
         let device = tb.device;
+        // The instruction's word, as the step fetched it (a step that completed fetched it).
+        let cop0 = tb
+            .fetched
+            .is_some_and(|w| decode(w).flags.contains(OpFlags::COP0));
         self.process_writes();
         r.map(|()| device || cop0 || vu_start_pending(cpu))
     }
@@ -650,8 +714,7 @@ impl Jit {
                     self.stats.fallback += c.fallback as u64;
                     Entry::Block {
                         code: c.code,
-                        phys: p,
-                        bytes: 4 * c.len,
+                        ranges: phys_ranges(&insns),
                     }
                 }
                 Err(e) => {
@@ -660,11 +723,15 @@ impl Jit {
                 }
             }
         };
-        let (start, len) = entry.range();
-        for page in PageMap::pages(start, len) {
-            self.page_blocks.entry(page).or_default().push(pc);
-            if let Some(b) = self.map.bytes.get_mut(page) {
-                *b = 1;
+        for (start, len) in entry.ranges() {
+            for page in PageMap::pages(start, len) {
+                let list = self.page_blocks.entry(page).or_default();
+                if !list.contains(&pc) {
+                    list.push(pc);
+                }
+                if let Some(b) = self.map.bytes.get_mut(page) {
+                    *b = 1;
+                }
             }
         }
         let code = match entry {
@@ -700,6 +767,7 @@ impl Jit {
         self.stats.blocks_invalidated += self.blocks.len() as u64;
         self.blocks.clear();
         self.visits.clear();
+        self.cold_len.clear();
         self.lookup.clear();
         for (page, _) in self.page_blocks.drain() {
             if let Some(b) = self.map.bytes.get_mut(page) {
@@ -710,6 +778,10 @@ impl Jit {
     }
 
     fn invalidate_phys(&mut self, p: u32, len: u32) {
+        // Cold blocks have no page marks: any write may change one's length (see `cold_len`).
+        if !self.cold_len.is_empty() {
+            self.cold_len.clear();
+        }
         let end = p as u64 + len as u64;
         for page in PageMap::pages(p, len) {
             let Some(list) = self.page_blocks.get(&page) else {
@@ -719,10 +791,9 @@ impl Jit {
                 .iter()
                 .copied()
                 .filter(|pc| {
-                    self.blocks.get(pc).is_some_and(|e| {
-                        let (s, l) = e.range();
-                        (s as u64) < end && (p as u64) < s as u64 + l as u64
-                    })
+                    self.blocks
+                        .get(pc)
+                        .is_some_and(|e| e.overlaps(p as u64, end))
                 })
                 .collect();
             for pc in hit {
@@ -737,19 +808,35 @@ impl Jit {
         };
         self.lookup.remove(pc);
         self.stats.blocks_invalidated += 1;
-        let (s, l) = e.range();
-        for page in PageMap::pages(s, l) {
-            if let Some(list) = self.page_blocks.get_mut(&page) {
-                list.retain(|&x| x != pc);
-                if list.is_empty() {
-                    self.page_blocks.remove(&page);
-                    if let Some(b) = self.map.bytes.get_mut(page) {
-                        *b = 0;
+        for (s, l) in e.ranges() {
+            for page in PageMap::pages(s, l) {
+                if let Some(list) = self.page_blocks.get_mut(&page) {
+                    list.retain(|&x| x != pc);
+                    if list.is_empty() {
+                        self.page_blocks.remove(&page);
+                        if let Some(b) = self.map.bytes.get_mut(page) {
+                            *b = 0;
+                        }
                     }
                 }
             }
         }
     }
+}
+
+/// The physical ranges (start, bytes) of a block's instructions: one per straight run of
+/// addresses (a block that goes on through a jump has more than one).
+fn phys_ranges(insns: &[compile::Insn]) -> Box<[(u32, u32)]> {
+    let mut out: Vec<(u32, u32)> = Vec::new();
+    for i in insns {
+        // `scan` keeps a block in one segment with a physical address.
+        let p = phys(i.addr).expect("a compiled instruction has a physical address");
+        match out.last_mut() {
+            Some((s, l)) if *s + *l == p => *l += 4,
+            _ => out.push((p, 4)),
+        }
+    }
+    out.into_boxed_slice()
 }
 
 /// The cycle at which COP0 Count reaches Compare (raising Cause.IP7), or `u64::MAX` while

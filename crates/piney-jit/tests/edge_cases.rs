@@ -144,6 +144,11 @@ fn code_that_runs_once_is_not_compiled() {
         "{s:?}"
     );
     assert!(s.block_runs > 7_000, "{s:?}");
+    // Entered once from the dispatcher, it loops inside itself until it falls through to the
+    // SYSCALL (interpreted): every other run is a pass looping in place, no exit chained.
+    assert_eq!(s.dispatched, 1, "{s:?}");
+    assert_eq!(s.chained, 0, "{s:?}");
+    assert_eq!(s.loop_passes, s.block_runs - 1, "{s:?}");
 }
 
 /// Issue 17: a jump into a long run of zero words (here 1 MiB of them before a `jr $zero` that

@@ -167,6 +167,58 @@ fn invalidate_range_reports_outside_writes() {
     assert_eq!(cpu.gpr[2], 10);
 }
 
+/// A block goes on through an unconditional jump (a trace): `j FAR; addiu $2, $2, 1` at
+/// CODE, and at FAR (0x800 bytes on, other pages) `addiu $2, $2, 10; syscall`. Writes into
+/// the far part, reported from outside or stored by the guest, drop the block that holds it,
+/// though its start is elsewhere.
+#[test]
+fn a_block_through_a_jump_is_dropped_by_writes_into_its_far_part() {
+    const FAR: u32 = CODE + 0x800;
+    let j_far = 0x0800_0000 | (FAR >> 2);
+    let mut prog = vec![0u32; (FAR - CODE) as usize / 4 + 2];
+    prog[0] = j_far;
+    prog[1] = addiu(2, 2, 1);
+    prog[(FAR - CODE) as usize / 4] = addiu(2, 2, 10);
+    prog[(FAR - CODE) as usize / 4 + 1] = 0x0000_000c;
+    let (mut cpu, mut bus) = load(&prog);
+    let mut jit = hot_jit();
+    let e = jit.run(&mut cpu, &mut bus, 1000).unwrap_err();
+    assert_eq!(e.kind, piney_ee::ExceptionKind::Syscall);
+    assert_eq!(cpu.gpr[2], 11);
+    // One block from CODE through FAR, so that the tests below test what they mean to.
+    assert_eq!(jit.stats().blocks_compiled, 1, "{:?}", jit.stats());
+    assert_eq!(jit.stats().compiled_instructions, 4, "{:?}", jit.stats());
+    let again = |jit: &mut Jit, cpu: &mut Cpu, bus: &mut FlatBus| {
+        cpu.cop0.regs[piney_ee::cpu::cop0reg::STATUS] &= !piney_ee::cpu::status::EXL;
+        cpu.gpr[2] = 0;
+        cpu.jump_to(CODE);
+        let t = cpu.cycles + 1000;
+        let e = jit.run(cpu, bus, t).unwrap_err();
+        assert_eq!(e.kind, piney_ee::ExceptionKind::Syscall);
+        cpu.gpr[2] as u64
+    };
+    assert_eq!(again(&mut jit, &mut cpu, &mut bus), 11);
+    // From outside (DMA, a loader), reported.
+    let at = FAR as usize;
+    bus.mem[at..at + 4].copy_from_slice(&addiu(2, 2, 20).to_le_bytes());
+    jit.invalidate_range(FAR, 4);
+    assert_eq!(again(&mut jit, &mut cpu, &mut bus), 21);
+    // By the guest: `sw $4, 0($3)` run from elsewhere (interpreted at its first visit, then
+    // compiled: either way a store the core makes into the far part).
+    let store_at = CODE + 0x400;
+    bus.mem[store_at as usize..store_at as usize + 8]
+        .copy_from_slice(&[0xac64_0000u32.to_le_bytes(), 0x0000_000cu32.to_le_bytes()].concat());
+    cpu.gpr[3] = FAR as u128;
+    cpu.gpr[4] = addiu(2, 2, 30) as u128;
+    cpu.cop0.regs[piney_ee::cpu::cop0reg::STATUS] &= !piney_ee::cpu::status::EXL;
+    cpu.jump_to(store_at);
+    let t = cpu.cycles + 1000;
+    let e = jit.run(&mut cpu, &mut bus, t).unwrap_err();
+    assert_eq!(e.kind, piney_ee::ExceptionKind::Syscall);
+    assert_eq!(again(&mut jit, &mut cpu, &mut bus), 31);
+    assert!(jit.stats().blocks_invalidated >= 2, "{:?}", jit.stats());
+}
+
 #[test]
 fn budget_stops_exactly_where_the_interpreter_does() {
     // A long run of addius and a MULT (4 cycles): every target from 1 to 80 cycles ends on the

@@ -865,14 +865,16 @@ pub fn run_image(
             let native: u64 = s.native.iter().sum();
             let ms = s.compile_time.as_secs_f64() * 1e3;
             eprintln!(
-                "piney: recompiler: {} blocks compiled ({} instructions, {:.1}% native), {ms:.1} ms compiling ({:.0} us a block); {} block runs, {} chained exits ({:.1}%), {} instructions interpreted",
+                "piney: recompiler: {} blocks compiled ({} instructions, {:.1}% native), {ms:.1} ms compiling ({:.0} us a block); {} block runs ({} of them passes of a block looping on itself); block exits: {} chained ({:.2}%), {} back to the dispatcher, {} instructions interpreted",
                 s.blocks_compiled,
                 s.compiled_instructions,
                 100.0 * native as f64 / s.compiled_instructions.max(1) as f64,
                 1e3 * ms / s.blocks_compiled.max(1) as f64,
                 s.block_runs,
+                s.loop_passes,
                 s.chained,
-                100.0 * s.chained as f64 / s.block_runs.max(1) as f64,
+                100.0 * s.chained as f64 / (s.chained + s.dispatched).max(1) as f64,
+                s.dispatched,
                 s.interp_steps,
             );
         }

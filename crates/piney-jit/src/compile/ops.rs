@@ -31,7 +31,7 @@ impl Gen<'_> {
                 let mut j = self.new_join();
                 self.guard(of, &mut j);
                 self.set32(rd(w), v);
-                self.join(insn, j, reg_writes(insn));
+                self.join(insn, j);
             }
             Op::Daddu | Op::Dsubu | Op::And | Op::Or | Op::Xor | Op::Nor => {
                 let a = self.r64(rs(w));
@@ -56,7 +56,7 @@ impl Gen<'_> {
                 let mut j = self.new_join();
                 self.guard(of, &mut j);
                 self.set64(rd(w), v);
-                self.join(insn, j, reg_writes(insn));
+                self.join(insn, j);
             }
             Op::Slt | Op::Sltu => {
                 let a = self.r64(rs(w));
@@ -96,7 +96,7 @@ impl Gen<'_> {
                 let mut j = self.new_join();
                 self.guard(of, &mut j);
                 self.set32(rt(w), v);
-                self.join(insn, j, reg_writes(insn));
+                self.join(insn, j);
             }
             Op::Daddiu => {
                 let a = self.r64(rs(w));
@@ -110,7 +110,7 @@ impl Gen<'_> {
                 let mut j = self.new_join();
                 self.guard(of, &mut j);
                 self.set64(rt(w), v);
-                self.join(insn, j, reg_writes(insn));
+                self.join(insn, j);
             }
             Op::Slti | Op::Sltiu => {
                 let a = self.r64(rs(w));
@@ -348,9 +348,18 @@ impl Gen<'_> {
                 } else {
                     Align::Check
                 };
-                let host = self.fast_addr(ea, size, false, align, &mut j);
-                let v = self.b.ins().load(ty, mf(), host, 0);
+                let wide = m == Op::Lq;
+                let tys: &[Type] = if wide { &[i64t, i64t] } else { &[ty] };
+                let v = self.mem_access(ea, size, false, align, &mut j, tys, |g, host| {
+                    let v = g.b.ins().load(ty, mf(), host, 0);
+                    if wide {
+                        vec![v, g.b.ins().load(i64t, mf(), host, 8)]
+                    } else {
+                        vec![v]
+                    }
+                });
                 let r = rt(w);
+                let (v, hi) = (v[0], v.get(1).copied());
                 match m {
                     Op::Lb | Op::Lh | Op::Lw => {
                         let v = self.b.ins().sextend(i64t, v);
@@ -362,11 +371,11 @@ impl Gen<'_> {
                     }
                     Op::Ld => self.set64(r, v),
                     _ => {
-                        let hi = self.b.ins().load(i64t, mf(), host, 8);
+                        let hi = hi.expect("LQ loads two doublewords");
                         self.set128(r, v, hi);
                     }
                 }
-                self.join(insn, j, reg_writes(insn));
+                self.join(insn, j);
             }
             Op::Sb | Op::Sh | Op::Sw | Op::Sd | Op::Sq => {
                 let size = match m {
@@ -383,32 +392,23 @@ impl Gen<'_> {
                 } else {
                     Align::Check
                 };
-                let host = self.fast_addr(ea, size, true, align, &mut j);
                 let r = rt(w);
                 let v = self.r64(r);
-                match size {
-                    1 => {
-                        let x = self.b.ins().ireduce(types::I8, v);
-                        self.b.ins().store(mf(), x, host, 0);
+                let (v, h) = match size {
+                    1 => (self.b.ins().ireduce(types::I8, v), None),
+                    2 => (self.b.ins().ireduce(types::I16, v), None),
+                    4 => (self.b.ins().ireduce(i32t, v), None),
+                    8 => (v, None),
+                    _ => (v, Some(self.r64h(r))),
+                };
+                self.mem_access(ea, size, true, align, &mut j, &[], |g, host| {
+                    g.b.ins().store(mf(), v, host, 0);
+                    if let Some(h) = h {
+                        g.b.ins().store(mf(), h, host, 8);
                     }
-                    2 => {
-                        let x = self.b.ins().ireduce(types::I16, v);
-                        self.b.ins().store(mf(), x, host, 0);
-                    }
-                    4 => {
-                        let x = self.b.ins().ireduce(i32t, v);
-                        self.b.ins().store(mf(), x, host, 0);
-                    }
-                    8 => {
-                        self.b.ins().store(mf(), v, host, 0);
-                    }
-                    _ => {
-                        let h = self.r64h(r);
-                        self.b.ins().store(mf(), v, host, 0);
-                        self.b.ins().store(mf(), h, host, 8);
-                    }
-                }
-                self.join(insn, j, reg_writes(insn));
+                    vec![]
+                });
+                self.join(insn, j);
             }
             Op::Lwl | Op::Lwr | Op::Ldl | Op::Ldr => {
                 // The aligned word (doubleword) holding the addressed byte, merged into rt.
@@ -416,8 +416,15 @@ impl Gen<'_> {
                 let (bytes, ty) = if wide { (8u32, i64t) } else { (4, i32t) };
                 let ea = self.ea(w);
                 let mut j = self.new_join();
-                let host = self.fast_addr(ea, bytes, false, Align::Mask(bytes - 1), &mut j);
-                let mem = self.b.ins().load(ty, mf(), host, 0);
+                let mem = self.mem_access(
+                    ea,
+                    bytes,
+                    false,
+                    Align::Mask(bytes - 1),
+                    &mut j,
+                    &[ty],
+                    |g, host| vec![g.b.ins().load(ty, mf(), host, 0)],
+                )[0];
                 let sh = self.b.ins().band_imm_s(ea, (bytes - 1) as i64);
                 let sh = self.b.ins().ishl_imm_s(sh, 3);
                 let sh = if wide {
@@ -473,7 +480,7 @@ impl Gen<'_> {
                         self.set64(r, v);
                     }
                 }
-                self.join(insn, j, reg_writes(insn));
+                self.join(insn, j);
             }
             Op::Swl | Op::Swr | Op::Sdl | Op::Sdr => {
                 // Read-modify-write of the aligned word (doubleword) holding the addressed byte.
@@ -481,8 +488,6 @@ impl Gen<'_> {
                 let (bytes, ty) = if wide { (8u32, i64t) } else { (4, i32t) };
                 let ea = self.ea(w);
                 let mut j = self.new_join();
-                let host = self.fast_addr(ea, bytes, true, Align::Mask(bytes - 1), &mut j);
-                let mem = self.b.ins().load(ty, mf(), host, 0);
                 let sh = self.b.ins().band_imm_s(ea, (bytes - 1) as i64);
                 let sh = self.b.ins().ishl_imm_s(sh, 3);
                 let sh = if wide {
@@ -516,10 +521,22 @@ impl Gen<'_> {
                     let bit = self.b.ins().ishl(one, sh);
                     (self.b.ins().iadd_imm_s(bit, -1), self.b.ins().ishl(v, sh))
                 };
-                let kept = self.b.ins().band(mem, keep);
-                let out = self.b.ins().bor(kept, new);
-                self.b.ins().store(mf(), out, host, 0);
-                self.join(insn, j, 0);
+                self.mem_access(
+                    ea,
+                    bytes,
+                    true,
+                    Align::Mask(bytes - 1),
+                    &mut j,
+                    &[],
+                    |g, host| {
+                        let mem = g.b.ins().load(ty, mf(), host, 0);
+                        let kept = g.b.ins().band(mem, keep);
+                        let out = g.b.ins().bor(kept, new);
+                        g.b.ins().store(mf(), out, host, 0);
+                        vec![]
+                    },
+                );
+                self.join(insn, j);
             }
             // ---------------------------------------------------- MMI (128-bit)
             Op::Pand | Op::Por | Op::Pxor | Op::Pnor => {
@@ -586,14 +603,14 @@ impl Gen<'_> {
                 self.cop_guard(st::CU1, &mut j);
                 let v = self.ld(i32t, FPR + 4 * fs(w) as i32);
                 self.set32(rt(w), v);
-                self.join(insn, j, reg_writes(insn));
+                self.join(insn, j);
             }
             Op::Mtc1 => {
                 let mut j = self.new_join();
                 self.cop_guard(st::CU1, &mut j);
                 let v = self.r32(rt(w));
                 self.st(v, FPR + 4 * fs(w) as i32);
-                self.join(insn, j, reg_writes(insn));
+                self.join(insn, j);
             }
             Op::MovS | Op::NegS | Op::AbsS => {
                 let mut j = self.new_join();
@@ -613,22 +630,27 @@ impl Gen<'_> {
                     let f = self.b.ins().band_imm_s(f, mask as i32 as i64);
                     self.st(f, FCR31);
                 }
-                self.join(insn, j, reg_writes(insn));
+                self.join(insn, j);
             }
             Op::Lwc1 | Op::Swc1 => {
                 let mut j = self.new_join();
                 self.cop_guard(st::CU1, &mut j);
                 let ea = self.ea(w);
                 let store = m == Op::Swc1;
-                let host = self.fast_addr(ea, 4, store, Align::Check, &mut j);
                 if store {
                     let v = self.ld(i32t, FPR + 4 * ft(w) as i32);
-                    self.b.ins().store(mf(), v, host, 0);
+                    self.mem_access(ea, 4, true, Align::Check, &mut j, &[], |g, host| {
+                        g.b.ins().store(mf(), v, host, 0);
+                        vec![]
+                    });
                 } else {
-                    let v = self.b.ins().load(i32t, mf(), host, 0);
+                    let v =
+                        self.mem_access(ea, 4, false, Align::Check, &mut j, &[i32t], |g, host| {
+                            vec![g.b.ins().load(i32t, mf(), host, 0)]
+                        })[0];
                     self.st(v, FPR + 4 * ft(w) as i32);
                 }
-                self.join(insn, j, reg_writes(insn));
+                self.join(insn, j);
             }
             // ---------------------------------------------------- COP2 moves and memory
             // The .I forms (bit 0) wait for VU0 (the COP2 interlock): the interpreter's.
@@ -639,7 +661,7 @@ impl Gen<'_> {
                 let lo = self.ld(i64t, VF + 16 * fs(w) as i32);
                 let hi = self.ld(i64t, VF + 16 * fs(w) as i32 + 8);
                 self.set128(rt(w), lo, hi);
-                self.join(insn, j, reg_writes(insn));
+                self.join(insn, j);
             }
             Op::Qmtc2 => {
                 let mut j = self.new_join();
@@ -650,27 +672,36 @@ impl Gen<'_> {
                     self.st(lo, VF + 16 * fs(w) as i32);
                     self.st(hi, VF + 16 * fs(w) as i32 + 8);
                 }
-                self.join(insn, j, reg_writes(insn));
+                self.join(insn, j);
             }
             Op::Lqc2 | Op::Sqc2 => {
                 let mut j = self.new_join();
                 self.cop_guard(st::CU2, &mut j);
                 let ea = self.ea(w);
                 let store = m == Op::Sqc2;
-                let host = self.fast_addr(ea, 16, store, Align::Mask(15), &mut j);
                 let r = ft(w);
+                let align = Align::Mask(15);
                 if store {
                     let lo = self.ld(i64t, VF + 16 * r as i32);
                     let hi = self.ld(i64t, VF + 16 * r as i32 + 8);
-                    self.b.ins().store(mf(), lo, host, 0);
-                    self.b.ins().store(mf(), hi, host, 8);
-                } else if r != 0 {
-                    let lo = self.b.ins().load(i64t, mf(), host, 0);
-                    let hi = self.b.ins().load(i64t, mf(), host, 8);
-                    self.st(lo, VF + 16 * r as i32);
-                    self.st(hi, VF + 16 * r as i32 + 8);
+                    self.mem_access(ea, 16, true, align, &mut j, &[], |g, host| {
+                        g.b.ins().store(mf(), lo, host, 0);
+                        g.b.ins().store(mf(), hi, host, 8);
+                        vec![]
+                    });
+                } else {
+                    // VF00 is constant: the access only checks the address.
+                    let v =
+                        self.mem_access(ea, 16, false, align, &mut j, &[i64t, i64t], |g, host| {
+                            let lo = g.b.ins().load(i64t, mf(), host, 0);
+                            vec![lo, g.b.ins().load(i64t, mf(), host, 8)]
+                        });
+                    if r != 0 {
+                        self.st(v[0], VF + 16 * r as i32);
+                        self.st(v[1], VF + 16 * r as i32 + 8);
+                    }
                 }
-                self.join(insn, j, reg_writes(insn));
+                self.join(insn, j);
             }
             _ => return false,
         }

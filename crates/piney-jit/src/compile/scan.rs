@@ -81,9 +81,24 @@ pub(crate) fn scan(bus: &mut dyn Bus, pc: u32, hooked: &dyn Fn(u32) -> bool) -> 
             });
             // A superblock: past a conditional branch the block goes on with the fall-through
             // path (the taken one leaves it).
-            branches += 1;
-            if conditional(word) && branches < MAX_BRANCHES && out.len() + 1 < MAX_BLOCK {
-                addr = slot_addr.wrapping_add(4);
+            if conditional(word) {
+                branches += 1;
+                if branches < MAX_BRANCHES && out.len() + 1 < MAX_BLOCK {
+                    addr = slot_addr.wrapping_add(4);
+                    continue;
+                }
+                break;
+            }
+            // Past an unconditional direct jump (J, JAL, B) the block goes on at its target (a
+            // trace: no exit there at all), unless the target is already in the block (a loop:
+            // the block ends and loops on itself, or leaves) or elsewhere than `pc`'s segment.
+            let insn = out[out.len() - 2];
+            if let Some(t) = inlined_target(&insn)
+                && out.len() + 1 < MAX_BLOCK
+                && (t >> 29) == (pc >> 29)
+                && !out.iter().any(|i| i.addr == t)
+            {
+                addr = t;
                 continue;
             }
             break;
@@ -100,6 +115,19 @@ pub(crate) fn scan(bus: &mut dyn Bus, pc: u32, hooked: &dyn Fn(u32) -> bool) -> 
         addr = addr.wrapping_add(4);
     }
     out
+}
+
+/// Where a block goes on after `insn` and its delay slot when `insn` is an unconditional
+/// direct jump that is not likely (J, JAL, BEQ of a register with itself): its target. The
+/// compiler continues such a jump in the middle of a block at the next instruction of the
+/// block, its target, with no exit (see `Gen::after_slot`).
+pub(crate) fn inlined_target(insn: &Insn) -> Option<u32> {
+    let w = insn.word;
+    match w >> 26 {
+        0x02 => static_target(insn),
+        0x04 if rs(w) == rt(w) => static_target(insn),
+        _ => None,
+    }
 }
 
 /// Whether a branch word may go either way (not J, JAL, JR, JALR, nor BEQ/BEQL of a register
