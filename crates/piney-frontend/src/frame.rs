@@ -183,6 +183,13 @@ pub trait Emulator {
         Err("save states are not available here".into())
     }
 
+    /// The GS capture key (F8) was pressed: starts a PCSX2-format GS dump of the running
+    /// program (from the next clean vertical blank), or ends the one recording; returns what it
+    /// did, or why not.
+    fn toggle_gs_capture(&mut self) -> Result<String, String> {
+        Err("GS captures are not available here".into())
+    }
+
     /// A file was dropped on the window: when the emulator can boot it, it ends this run to do
     /// so and says what it boots; else why not (the run goes on).
     fn dropped(&mut self, path: &std::path::Path) -> Result<String, String> {

@@ -188,6 +188,11 @@ impl<'e, E: Emulator + ?Sized> Session<'e, E> {
         self.emu.perf_lines()
     }
 
+    /// Asks the emulator to start or end a GS dump.
+    pub fn toggle_gs_capture(&mut self) -> Result<String, String> {
+        self.emu.toggle_gs_capture()
+    }
+
     /// A file dropped on the window, for the emulator to boot.
     pub fn dropped(&mut self, path: &std::path::Path) -> Result<String, String> {
         self.emu.dropped(path)

@@ -3,7 +3,8 @@
 //!
 //! Keys: Escape quits, F11 or Alt+Enter toggles borderless fullscreen, F12 saves a screenshot
 //! of the picture on screen (through [`Emulator::screenshot`]), F10 starts and stops an
-//! animated capture ([`Emulator::toggle_capture`]), F9 shows the performance overlay, a file
+//! animated capture ([`Emulator::toggle_capture`]), F8 a GS dump for PCSX2
+//! ([`Emulator::toggle_gs_capture`]), F9 shows the performance overlay, a file
 //! dropped on the window goes to [`Emulator::dropped`] (to boot it), F1
 //! saves a state to the slot, F3 loads it, F2 selects the next slot (through
 //! [`Emulator::state_key`]), Tab held fast-forwards (the
@@ -575,6 +576,15 @@ impl<E: Emulator + ?Sized> ApplicationHandler for App<'_, E> {
                         let line = match self.session.toggle_capture() {
                             Ok(what) => what,
                             Err(e) => format!("capture: {e}"),
+                        };
+                        let now = self.now_ns();
+                        self.notices.say(now, line);
+                    }
+                } else if code == KeyCode::F8 {
+                    if pressed && !event.repeat {
+                        let line = match self.session.toggle_gs_capture() {
+                            Ok(what) => what,
+                            Err(e) => format!("GS capture: {e}"),
                         };
                         let now = self.now_ns();
                         self.notices.say(now, line);

@@ -52,6 +52,27 @@ impl Capture {
         serial: &str,
         crc: u32,
     ) -> std::io::Result<Capture> {
+        // What differs from zero in a reset GS: PRMODECONT.AC = 1, Q = 1.0, TRXDIR = 3 (idle).
+        let regs = [
+            (reg::PRMODECONT, 1),
+            (reg::RGBAQ, 0x3f80_0000_0000_0000),
+            (reg::TRXDIR, 3),
+        ];
+        Self::create_from(path, &regs, &LocalMemory::new(), priv_block, serial, crc)
+    }
+
+    /// Starts a capture into `path` from a running GS: its general registers `regs` (as
+    /// [`crate::Gs::reg_values`] gives them), its local memory `mem` and privileged registers
+    /// `priv_block`. The GS must be [`crate::Gs::quiescent`] and every GIF path between
+    /// packets, since the dump's state holds neither queued vertices nor a path's place.
+    pub fn create_from(
+        path: &Path,
+        regs: &[(u8, u64)],
+        mem: &LocalMemory,
+        priv_block: Vec<u8>,
+        serial: &str,
+        crc: u32,
+    ) -> std::io::Result<Capture> {
         let name = path.to_string_lossy();
         let compression = if name.ends_with(".zst") {
             Compression::Zstd
@@ -68,12 +89,6 @@ impl Capture {
                 PathBuf::from(p)
             }
         };
-        // What differs from zero in a reset GS: PRMODECONT.AC = 1, Q = 1.0, TRXDIR = 3 (idle).
-        let regs = [
-            (reg::PRMODECONT, 1),
-            (reg::RGBAQ, 0x3f80_0000_0000_0000),
-            (reg::TRXDIR, 3),
-        ];
         let head = GsDump {
             header: Some(DumpHeader {
                 state_version: STATE_VERSION,
@@ -81,7 +96,7 @@ impl Capture {
                 screenshot: None,
             }),
             crc,
-            state: SavedState::build_v8(&regs, &LocalMemory::new()),
+            state: SavedState::build_v8(regs, mem),
             regs: priv_block,
             packets: Vec::new(),
             dropped_tail: None,

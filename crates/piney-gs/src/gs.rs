@@ -438,6 +438,56 @@ impl<R: Renderer> Gs<R> {
         self.s.queued
     }
 
+    /// Whether nothing is half done: no vertex queued, no host-to-local transfer waiting for
+    /// data. A GS dump may start here (its state holds registers and memory, not those).
+    pub fn quiescent(&self) -> bool {
+        self.s.queued == 0 && self.s.host.is_none()
+    }
+
+    /// The general registers as [`Gs::restore_reg`] takes them back: every register a GS
+    /// dump's state holds (PCSX2's state version 8 order), with its stored value.
+    pub fn reg_values(&self) -> Vec<(u8, u64)> {
+        let s = &self.s;
+        let mut v = vec![
+            (reg::PRIM, s.prim.0),
+            (reg::PRMODECONT, s.prmodecont),
+            (reg::TEXCLUT, s.env.texclut.0),
+            (reg::SCANMSK, s.env.scanmsk),
+            (reg::TEXA, s.env.texa.0),
+            (reg::FOGCOL, s.env.fogcol.0),
+            (reg::DIMX, s.env.dimx.0),
+            (reg::DTHE, s.env.dthe),
+            (reg::COLCLAMP, s.env.colclamp),
+            (reg::PABE, s.env.pabe),
+            (reg::BITBLTBUF, s.bitbltbuf.0),
+            (reg::TRXDIR, s.trxdir),
+            (reg::TRXPOS, s.trxpos.0),
+            (reg::TRXREG, s.trxreg.0),
+            (reg::RGBAQ, s.rgbaq.0),
+            (reg::ST, s.st.0),
+            (reg::UV, s.uv.0),
+            (reg::FOG, s.fog.0),
+        ];
+        for (c, x) in s.ctx.iter().enumerate() {
+            let c = c as u8;
+            v.extend([
+                (reg::XYOFFSET_1 + c, x.xyoffset.0),
+                (reg::TEX0_1 + c, x.tex0.0),
+                (reg::TEX1_1 + c, x.tex1.0),
+                (reg::CLAMP_1 + c, x.clamp.0),
+                (reg::MIPTBP1_1 + c, x.miptbp1.0),
+                (reg::MIPTBP2_1 + c, x.miptbp2.0),
+                (reg::SCISSOR_1 + c, x.scissor.0),
+                (reg::ALPHA_1 + c, x.alpha.0),
+                (reg::TEST_1 + c, x.test.0),
+                (reg::FBA_1 + c, x.fba),
+                (reg::FRAME_1 + c, x.frame.0),
+                (reg::ZBUF_1 + c, x.zbuf.0),
+            ]);
+        }
+        v
+    }
+
     /// True while a host->local transfer expects more image data.
     pub fn transfer_active(&self) -> bool {
         self.s.host.is_some()

@@ -216,7 +216,8 @@ impl EeBus {
     pub fn vblank_start(&mut self, _late: u64) {
         self.intc.raise(crate::intc::line::VBON);
         // GS CSR bit 3: VSINT (the GS's own VSync event), and FIELD (bit 13) toggles.
-        self.gif.gs.vsync();
+        let paths_idle = self.gif.paths_idle();
+        self.gif.gs.vsync(paths_idle);
         // IMR.VSMSK (bit 11) clear: the VSync event raises the GS interrupt (INTC line 0).
         if self.gif.gs.raises(3) {
             self.intc.raise(crate::intc::line::GS);

@@ -156,6 +156,11 @@ impl std::fmt::Debug for Gif {
 }
 
 impl Gif {
+    /// Whether every GIF path is between packets (the next qword each takes is a GIFtag).
+    pub fn paths_idle(&self) -> bool {
+        self.paths.iter().all(|p| p.idle() && !p.in_packet())
+    }
+
     /// A reset GIF feeding `gs`.
     pub fn new(gs: GsUnit) -> Self {
         Self {

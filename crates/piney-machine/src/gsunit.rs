@@ -48,6 +48,22 @@ pub struct GsUnit {
     /// that ended when they ran out.
     capture_left: Option<u64>,
     capture_done: Option<std::io::Result<u64>>,
+    /// A capture asked for mid-run: its file, frames, game, and the vertical blank from which
+    /// it starts (at the first one where the GS and the GIF paths are between commands).
+    armed: Option<ArmedCapture>,
+    /// Vertical blanks seen, and the one a mid-run capture started at.
+    vsyncs: u64,
+    started_at: Option<u64>,
+}
+
+/// A GS dump to start at a clean vertical blank ([`GsUnit::arm_capture`]).
+#[derive(Debug, Clone)]
+struct ArmedCapture {
+    path: std::path::PathBuf,
+    frames: Option<u64>,
+    serial: String,
+    crc: u32,
+    from: u64,
 }
 
 impl Default for GsUnit {
@@ -77,6 +93,9 @@ impl GsUnit {
             capture: None,
             capture_left: None,
             capture_done: None,
+            armed: None,
+            vsyncs: 0,
+            started_at: None,
         }
     }
 
@@ -184,10 +203,30 @@ impl GsUnit {
         let _ = self.gs.write_priv(off, new);
     }
 
-    /// A vertical blank starts: CSR.VSINT, FIELD toggled; a capture notes it.
-    pub fn vsync(&mut self) {
+    /// A vertical blank starts: CSR.VSINT, FIELD toggled; a capture notes it, and an armed one
+    /// starts when nothing is half done (`paths_idle`: every GIF path between packets).
+    pub fn vsync(&mut self, paths_idle: bool) {
+        self.vsyncs += 1;
         let odd = self.gs.privileged.csr & csr::FIELD == 0;
         self.gs.vsync(odd);
+        if self.capture.is_none()
+            && paths_idle
+            && self.gs.quiescent()
+            && let Some(a) = self.armed.take_if(|a| self.vsyncs >= a.from)
+        {
+            let mem = self.gs.local_memory();
+            let regs = self.gs.reg_values();
+            match Capture::create_from(&a.path, &regs, &mem, self.gs.priv_block(), &a.serial, a.crc)
+            {
+                Ok(c) => {
+                    self.capture = Some(Box::new(c));
+                    self.capture_left = a.frames;
+                    self.started_at = Some(self.vsyncs);
+                }
+                Err(e) => self.capture_done = Some(Err(e)),
+            }
+            return;
+        }
         if let Some(c) = &mut self.capture {
             c.vsync(self.gs.priv_block(), odd as u8);
             if let Some(left) = &mut self.capture_left {
@@ -223,6 +262,37 @@ impl GsUnit {
             crc,
         )?));
         Ok(())
+    }
+
+    /// Starts a GS dump into `path` during the run: at the first vertical blank from number
+    /// `from` (counted from power-on) where the GS has no vertex queued and no transfer
+    /// waiting and every GIF path is between packets; its state is the GS's registers and
+    /// local memory then. `frames`: its length (None: to the end of the run).
+    pub fn arm_capture(
+        &mut self,
+        path: &std::path::Path,
+        frames: Option<u64>,
+        serial: &str,
+        crc: u32,
+        from: u64,
+    ) {
+        self.armed = Some(ArmedCapture {
+            path: path.to_path_buf(),
+            frames,
+            serial: serial.to_string(),
+            crc,
+            from,
+        });
+    }
+
+    /// The vertical blank (counted from power-on) a mid-run capture started at, once it has.
+    pub fn capture_started_at(&self) -> Option<u64> {
+        self.started_at
+    }
+
+    /// Whether a capture is recording or waiting to start.
+    pub fn capturing(&self) -> bool {
+        self.capture.is_some() || self.armed.is_some()
     }
 
     /// Records only the next `frames` vertical blanks of the running capture, then finishes

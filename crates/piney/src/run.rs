@@ -79,6 +79,11 @@ pub struct RunArgs {
     /// when the run ends; `piney replay FILE` gives the run's frames again.
     #[arg(long, value_name = "FILE")]
     pub dump_gs: Option<PathBuf>,
+    /// With --dump-gs: start recording at frame N (the first vertical blank from N where the GS
+    /// and its GIF paths are between commands; the dump's state is the GS's registers and
+    /// local memory then) instead of at power-on; works after --load-state too.
+    #[arg(long, value_name = "FRAME", requires = "dump_gs")]
+    pub dump_gs_at: Option<u64>,
     /// With --dump-gs: record only the first N frames (vertical blanks), the file finished
     /// then while the run goes on.
     #[arg(long, value_name = "N", requires = "dump_gs", value_parser = clap::value_parser!(u64).range(1..))]
@@ -240,6 +245,7 @@ impl RunArgs {
             gs_general_path: self.gs_general_path,
             dump_gs: self.dump_gs,
             dump_gs_frames: self.dump_gs_frames,
+            dump_gs_at: self.dump_gs_at,
             dump_audio: self.dump_audio,
             no_audio: !pick(self.audio, self.no_audio, s.audio),
             volume: self.volume.unwrap_or(s.volume),
@@ -303,6 +309,7 @@ pub struct RunOptions {
     pub gs_general_path: bool,
     pub dump_gs: Option<PathBuf>,
     pub dump_gs_frames: Option<u64>,
+    pub dump_gs_at: Option<u64>,
     pub dump_audio: Option<PathBuf>,
     pub no_audio: bool,
     pub volume: u8,
@@ -721,12 +728,14 @@ pub fn run_image(
             }
         }
     }
-    if let Some(path) = &opts.dump_gs {
-        // From the loaded program's first instruction: the GS as at power-on (a dump holds
-        // no GS state piney could start it from later, so not after a loaded state).
+    if let Some(path) = &opts.dump_gs
+        && opts.dump_gs_at.is_none()
+    {
+        // From the loaded program's first instruction: the GS as at power-on (after a loaded
+        // state, --dump-gs-at says where to start from the GS's state then).
         if opts.load_state.is_some() {
             eprintln!(
-                "piney: --dump-gs records from power-on; it cannot start from --load-state's state"
+                "piney: --dump-gs records from power-on; after --load-state give --dump-gs-at FRAME"
             );
             return ExitCode::from(2);
         }
@@ -795,6 +804,15 @@ pub fn run_image(
             file.display(),
             machine.vblank_count
         );
+    }
+    if let (Some(path), Some(from)) = (&opts.dump_gs, opts.dump_gs_at) {
+        // Started by the machine at the first clean vertical blank from `from`.
+        let serial = boot.serial.as_deref().unwrap_or_default();
+        machine
+            .bus
+            .gif
+            .gs
+            .arm_capture(path, opts.dump_gs_frames, serial, 0, from);
     }
     let iop_time = std::rc::Rc::new(std::cell::Cell::new(0.0f64));
     let spu2_time = std::rc::Rc::new(std::cell::Cell::new(0.0f64));
@@ -924,9 +942,23 @@ pub fn run_image(
         eprintln!("piney: {e}");
         return ExitCode::from(1);
     }
-    if let (Some(path), Some(done)) = (&opts.dump_gs, machine.bus.gif.gs.finish_capture()) {
+    let gs_dump = machine.bus.gif.gs.finish_capture();
+    if let (Some(path), None, Some(from)) = (&opts.dump_gs, &gs_dump, opts.dump_gs_at) {
+        eprintln!(
+            "piney: --dump-gs {}: not started: no vertical blank from {from} on found the GS between commands",
+            path.display()
+        );
+        return ExitCode::from(1);
+    }
+    if let (Some(path), Some(done)) = (&opts.dump_gs, gs_dump) {
         match done {
-            Ok(frames) => eprintln!("piney: --dump-gs {}: {frames} frames", path.display()),
+            Ok(frames) => match machine.bus.gif.gs.capture_started_at() {
+                Some(at) => eprintln!(
+                    "piney: --dump-gs {}: {frames} frames from vertical blank {at}",
+                    path.display()
+                ),
+                None => eprintln!("piney: --dump-gs {}: {frames} frames", path.display()),
+            },
             Err(e) => {
                 eprintln!("piney: --dump-gs {}: {e}", path.display());
                 return ExitCode::from(1);

@@ -71,6 +71,8 @@ struct MachineSession<'a> {
     states: StateSlots,
     /// A dropped program or disc image to boot once this run ends.
     boot_next: Option<PathBuf>,
+    /// How many frames F8's GS dump records (`--dump-gs-frames`; `None`: until F8 again).
+    gs_capture_frames: Option<u64>,
 }
 
 impl MachineSession<'_> {
@@ -373,6 +375,29 @@ impl Emulator for MachineSession<'_> {
         }
     }
 
+    fn toggle_gs_capture(&mut self) -> Result<String, String> {
+        let gs = &mut self.machine.bus.gif.gs;
+        if gs.capturing() {
+            return match gs.finish_capture() {
+                Some(Ok(frames)) => Ok(format!("GS capture ended: {frames} frames")),
+                Some(Err(e)) => Err(e.to_string()),
+                None => Ok("GS capture ended before it started".into()),
+            };
+        }
+        let png = self.shot_path("gs")?;
+        let path = png.with_extension("gs.zst");
+        let from = self.machine.vblank_count + 1;
+        self.machine
+            .bus
+            .gif
+            .gs
+            .arm_capture(&path, self.gs_capture_frames, &self.name, 0, from);
+        Ok(format!(
+            "GS capture {} from the next clean vertical blank (F8 again ends it)",
+            path.display()
+        ))
+    }
+
     fn dropped(&mut self, path: &std::path::Path) -> Result<String, String> {
         crate::run::bootable(path)?;
         self.boot_next = Some(path.to_path_buf());
@@ -468,6 +493,7 @@ pub fn run(
         perf_last: None,
         states,
         boot_next: None,
+        gs_capture_frames: opts.dump_gs_frames,
     };
     let mut options = WindowOptions {
         title: format!("piney: {}", names.title),
@@ -497,6 +523,14 @@ pub fn run(
     let stats = run_window(&mut session, options).map_err(|e| e.to_string());
     // Captures end with the window, whatever ended it.
     let captures = [session.capture.take(), session.key_capture.take()];
+    if opts.dump_gs.is_none()
+        && let Some(done) = session.machine.bus.gif.gs.finish_capture()
+    {
+        match done {
+            Ok(frames) => eprintln!("piney: GS capture ended with the window: {frames} frames"),
+            Err(e) => eprintln!("piney: GS capture: {e}"),
+        }
+    }
     for c in captures.into_iter().flatten() {
         match c.finish() {
             Ok(line) => eprintln!("piney: {line}"),

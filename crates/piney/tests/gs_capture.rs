@@ -128,3 +128,54 @@ fn a_capture_of_the_first_frames() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// `--dump-gs-at FRAME`: a dump started mid-run (at the first vertical blank from FRAME where
+/// the GS and its GIF paths are between commands; its state the GS's registers and local
+/// memory then) replays to the live frames from there: replayed frame k is live frame
+/// FRAME + k. The window's F8 starts the same kind of dump.
+#[test]
+fn a_capture_started_mid_run() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("gs-capture-at");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let dump = dir.join("mid.gs.zst");
+    let (live, replayed) = (dir.join("live"), dir.join("replay"));
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/input/adjust_screen.txt");
+    let err = piney(
+        &[
+            "demo",
+            "--headless",
+            "--frames",
+            "100",
+            "--dump-gs-at",
+            "45",
+            "--dump-gs-frames",
+            "30",
+        ],
+        &[
+            Path::new("--input"),
+            &script,
+            Path::new("--dump-gs"),
+            &dump,
+            Path::new("--dump-frames"),
+            &live,
+        ],
+    );
+    let at: u64 = err
+        .split("30 frames from vertical blank ")
+        .nth(1)
+        .and_then(|t| t.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no start in {err}"));
+    assert!((45..60).contains(&at), "{err}");
+    let err = piney(
+        &["replay", "--headless"],
+        &[&dump, Path::new("--dump-frames"), &replayed],
+    );
+    assert!(err.contains("30 frames"), "{err}");
+    for k in 0..30 {
+        let a = Image::read_png(&live.join(Image::frame_file_name(at + k))).unwrap();
+        let b = Image::read_png(&replayed.join(Image::frame_file_name(k))).unwrap();
+        assert!(a == b, "replayed frame {k} is not live frame {}", at + k);
+    }
+}
