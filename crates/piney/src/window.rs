@@ -275,11 +275,13 @@ pub fn run(
         }
         machine.set_audio_sink(Box::new(Tee(sinks)));
     }
+    // --frames counts the frames of this run (after a loaded state's), as headless.
+    let frames = opts.frames.map(|f| f + machine.vblank_count);
     let mut session = MachineSession {
         machine,
         pads,
         deflicker: opts.deflicker,
-        frames: opts.frames,
+        frames,
         seconds: opts.seconds,
         ended: false,
         last: None,
