@@ -839,6 +839,9 @@ IOP_IMPORT(cdvdman, 28, int, sceCdStatus, (void))
 IOP_IMPORT(cdvdman, 37, sceCdCBFunc, sceCdCallback, (sceCdCBFunc function))
 IOP_IMPORT(cdvdman, 38, int, sceCdPause, (void))
 IOP_IMPORT(cdvdman, 39, int, sceCdBreak, (void))
+/* Whole sectors of a disc with audio tracks: datapattern 0 2352 bytes, 1 2368 (+ Q
+ * subchannel and 4 zero bytes), 2 2448 (+ 96 interleaved subchannel bytes). */
+IOP_IMPORT(cdvdman, 40, int, sceCdReadCDDA, (u32 lsn, u32 sectors, void *buffer, sceCdRMode *mode))
 IOP_IMPORT(cdvdman, 44, u32, sceCdGetReadPos, (void))
 IOP_IMPORT(cdvdman, 46, int, sceCdNop, (void))
 IOP_IMPORT(cdvdman, 56, int, sceCdStInit, (u32 bufmax, u32 bankmax, void *buffer))

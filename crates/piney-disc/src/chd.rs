@@ -92,6 +92,26 @@ struct Layout {
     kind: MediaKind,
 }
 
+/// One CD track as the CHD stores it.
+#[derive(Debug, Clone, Copy)]
+struct StoredTrack {
+    track: crate::Track,
+    /// Disc sectors `lsn..lsn + frames` are stored, from CHD unit `unit` on.
+    lsn: i64,
+    frames: u64,
+    unit: u64,
+}
+
+/// A CD CHD's tracks on the disc (MAME `cdrom_file`: a pregap not stored in the CHD comes
+/// before the track's stored frames; a stored one (PGTYPE V...) is its first frames; LSN 0 is
+/// track 1's INDEX 01). Audio frames are stored with each 16-bit sample big-endian (chdman
+/// swaps a BIN's little-endian samples); they are swapped back when read.
+#[derive(Debug, Clone)]
+struct CdTracks {
+    tracks: Vec<StoredTrack>,
+    lead_out: u64,
+}
+
 /// What a hunk's map entry says, once checked.
 enum Stored {
     /// Read it from the file (compressed or not), with this CRC if the map has one.
@@ -107,6 +127,8 @@ pub(crate) struct ChdSource {
     hunk_bytes: u32,
     units_per_hunk: u64,
     layout: Layout,
+    /// A CD's every track, where it has more than one or audio ones.
+    cd: Option<CdTracks>,
     hunk: Vec<u8>,
     /// The stored hunk whose data `hunk` holds.
     hunk_no: Option<u32>,
@@ -212,8 +234,9 @@ impl ChdSource {
             Err(_) => return Err(DiscError::corrupt(path, "the CHD map does not decode")),
         };
         check_map(path, &chd, len, &codecs, hunk_bytes)?;
-        let layout = read_layout(path, &mut chd, logical, unit_bytes)?;
+        let (layout, cd) = read_layout(path, &mut chd, logical, unit_bytes)?;
         Ok(ChdSource {
+            cd,
             path: path.to_path_buf(),
             codecs,
             hunk_bytes,
@@ -329,7 +352,11 @@ impl ChdSource {
         if lba >= self.layout.sectors {
             return Err(DiscError::past_end(&self.path, lba, self.layout.sectors));
         }
-        let unit = self.layout.first_unit + lba;
+        self.unit_at(self.layout.first_unit + lba)
+    }
+
+    /// The bytes of CHD unit `unit` (checked against the CHD's size when the layout was read).
+    fn unit_at(&mut self, unit: u64) -> Result<&[u8], DiscError> {
         let hunk = (unit / self.units_per_hunk) as u32;
         self.load_hunk(hunk)?;
         let at = ((unit % self.units_per_hunk) * self.layout.unit_bytes as u64) as usize;
@@ -497,13 +524,81 @@ fn parse_track(path: &Path, text: &[u8]) -> Result<Track, DiscError> {
     Ok(track)
 }
 
-/// Finds the first data track (CD) or the DVD sectors from the metadata.
+/// Lays a CD's tracks out on the disc ([`CdTracks`]); `None` for a single data track.
+fn cd_tracks(path: &Path, tracks: &[Track], units: u64) -> Result<Option<CdTracks>, DiscError> {
+    if tracks.len() < 2 && tracks.iter().all(|t| t.kind != "AUDIO") {
+        return Ok(None);
+    }
+    let (mut logical, mut unit) = (0i64, 0u64);
+    let mut placed: Vec<(StoredTrack, i64)> = Vec::new();
+    for t in tracks {
+        if !t.pregap_stored {
+            logical = logical.saturating_add(t.pregap as i64);
+        }
+        let index1 = logical.saturating_add(if t.pregap_stored { t.pregap as i64 } else { 0 });
+        if unit.saturating_add(t.frames) > units {
+            return Err(DiscError::truncated(
+                path,
+                format!(
+                    "CHD track {} ends at frame {}, but the CHD holds {units}",
+                    t.number,
+                    unit.saturating_add(t.frames)
+                ),
+            ));
+        }
+        let number = u8::try_from(t.number)
+            .ok()
+            .filter(|n| (1..=99).contains(n))
+            .ok_or_else(|| {
+                DiscError::corrupt(path, format!("CHD track number {} is not 1..99", t.number))
+            })?;
+        placed.push((
+            StoredTrack {
+                track: crate::Track {
+                    number,
+                    audio: t.kind == "AUDIO",
+                    start: 0,
+                    sectors: 0,
+                },
+                lsn: logical,
+                frames: t.frames,
+                unit,
+            },
+            index1,
+        ));
+        logical = logical.saturating_add(t.frames as i64);
+        unit = unit.saturating_add(t.frames.next_multiple_of(4));
+    }
+    let base = placed.first().map_or(0, |p| p.1);
+    let lead_out = logical.saturating_sub(base).max(0) as u64;
+    let mut out: Vec<StoredTrack> = placed
+        .iter()
+        .map(|(st, index1)| StoredTrack {
+            track: crate::Track {
+                start: index1.saturating_sub(base).max(0) as u64,
+                ..st.track
+            },
+            lsn: st.lsn.saturating_sub(base),
+            ..*st
+        })
+        .collect();
+    for i in 0..out.len() {
+        let next = out.get(i + 1).map_or(lead_out, |n| n.track.start);
+        out[i].track.sectors = next.saturating_sub(out[i].track.start);
+    }
+    Ok(Some(CdTracks {
+        tracks: out,
+        lead_out,
+    }))
+}
+
+/// Finds the first data track (CD) or the DVD sectors from the metadata, and a CD's tracks.
 fn read_layout(
     path: &Path,
     chd: &mut Chd<File>,
     logical: u64,
     unit_bytes: u32,
-) -> Result<Layout, DiscError> {
+) -> Result<(Layout, Option<CdTracks>), DiscError> {
     let refs: Vec<_> = chd.metadata_refs().take(MAX_METADATA).collect();
     let mut tracks = Vec::new();
     let mut dvd = false;
@@ -540,14 +635,17 @@ fn read_layout(
                 format!("a DVD CHD's units must be 2048 bytes, not {unit_bytes}"),
             ));
         }
-        return Ok(Layout {
-            unit_bytes,
-            first_unit: 0,
-            sectors: units,
-            user_offset: 0,
-            raw: false,
-            kind: MediaKind::Dvd,
-        });
+        return Ok((
+            Layout {
+                unit_bytes,
+                first_unit: 0,
+                sectors: units,
+                user_offset: 0,
+                raw: false,
+                kind: MediaKind::Dvd,
+            },
+            None,
+        ));
     }
     if unit_bytes != CD_FRAME {
         return Err(DiscError::corrupt(
@@ -556,6 +654,7 @@ fn read_layout(
         ));
     }
     tracks.sort_by_key(|t| t.number);
+    let cd = cd_tracks(path, &tracks, units)?;
     let mut chd_frame = 0u64;
     for t in &tracks {
         let (user_offset, raw) = match t.kind.as_str() {
@@ -592,22 +691,33 @@ fn read_layout(
                 ),
             ));
         }
-        return Ok(Layout {
-            unit_bytes,
-            first_unit,
-            sectors,
-            user_offset,
-            raw,
-            kind: if sectors > crate::sector::MAX_CD_SECTORS {
-                MediaKind::Dvd
-            } else {
-                MediaKind::Cd
+        return Ok((
+            Layout {
+                unit_bytes,
+                first_unit,
+                sectors,
+                user_offset,
+                raw,
+                kind: if sectors > crate::sector::MAX_CD_SECTORS {
+                    MediaKind::Dvd
+                } else {
+                    MediaKind::Cd
+                },
             },
-        });
+            cd,
+        ));
     }
-    Err(DiscError::unsupported(
-        path,
-        "a CD CHD with only audio tracks",
+    // Audio tracks only: an audio CD, no data sectors.
+    Ok((
+        Layout {
+            unit_bytes,
+            first_unit: 0,
+            sectors: 0,
+            user_offset: 0,
+            raw: false,
+            kind: MediaKind::Cd,
+        },
+        cd,
     ))
 }
 
@@ -649,6 +759,45 @@ impl SectorSource for ChdSource {
         }
         let unit = self.unit(lba)?;
         buf.copy_from_slice(&unit[..RAW_SECTOR_SIZE]);
+        Ok(())
+    }
+
+    fn toc(&self) -> Option<(Vec<crate::Track>, u64)> {
+        let cd = self.cd.as_ref()?;
+        Some((cd.tracks.iter().map(|t| t.track).collect(), cd.lead_out))
+    }
+
+    fn read_cdda(&mut self, lsn: u64, buf: &mut [u8; RAW_SECTOR_SIZE]) -> Result<(), DiscError> {
+        let Some(cd) = &self.cd else {
+            return self.read_raw(lsn, buf);
+        };
+        if lsn >= cd.lead_out {
+            return Err(DiscError::past_end(&self.path, lsn, cd.lead_out));
+        }
+        let at = lsn as i64;
+        let Some(t) = cd
+            .tracks
+            .iter()
+            .find(|t| t.lsn <= at && at < t.lsn.saturating_add(t.frames as i64))
+            .copied()
+        else {
+            // A pregap the CHD does not store: silence.
+            buf.fill(0);
+            return Ok(());
+        };
+        if !t.track.audio && !self.layout.raw {
+            return Err(DiscError::invalid(
+                &self.path,
+                "this CHD's data track is cooked (2048-byte sectors): no raw 2352-byte sectors",
+            ));
+        }
+        let unit = self.unit_at(t.unit + (at - t.lsn) as u64)?;
+        buf.copy_from_slice(&unit[..RAW_SECTOR_SIZE]);
+        if t.track.audio {
+            for pair in buf.chunks_exact_mut(2) {
+                pair.swap(0, 1);
+            }
+        }
         Ok(())
     }
 }

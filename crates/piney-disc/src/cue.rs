@@ -1,8 +1,9 @@
 //! Cue sheets: which file holds the first data track, in what sector mode, from which sector.
 //!
 //! Only what a PS2 image needs is read: `FILE "name" BINARY`, `TRACK nn MODE`, and
-//! `INDEX nn mm:ss:ff` (75 frames a second, counted from the start of the FILE). Other commands
-//! (REM, FLAGS, PREGAP, TITLE...) are skipped. The data track runs from its INDEX 01 to the next
+//! `INDEX nn mm:ss:ff` (75 frames a second, counted from the start of the FILE), and
+//! `PREGAP mm:ss:ff` (silence before a track that is not in the file). Other commands (REM,
+//! FLAGS, POSTGAP, TITLE...) are skipped. The data track runs from its INDEX 01 to the next
 //! track's first index in the same file, or to the end of the file.
 
 use std::path::Path;
@@ -51,11 +52,15 @@ impl CueMode {
 pub(crate) struct CueTrack {
     pub(crate) file: String,
     pub(crate) mode: CueMode,
+    /// The track's number, 1..99.
+    pub(crate) number: u8,
     /// The cue sheet line of the TRACK command, for errors.
     pub(crate) line: usize,
     /// The first INDEX of the track (00 or 01), and INDEX 01, in frames from the file's start.
     pub(crate) first_index: Option<u64>,
     pub(crate) index1: Option<u64>,
+    /// PREGAP: frames of silence before the track that are not in the file.
+    pub(crate) pregap: u64,
 }
 
 /// Whether `bytes` look like a cue sheet: text with a FILE and a TRACK command.
@@ -149,9 +154,11 @@ pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<Vec<CueTrack>, DiscErro
                 tracks.push(CueTrack {
                     file,
                     mode: CueMode::parse(mode),
+                    number: number as u8,
                     line: line_no,
                     first_index: None,
                     index1: None,
+                    pregap: 0,
                 });
             }
             "INDEX" => {
@@ -173,6 +180,14 @@ pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<Vec<CueTrack>, DiscErro
                 if number == 1 {
                     track.index1 = Some(at);
                 }
+            }
+            "PREGAP" => {
+                let Some(track) = tracks.last_mut() else {
+                    return Err(err(line_no, "PREGAP before any TRACK".into()));
+                };
+                track.pregap = parse_msf(rest).ok_or_else(|| {
+                    err(line_no, format!("PREGAP needs mm:ss:ff, not \"{rest}\""))
+                })?;
             }
             _ => {}
         }

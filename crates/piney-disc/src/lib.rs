@@ -8,6 +8,12 @@
 //! - Every format reads through one interface, [`SectorSource`]: numbered 2048-byte user-data
 //!   sectors (Mode 1, Mode 2 Form 1 or DVD), the medium's [`MediaKind`], and raw 2352-byte
 //!   sectors where the image has them (BIN, raw-track CHDs).
+//! - A CD's table of contents: [`Disc::tracks`] and [`Disc::lead_out`] (a cue sheet's or a CD
+//!   CHD's every track, audio included, laid out one after another with their pregaps; other
+//!   images one data track), and [`Disc::read_cdda`], the whole 2352-byte sector of any track
+//!   as the drive's CD-DA read gives it (audio as little-endian samples, whatever the image
+//!   stores). A cue sheet or CHD of audio tracks only is an audio CD: no data sectors, its
+//!   tracks readable.
 //! - Reads are buffered: each source keeps one block (a CSO/ZSO block, a CHD hunk, or a run of
 //!   sectors of a flat file) besides the image's own index (4 bytes a CSO/ZSO block, 12 a CHD
 //!   hunk); no image is ever read whole into memory.
@@ -30,6 +36,7 @@ mod iso9660;
 mod raw;
 mod sector;
 mod system_cnf;
+mod toc;
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -38,6 +45,7 @@ pub use error::DiscError;
 pub use iso9660::{BootInfo, Extent, FileEntry, Iso9660};
 pub use sector::{MAX_CD_SECTORS, MediaKind, RAW_SECTOR_SIZE, SECTOR_SIZE, SectorSource};
 pub use system_cnf::{SystemCnf, VideoMode, serial_from_name};
+pub use toc::Track;
 
 use crate::cso::CisoFormat;
 use crate::raw::{RawLayout, SYNC};
@@ -72,6 +80,8 @@ pub struct Disc {
     path: PathBuf,
     format: ImageFormat,
     source: Box<dyn SectorSource + Send>,
+    /// A cue sheet's tracks, all of them (the data source above is its first data track).
+    layout: Option<toc::CueLayout>,
 }
 
 impl std::fmt::Debug for Disc {
@@ -100,6 +110,44 @@ impl Disc {
     pub fn into_filesystem(self) -> Result<Iso9660<Disc>, DiscError> {
         Iso9660::new(self)
     }
+
+    /// The table of contents: a cue sheet's tracks, else one data track of every sector.
+    pub fn tracks(&self) -> Vec<Track> {
+        match (&self.layout, self.source.toc()) {
+            (Some(l), _) => l.tracks(),
+            (None, Some((tracks, _))) => tracks,
+            (None, None) => vec![Track {
+                number: 1,
+                audio: false,
+                start: 0,
+                sectors: self.source.sector_count(),
+            }],
+        }
+    }
+
+    /// The disc sector after the last track's last (the lead-out's LSN).
+    pub fn lead_out(&self) -> u64 {
+        match (&self.layout, self.source.toc()) {
+            (Some(l), _) => l.lead_out(),
+            (None, Some((_, lead_out))) => lead_out,
+            (None, None) => self.source.sector_count(),
+        }
+    }
+
+    /// The whole 2352-byte sector `lsn` of any track, as the drive's CD-DA read gives it:
+    /// audio samples of an audio track, the raw data sector of a data track the image keeps
+    /// whole, zeros in a PREGAP the image does not hold. An image of 2048-byte sectors only
+    /// (ISO, CSO, a cooked cue track) cannot give a data sector whole: an error.
+    pub fn read_cdda(
+        &mut self,
+        lsn: u64,
+        buf: &mut [u8; RAW_SECTOR_SIZE],
+    ) -> Result<(), DiscError> {
+        match &mut self.layout {
+            Some(l) => l.read_raw(lsn, buf),
+            None => self.source.read_cdda(lsn, buf),
+        }
+    }
 }
 
 impl SectorSource for Disc {
@@ -121,6 +169,15 @@ impl SectorSource for Disc {
     fn read_raw(&mut self, lba: u64, buf: &mut [u8; RAW_SECTOR_SIZE]) -> Result<(), DiscError> {
         self.source.read_raw(lba, buf)
     }
+    fn toc(&self) -> Option<(Vec<Track>, u64)> {
+        match &self.layout {
+            Some(l) => Some((l.tracks(), l.lead_out())),
+            None => self.source.toc(),
+        }
+    }
+    fn read_cdda(&mut self, lsn: u64, buf: &mut [u8; RAW_SECTOR_SIZE]) -> Result<(), DiscError> {
+        Disc::read_cdda(self, lsn, buf)
+    }
 }
 
 /// Opens a disc image, finding its format from its content (see the crate documentation).
@@ -135,6 +192,7 @@ pub fn open(path: impl AsRef<Path>) -> Result<Disc, DiscError> {
         path: path.to_path_buf(),
         format,
         source,
+        layout: None,
     };
 
     if head.starts_with(cso::CSO_MAGIC) || head.starts_with(cso::ZSO_MAGIC) {
@@ -214,8 +272,26 @@ pub fn open(path: impl AsRef<Path>) -> Result<Disc, DiscError> {
 /// Opens the first data track a cue sheet names.
 fn open_cue(cue_path: &Path, text: &[u8]) -> Result<Disc, DiscError> {
     let tracks = cue::parse(cue_path, text)?;
-    let (track, end) = cue::first_data_track(cue_path, &tracks)?;
     let dir = cue_path.parent().unwrap_or_else(|| Path::new("."));
+    if tracks.iter().all(|t| t.mode == cue::CueMode::Audio) {
+        // An audio CD: no data sectors, only its tracks.
+        let layout = toc::CueLayout::new(cue_path, dir, &tracks)?;
+        return Ok(Disc {
+            path: cue_path.to_path_buf(),
+            format: ImageFormat::Cue { sector_size: 2352 },
+            source: Box::new(toc::NoData {
+                path: cue_path.to_path_buf(),
+            }),
+            layout: Some(layout),
+        });
+    }
+    let (track, end) = cue::first_data_track(cue_path, &tracks)?;
+    // One track: the data track alone, read as before. More: every track laid out.
+    let layout = if tracks.len() > 1 {
+        Some(toc::CueLayout::new(cue_path, dir, &tracks)?)
+    } else {
+        None
+    };
     let bin_path = dir.join(&track.file);
     let file = File::open(&bin_path).map_err(|e| DiscError::Cue {
         path: cue_path.to_path_buf(),
@@ -268,6 +344,7 @@ fn open_cue(cue_path: &Path, text: &[u8]) -> Result<Disc, DiscError> {
         path: cue_path.to_path_buf(),
         format: ImageFormat::Cue { sector_size },
         source,
+        layout,
     })
 }
 

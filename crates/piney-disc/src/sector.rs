@@ -55,6 +55,17 @@ pub trait SectorSource {
         ))
     }
 
+    /// The disc's tracks and lead-out, where the image knows more than one data track (a CD
+    /// CHD's track metadata); `None` for one data track of every sector.
+    fn toc(&self) -> Option<(Vec<crate::Track>, u64)> {
+        None
+    }
+
+    /// The whole 2352-byte sector `lsn` of any track, by disc sector number (CD-DA reads).
+    fn read_cdda(&mut self, lsn: u64, buf: &mut [u8; RAW_SECTOR_SIZE]) -> Result<(), DiscError> {
+        self.read_raw(lsn, buf)
+    }
+
     /// Consecutive sectors' user data into `buf`, whose length must be a multiple of 2048.
     fn read_sectors(&mut self, lba: u64, buf: &mut [u8]) -> Result<(), DiscError> {
         if !buf.len().is_multiple_of(SECTOR_SIZE) {
@@ -95,6 +106,12 @@ impl<S: SectorSource + ?Sized> SectorSource for Box<S> {
     fn read_raw(&mut self, lba: u64, buf: &mut [u8; RAW_SECTOR_SIZE]) -> Result<(), DiscError> {
         (**self).read_raw(lba, buf)
     }
+    fn toc(&self) -> Option<(Vec<crate::Track>, u64)> {
+        (**self).toc()
+    }
+    fn read_cdda(&mut self, lsn: u64, buf: &mut [u8; RAW_SECTOR_SIZE]) -> Result<(), DiscError> {
+        (**self).read_cdda(lsn, buf)
+    }
 }
 
 impl<S: SectorSource + ?Sized> SectorSource for &mut S {
@@ -115,6 +132,12 @@ impl<S: SectorSource + ?Sized> SectorSource for &mut S {
     }
     fn read_raw(&mut self, lba: u64, buf: &mut [u8; RAW_SECTOR_SIZE]) -> Result<(), DiscError> {
         (**self).read_raw(lba, buf)
+    }
+    fn toc(&self) -> Option<(Vec<crate::Track>, u64)> {
+        (**self).toc()
+    }
+    fn read_cdda(&mut self, lsn: u64, buf: &mut [u8; RAW_SECTOR_SIZE]) -> Result<(), DiscError> {
+        (**self).read_cdda(lsn, buf)
     }
 }
 

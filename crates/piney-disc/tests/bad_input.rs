@@ -437,8 +437,21 @@ fn bad_cue_sheets() {
     assert!(matches!(e, DiscError::Cue { line: 1, .. }), "{e}");
     let e = case("FILE x.bin BINARY\n  TRACK 01 MODE2/2352\n    INDEX 01 00:99:00\n");
     assert!(matches!(e, DiscError::Cue { line: 3, .. }), "{e}");
-    let e = case("FILE x.bin BINARY\n  TRACK 01 AUDIO\n    INDEX 01 00:00:00\n");
-    assert!(matches!(e, DiscError::Unsupported { .. }), "{e}");
+    // Audio tracks only: an audio CD (tests/cdda.rs), no data sectors; a bad mode among
+    // several tracks is named as for one.
+    fs::write(
+        &cue,
+        "FILE x.bin BINARY\n  TRACK 01 AUDIO\n    INDEX 01 00:00:00\n",
+    )
+    .unwrap();
+    assert_eq!(piney_disc::open(&cue).unwrap().sector_count(), 0);
+    let e = case(
+        "FILE x.bin BINARY\n  TRACK 01 MODE2/2352\n INDEX 01 00:00:00\n TRACK 02 CDG\n INDEX 01 00:04:00\n",
+    );
+    assert!(
+        matches!(e, DiscError::Cue { line: 4, .. }) && e.to_string().contains("CDG"),
+        "{e}"
+    );
     let e = case("FILE x.bin BINARY\n  TRACK 01 CDG\n    INDEX 01 00:00:00\n");
     assert!(e.to_string().contains("CDG"), "{e}");
     let e = case("FILE x.bin BINARY\n  TRACK 01 MODE2/2352\n");

@@ -164,6 +164,18 @@ pub trait Emulator {
         Err("screenshots are not available here".into())
     }
 
+    /// The capture key (F10) was pressed: starts an animated capture of the frames from now on,
+    /// or ends the one running; returns what it did, or why not.
+    fn toggle_capture(&mut self) -> Result<String, String> {
+        Err("captures are not available here".into())
+    }
+
+    /// Lines for the performance overlay (F9), asked once a second: where the host's time went
+    /// since the last call (the machine's parts). The default has none.
+    fn perf_lines(&mut self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// A save state key was pressed (F1 save to the slot, F3 load the slot, F2 the next slot):
     /// does it and returns the line to show, or why not.
     fn state_key(&mut self, key: StateKey) -> Result<String, String> {

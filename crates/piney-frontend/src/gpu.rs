@@ -15,6 +15,8 @@ use crate::layout::letterbox;
 
 /// The presenter's WGSL, validated by naga in this crate's tests.
 pub const PRESENT_WGSL: &str = include_str!("../../../shaders/present.wgsl");
+/// The on-screen display's WGSL (validated with the others).
+pub const OSD_WGSL: &str = include_str!("../../../shaders/osd.wgsl");
 
 /// Packages that give wgpu a software adapter on Debian, for error messages.
 pub const GPU_PACKAGES: &str =
@@ -109,6 +111,95 @@ pub struct Presenter {
     uniforms: wgpu::Buffer,
     texture: Option<FrameTexture>,
     params: FrameParams,
+    osd: OsdLayer,
+}
+
+/// The on-screen display's pass: its pipeline (alpha blended), uniforms and current image.
+struct OsdLayer {
+    pipeline: wgpu::RenderPipeline,
+    layout: wgpu::BindGroupLayout,
+    uniforms: wgpu::Buffer,
+    /// The overlay's bind group and size, while there is one.
+    current: Option<(wgpu::BindGroup, (u32, u32))>,
+}
+
+/// A bind group layout of a uniform buffer (binding 0) and a 2D texture of `sample` (binding 1),
+/// both read by the fragment stage.
+fn uniform_and_texture(
+    device: &wgpu::Device,
+    label: &str,
+    sample: wgpu::TextureSampleType,
+) -> wgpu::BindGroupLayout {
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(label),
+        entries: &[
+            wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            },
+            wgpu::BindGroupLayoutEntry {
+                binding: 1,
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Texture {
+                    sample_type: sample,
+                    view_dimension: wgpu::TextureViewDimension::D2,
+                    multisampled: false,
+                },
+                count: None,
+            },
+        ],
+    })
+}
+
+/// A full-target triangle pipeline of `source`'s `vs_main`/`fs_main` into `format`.
+fn full_target_pipeline(
+    device: &wgpu::Device,
+    label: &str,
+    source: &'static str,
+    layout: &wgpu::BindGroupLayout,
+    format: wgpu::TextureFormat,
+    blend: Option<wgpu::BlendState>,
+) -> wgpu::RenderPipeline {
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(label),
+        source: wgpu::ShaderSource::Wgsl(Cow::Borrowed(source)),
+    });
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some(label),
+        bind_group_layouts: &[Some(layout)],
+        immediate_size: 0,
+    });
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some(label),
+        layout: Some(&pipeline_layout),
+        vertex: wgpu::VertexState {
+            module: &module,
+            entry_point: Some("vs_main"),
+            compilation_options: Default::default(),
+            buffers: &[],
+        },
+        primitive: wgpu::PrimitiveState::default(),
+        depth_stencil: None,
+        multisample: wgpu::MultisampleState::default(),
+        fragment: Some(wgpu::FragmentState {
+            module: &module,
+            entry_point: Some("fs_main"),
+            compilation_options: Default::default(),
+            targets: &[Some(wgpu::ColorTargetState {
+                format,
+                blend,
+                write_mask: wgpu::ColorWrites::ALL,
+            })],
+        }),
+        multiview_mask: None,
+        cache: None,
+    })
 }
 
 impl Presenter {
@@ -116,78 +207,99 @@ impl Presenter {
     /// are).
     pub fn new(gpu: &Gpu, format: wgpu::TextureFormat) -> Presenter {
         let device = &gpu.device;
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("present.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(Cow::Borrowed(PRESENT_WGSL)),
-        });
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("present"),
-            entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
-                },
-                wgpu::BindGroupLayoutEntry {
-                    binding: 1,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Texture {
-                        sample_type: wgpu::TextureSampleType::Uint,
-                        view_dimension: wgpu::TextureViewDimension::D2,
-                        multisampled: false,
-                    },
-                    count: None,
-                },
-            ],
-        });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("present"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("present"),
-            layout: Some(&pipeline_layout),
-            vertex: wgpu::VertexState {
-                module: &module,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
-                buffers: &[],
-            },
-            primitive: wgpu::PrimitiveState::default(),
-            depth_stencil: None,
-            multisample: wgpu::MultisampleState::default(),
-            fragment: Some(wgpu::FragmentState {
-                module: &module,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &[Some(wgpu::ColorTargetState {
-                    format,
-                    blend: None,
-                    write_mask: wgpu::ColorWrites::ALL,
-                })],
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
+        let layout = uniform_and_texture(device, "present", wgpu::TextureSampleType::Uint);
+        let pipeline = full_target_pipeline(device, "present", PRESENT_WGSL, &layout, format, None);
         let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("present params"),
             size: 48,
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
+        let osd_layout = uniform_and_texture(
+            device,
+            "osd",
+            wgpu::TextureSampleType::Float { filterable: false },
+        );
+        let osd = OsdLayer {
+            pipeline: full_target_pipeline(
+                device,
+                "osd",
+                OSD_WGSL,
+                &osd_layout,
+                format,
+                Some(wgpu::BlendState::ALPHA_BLENDING),
+            ),
+            layout: osd_layout,
+            uniforms: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("osd params"),
+                size: 32,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            current: None,
+        };
         Presenter {
             pipeline,
             layout,
             uniforms,
             texture: None,
             params: FrameParams::default(),
+            osd,
         }
+    }
+
+    /// The on-screen display's image from now on (`None`: nothing over the picture).
+    pub fn set_overlay(&mut self, gpu: &Gpu, image: Option<&crate::osd::OverlayImage>) {
+        let Some(img) = image.filter(|i| i.width > 0 && i.height > 0) else {
+            self.osd.current = None;
+            return;
+        };
+        let extent = wgpu::Extent3d {
+            width: img.width,
+            height: img.height,
+            depth_or_array_layers: 1,
+        };
+        let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("osd"),
+            size: extent,
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::Rgba8Unorm,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        });
+        gpu.queue.write_texture(
+            wgpu::TexelCopyTextureInfo {
+                texture: &texture,
+                mip_level: 0,
+                origin: wgpu::Origin3d::ZERO,
+                aspect: wgpu::TextureAspect::All,
+            },
+            &img.rgba,
+            wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(img.width * 4),
+                rows_per_image: Some(img.height),
+            },
+            extent,
+        );
+        let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+        let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("osd"),
+            layout: &self.osd.layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: self.osd.uniforms.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: wgpu::BindingResource::TextureView(&view),
+                },
+            ],
+        });
+        self.osd.current = Some((bind_group, (img.width, img.height)));
     }
 
     /// Whether a frame has been uploaded.
@@ -320,6 +432,26 @@ impl Presenter {
             pass.set_bind_group(0, &t.bind_group, &[]);
             pass.draw(0..3, 0..1);
         }
+        if let Some((bind_group, size)) = &self.osd.current {
+            // Over the window's top left corner, 8 pixels in at scale 1.
+            let scale = crate::osd::scale_for(height);
+            let margin = 8 * scale as i32;
+            let words: [i32; 8] = [
+                margin,
+                margin,
+                scale as i32,
+                0,
+                size.0 as i32,
+                size.1 as i32,
+                0,
+                0,
+            ];
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            gpu.queue.write_buffer(&self.osd.uniforms, 0, &bytes);
+            pass.set_pipeline(&self.osd.pipeline);
+            pass.set_bind_group(0, bind_group, &[]);
+            pass.draw(0..3, 0..1);
+        }
     }
 }
 
@@ -345,6 +477,11 @@ impl Headless {
     /// The adapter in use.
     pub fn adapter_info(&self) -> String {
         self.gpu.adapter_info()
+    }
+
+    /// The on-screen display drawn over what [`Headless::render`] renders from now on.
+    pub fn set_overlay(&mut self, image: Option<&crate::osd::OverlayImage>) {
+        self.presenter.set_overlay(&self.gpu, image);
     }
 
     /// `frame` presented into a `width` x `height` target, exactly as a window of that inner

@@ -41,6 +41,10 @@ pub struct Session<'e, E: Emulator + ?Sized> {
     /// Fast-forward: since when (host ns) and how many vblanks since, for the speed.
     fast: Option<(u64, u64)>,
     speed: f64,
+    /// Fast-forward at this many times real time (`--speed`), paced by its own schedule;
+    /// `None`: as fast as the vblanks run.
+    fast_speed: Option<u32>,
+    fast_pacer: Pacer,
     /// Paused: no vblank runs except by [`Session::step_frame`].
     paused: bool,
 }
@@ -71,8 +75,21 @@ impl<'e, E: Emulator + ?Sized> Session<'e, E> {
             audio: Vec::new(),
             fast: None,
             speed: 1.0,
+            fast_speed: None,
+            fast_pacer: Pacer::ntsc(0, max_catch_up),
             paused: false,
         }
+    }
+
+    /// Fast-forward at `speed` times real time (2 to 8, paced), or with `None` (or 0 or 1) as
+    /// fast as the vblanks run.
+    pub fn set_fast_forward_speed(&mut self, speed: Option<u32>) {
+        self.fast_speed = speed.filter(|&s| s >= 2);
+    }
+
+    /// Whether fast-forward runs unpaced (on, and no `--speed`).
+    pub fn unpaced(&self) -> bool {
+        self.fast.is_some() && self.fast_speed.is_none()
     }
 
     /// Pause on (no vblank runs: the emulated machine stands still, the sound goes silent)
@@ -115,8 +132,14 @@ impl<'e, E: Emulator + ?Sized> Session<'e, E> {
         match (on, self.fast.is_some()) {
             (true, false) => {
                 self.fast = Some((now_ns, 0));
-                // Until the first batches measure it: "faster than real time".
-                self.speed = 2.0;
+                // Until the first batches measure it: "faster than real time" (or the speed
+                // asked for).
+                self.speed = self.fast_speed.map_or(2.0, f64::from);
+                if let Some(n) = self.fast_speed {
+                    let (num, den) = NTSC_PERIOD_NS;
+                    self.fast_pacer =
+                        Pacer::new((num, den * u64::from(n)), now_ns, self.max_catch_up * n);
+                }
                 if let Some(p) = &mut self.player {
                     p.set_speed(self.speed);
                 }
@@ -160,6 +183,16 @@ impl<'e, E: Emulator + ?Sized> Session<'e, E> {
         self.emu.screenshot(frame)
     }
 
+    /// The emulator's lines for the performance overlay (where its time went).
+    pub fn perf_lines(&mut self) -> Vec<String> {
+        self.emu.perf_lines()
+    }
+
+    /// Asks the emulator to start or end an animated capture.
+    pub fn toggle_capture(&mut self) -> Result<String, String> {
+        self.emu.toggle_capture()
+    }
+
     /// Starts the vblank schedule afresh with the next vblank due at `now_ns` (once the
     /// window is up, so its creation time is not caught up).
     pub fn restart_clock(&mut self, now_ns: u64) {
@@ -168,7 +201,11 @@ impl<'e, E: Emulator + ?Sized> Session<'e, E> {
 
     /// When the next vblank is due.
     pub fn next_deadline(&self) -> u64 {
-        self.pacer.next_deadline()
+        if self.fast.is_some() && self.fast_speed.is_some() {
+            self.fast_pacer.next_deadline()
+        } else {
+            self.pacer.next_deadline()
+        }
     }
 
     /// The pacer (for its counters).
@@ -208,6 +245,12 @@ impl<'e, E: Emulator + ?Sized> Session<'e, E> {
             return Ok(adv);
         }
         let due = match &mut self.fast {
+            Some((_, done)) if self.fast_speed.is_some() => {
+                // Paced at the speed asked for, by its own schedule.
+                let n = self.fast_pacer.tick(now_ns);
+                *done += u64::from(n);
+                n
+            }
             Some((since, done)) => {
                 // The speed over the fast-forward so far: emulated time over host time.
                 let (num, den) = NTSC_PERIOD_NS;
@@ -317,6 +360,36 @@ mod tests {
         fn take_audio(&mut self, out: &mut Vec<i16>) {
             out.extend(std::iter::repeat_n(FAKE_SOUND, 1600));
         }
+    }
+
+    /// `--speed 4`: Tab's fast-forward runs four times real time, paced (not as fast as the
+    /// vblanks go), and real time again when released.
+    #[test]
+    fn fast_forward_at_a_set_speed_is_paced() {
+        let mut emu = Fake::default();
+        let mut s = Session::new(&mut emu, Keyboard::new(KeyMap::default()), None, 3);
+        s.set_fast_forward_speed(Some(4));
+        s.restart_clock(0);
+        s.set_fast_forward(true, 0);
+        assert!(s.fast_forward() && !s.unpaced());
+        assert_eq!(s.speed(), 4.0);
+        let (mut ran, mut t) = (0u32, 0u64);
+        while t < 1_000_000_000 {
+            ran += s.advance(t).unwrap().vblanks;
+            t += 1_000_000;
+        }
+        // 4 x 59.94 = 239.76 vblanks due in the second (the first at 0).
+        assert_eq!(ran, 240);
+        s.set_fast_forward(false, t);
+        let mut again = 0u32;
+        for k in 0..1000u64 {
+            again += s.advance(t + k * 1_000_000).unwrap().vblanks;
+        }
+        assert_eq!(again, 60, "real time after the release");
+        // Without a speed: unpaced.
+        s.set_fast_forward_speed(None);
+        s.set_fast_forward(true, t);
+        assert!(s.unpaced());
     }
 
     #[test]

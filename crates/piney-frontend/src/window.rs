@@ -2,8 +2,10 @@
 //! the wgpu [`Presenter`].
 //!
 //! Keys: Escape quits, F11 or Alt+Enter toggles borderless fullscreen, F12 saves a screenshot
-//! of the picture on screen (through [`Emulator::screenshot`]), F1 saves a state to the slot,
-//! F3 loads it, F2 selects the next slot (through [`Emulator::state_key`]), Tab held fast-forwards (the
+//! of the picture on screen (through [`Emulator::screenshot`]), F10 starts and stops an
+//! animated capture ([`Emulator::toggle_capture`]), F9 shows the performance overlay, F1
+//! saves a state to the slot, F3 loads it, F2 selects the next slot (through
+//! [`Emulator::state_key`]), Tab held fast-forwards (the
 //! game unpaced, its sound muted or stretched as [`crate::AudioOptions`] say), every other key
 //! goes to the keyboard pad (by winit `KeyCode` name). The sound plays through a
 //! [`crate::Player`] on the default output device; with none, one line says so and the game
@@ -46,6 +48,14 @@ pub struct WindowOptions {
     pub max_catch_up: u32,
     /// The sound's output; `None` plays nothing.
     pub audio: Option<AudioOptions>,
+    /// Present without tearing at the display's refresh (Mailbox, else FIFO); `false`: as
+    /// soon as a picture is ready (Immediate where the surface has it: least latency, may tear).
+    pub vsync: bool,
+    /// Present at most this many pictures a second (the game still runs every vblank; the
+    /// newest picture is shown when the cap allows).
+    pub fps_cap: Option<u32>,
+    /// Tab fast-forwards at this many times real time (2 to 8); `None`: as fast as it runs.
+    pub fast_forward_speed: Option<u32>,
 }
 
 impl Default for WindowOptions {
@@ -59,6 +69,9 @@ impl Default for WindowOptions {
             gamepads: Some(GamepadMap::default()),
             max_catch_up: DEFAULT_MAX_CATCH_UP,
             audio: Some(AudioOptions::default()),
+            vsync: true,
+            fps_cap: None,
+            fast_forward_speed: None,
         }
     }
 }
@@ -76,6 +89,8 @@ pub struct WindowStats {
     pub resyncs: u64,
     /// What the sound's player did, when there was one.
     pub audio: Option<AudioStats>,
+    /// The presented pictures' pacing.
+    pub jitter: crate::jitter::Jitter,
 }
 
 /// Whether a display server is named in the environment (on the platforms where winit needs
@@ -140,6 +155,7 @@ pub fn run_window<E: Emulator + ?Sized>(
     };
     let keyboard = Keyboard::new(opts.keys.clone());
     let mut session = Session::new(emu, keyboard, pads, opts.max_catch_up);
+    session.set_fast_forward_speed(opts.fast_forward_speed);
     if let Some(audio) = opts.audio {
         match Player::open(audio) {
             Ok(p) => {
@@ -157,7 +173,12 @@ pub fn run_window<E: Emulator + ?Sized>(
         modifiers: ModifiersState::empty(),
         error: None,
         presented: 0,
-        pending: false,
+        pending: None,
+        jitter: Default::default(),
+        last_present: None,
+        held: false,
+        title_at: (0, 0, 0),
+        notices: Notices::default(),
         shown: None,
     };
     event_loop
@@ -172,6 +193,7 @@ pub fn run_window<E: Emulator + ?Sized>(
         vblanks: app.session.vblanks(),
         frames: app.session.frames(),
         presented: app.presented,
+        jitter: std::mem::take(&mut app.jitter),
         resyncs: app.session.pacer().resyncs(),
         audio: app.session.player().map(Player::stats),
     })
@@ -238,18 +260,28 @@ impl WindowState {
         } else {
             vec![view_format]
         };
-        // Mailbox (no tearing, never blocks) where there is one, else FIFO (vsync); the
-        // vblank pacing is ours either way.
-        config.present_mode = if caps.present_modes.contains(&wgpu::PresentMode::Mailbox) {
-            wgpu::PresentMode::Mailbox
+        // vsync: Mailbox (no tearing, never blocks) where there is one, else FIFO. Without:
+        // Immediate (may tear, least latency), else the same. The vblank pacing is ours
+        // either way.
+        let order: &[wgpu::PresentMode] = if opts.vsync {
+            &[wgpu::PresentMode::Mailbox]
         } else {
-            wgpu::PresentMode::Fifo
+            &[wgpu::PresentMode::Immediate, wgpu::PresentMode::Mailbox]
         };
+        config.present_mode = order
+            .iter()
+            .copied()
+            .find(|m| caps.present_modes.contains(m))
+            .unwrap_or(wgpu::PresentMode::Fifo);
         config.desired_maximum_frame_latency = 1;
         surface.configure(&gpu.device, &config);
         let presenter = Presenter::new(&gpu, view_format);
         gpu.check("setting up the window's presenter")?;
-        eprintln!("piney: presenting with {}", gpu.adapter_info());
+        eprintln!(
+            "piney: presenting with {} ({:?})",
+            gpu.adapter_info(),
+            config.present_mode
+        );
         Ok(WindowState {
             surface,
             config,
@@ -323,6 +355,22 @@ impl WindowState {
     }
 }
 
+/// What the window tells the player: each line on stderr and on the on-screen display.
+#[derive(Default)]
+struct Notices {
+    osd: crate::osd::Osd,
+    /// The overlay needs drawing again.
+    dirty: bool,
+}
+
+impl Notices {
+    fn say(&mut self, now_ns: u64, text: String) {
+        eprintln!("piney: {text}");
+        self.osd.message(text, now_ns);
+        self.dirty = true;
+    }
+}
+
 struct App<'e, E: Emulator + ?Sized> {
     session: Session<'e, E>,
     opts: WindowOptions,
@@ -332,8 +380,17 @@ struct App<'e, E: Emulator + ?Sized> {
     modifiers: ModifiersState,
     error: Option<FrontendError>,
     presented: u64,
-    /// A new picture waits to be presented.
-    pending: bool,
+    /// A new picture waits to be presented: the vblank it is of.
+    pending: Option<u64>,
+    /// When the pictures reached the screen.
+    jitter: crate::jitter::Jitter,
+    /// The last present (host ns), and a picture held back by the fps cap.
+    last_present: Option<u64>,
+    held: bool,
+    /// The title's last update: when, and the vblanks and presents then.
+    title_at: (u64, u64, u64),
+    /// The on-screen display.
+    notices: Notices,
     /// The picture on screen (for F12).
     shown: Option<Frame>,
 }
@@ -350,7 +407,11 @@ impl<E: Emulator + ?Sized> App<'_, E> {
 
     /// Hands an advance's picture to the presenter and logs its pad events.
     fn show(&mut self, event_loop: &ActiveEventLoop, adv: Advance) {
-        adv.events.iter().for_each(Self::log_port);
+        let now = self.now_ns();
+        for e in &adv.events {
+            self.notices.say(now, Self::port_line(e));
+        }
+        let capped = self.cap_wait().is_some();
         if let Some(frame) = adv.frame
             && let Some(state) = &mut self.state
         {
@@ -358,21 +419,72 @@ impl<E: Emulator + ?Sized> App<'_, E> {
                 return self.fail(event_loop, e);
             }
             self.shown = Some(frame);
-            self.pending = true;
-            state.window.request_redraw();
+            self.pending = Some(self.session.vblanks());
+            if capped {
+                // The fps cap: the newest picture waits for its turn (about_to_wait).
+                self.held = true;
+            } else {
+                state.window.request_redraw();
+            }
         }
     }
 
-    fn log_port(event: &PortEvent) {
+    /// Once a second: the title says the program and the speed (emulated time over host time
+    /// in the last second) and the pictures presented a second; paused when paused.
+    fn update_title(&mut self, now: u64) {
+        let (at, vblanks, presented) = self.title_at;
+        if now < at + 1_000_000_000 {
+            return;
+        }
+        let secs = (now - at) as f64 / 1e9;
+        let speed = (self.session.vblanks() - vblanks) as f64 / 59.94 / secs;
+        let fps = (self.presented - presented) as f64 / secs;
+        self.title_at = (now, self.session.vblanks(), self.presented);
+        let what = if self.session.paused() {
+            "paused".to_string()
+        } else {
+            format!("{:.0}% speed, {fps:.0} fps", speed * 100.0)
+        };
+        if let Some(state) = &self.state {
+            state
+                .window
+                .set_title(&format!("{} ({what})", self.opts.title));
+        }
+    }
+
+    /// With an fps cap, when the next present is allowed if that is still to come.
+    fn cap_wait(&self) -> Option<u64> {
+        let cap = self.opts.fps_cap.filter(|&c| c > 0)?;
+        let next = self.last_present? + 1_000_000_000 / u64::from(cap);
+        (next > self.now_ns()).then_some(next)
+    }
+
+    fn port_line(event: &PortEvent) -> String {
         match event {
-            PortEvent::Connected { port, name, rumble } => eprintln!(
-                "piney: pad \"{name}\" on port {}{}",
+            PortEvent::Connected { port, name, rumble } => format!(
+                "pad \"{name}\" on port {}{}",
                 port.index() + 1,
                 if *rumble { " (rumble)" } else { "" }
             ),
             PortEvent::Disconnected { port } => {
-                eprintln!("piney: pad on port {} unplugged", port.index() + 1)
+                format!("pad on port {} unplugged", port.index() + 1)
             }
+        }
+    }
+
+    /// Draws the on-screen display again when it changed (a message came or went, the
+    /// performance lines were updated).
+    fn refresh_overlay(&mut self, now: u64) {
+        if self.notices.osd.expire(now) {
+            self.notices.dirty = true;
+        }
+        if !std::mem::take(&mut self.notices.dirty) {
+            return;
+        }
+        if let Some(state) = &mut self.state {
+            let image = self.notices.osd.render();
+            state.presenter.set_overlay(&state.gpu, image.as_ref());
+            state.window.request_redraw();
         }
     }
 }
@@ -425,10 +537,29 @@ impl<E: Emulator + ?Sized> ApplicationHandler for App<'_, E> {
                         && !event.repeat
                         && let Some(frame) = &self.shown
                     {
-                        match self.session.screenshot(frame) {
-                            Ok(path) => eprintln!("piney: screenshot {path}"),
-                            Err(e) => eprintln!("piney: screenshot: {e}"),
-                        }
+                        let line = match self.session.screenshot(frame) {
+                            Ok(path) => format!("screenshot {path}"),
+                            Err(e) => format!("screenshot: {e}"),
+                        };
+                        let now = self.now_ns();
+                        self.notices.say(now, line);
+                    }
+                } else if code == KeyCode::F10 {
+                    if pressed && !event.repeat {
+                        let line = match self.session.toggle_capture() {
+                            Ok(what) => what,
+                            Err(e) => format!("capture: {e}"),
+                        };
+                        let now = self.now_ns();
+                        self.notices.say(now, line);
+                    }
+                } else if code == KeyCode::F9 {
+                    if pressed && !event.repeat {
+                        let on = !self.notices.osd.perf_on();
+                        self.notices.osd.set_perf_on(on);
+                        // The first figures come at the next second's update.
+                        self.title_at.0 = 0;
+                        self.notices.dirty = true;
                     }
                 } else if matches!(code, KeyCode::F1 | KeyCode::F2 | KeyCode::F3) {
                     if pressed && !event.repeat {
@@ -437,19 +568,26 @@ impl<E: Emulator + ?Sized> ApplicationHandler for App<'_, E> {
                             KeyCode::F2 => crate::StateKey::NextSlot,
                             _ => crate::StateKey::Load,
                         };
-                        match self.session.state_key(key) {
-                            Ok(line) => eprintln!("piney: {line}"),
-                            Err(e) => eprintln!("piney: save state: {e}"),
-                        }
+                        let line = match self.session.state_key(key) {
+                            Ok(line) => line,
+                            Err(e) => format!("save state: {e}"),
+                        };
+                        let now = self.now_ns();
+                        self.notices.say(now, line);
                     }
                 } else if code == KeyCode::Tab {
                     let now = self.now_ns();
                     if !pressed && let Some((vblanks, secs)) = self.session.fast_forward_run(now) {
-                        eprintln!(
-                            "piney: fast-forward: {vblanks} vertical blanks in {secs:.1} s \
-                             ({:.2}x real time)",
-                            vblanks as f64 / 59.94 / secs.max(1e-9)
+                        self.notices.say(
+                            now,
+                            format!(
+                                "fast-forward: {vblanks} vertical blanks in {secs:.1} s \
+                                 ({:.2}x real time)",
+                                vblanks as f64 / 59.94 / secs.max(1e-9)
+                            ),
                         );
+                    } else if pressed && !self.session.fast_forward() {
+                        self.notices.say(now, "fast-forward".into());
                     }
                     self.session.set_fast_forward(pressed, now);
                 } else if matches!(code, KeyCode::KeyP | KeyCode::Pause) {
@@ -457,25 +595,30 @@ impl<E: Emulator + ?Sized> ApplicationHandler for App<'_, E> {
                         let now = self.now_ns();
                         let on = !self.session.paused();
                         self.session.set_paused(on, now);
-                        if on {
-                            eprintln!(
-                                "piney: paused at vertical blank {} (frame {}); N advances a \
-                                 frame, P resumes",
+                        let line = if on {
+                            format!(
+                                "paused at vertical blank {} (frame {}); N advances a frame, P \
+                                 resumes",
                                 self.session.vblanks(),
                                 self.session.frames()
-                            );
+                            )
                         } else {
-                            eprintln!("piney: resumed");
-                        }
+                            "resumed".into()
+                        };
+                        self.notices.say(now, line);
                     }
                 } else if code == KeyCode::KeyN && self.session.paused() {
                     if pressed {
                         match self.session.step_frame() {
                             Ok(adv) => {
-                                eprintln!(
-                                    "piney: frame advance: vertical blank {} (frame {})",
-                                    self.session.vblanks(),
-                                    self.session.frames()
+                                let now = self.now_ns();
+                                self.notices.say(
+                                    now,
+                                    format!(
+                                        "frame advance: vertical blank {} (frame {})",
+                                        self.session.vblanks(),
+                                        self.session.frames()
+                                    ),
                                 );
                                 self.show(event_loop, adv);
                             }
@@ -494,9 +637,15 @@ impl<E: Emulator + ?Sized> ApplicationHandler for App<'_, E> {
             }
             WindowEvent::RedrawRequested => match state.render() {
                 Ok(true) => {
-                    if self.pending {
+                    if let Some(vblank) = self.pending.take() {
                         self.presented += 1;
-                        self.pending = false;
+                        self.last_present = Some(self.now_ns());
+                        if self.session.fast_forward() || self.session.paused() {
+                            self.jitter.break_sequence();
+                        } else {
+                            let now = self.now_ns();
+                            self.jitter.presented(vblank, now);
+                        }
                     }
                 }
                 Ok(false) => {}
@@ -520,11 +669,25 @@ impl<E: Emulator + ?Sized> ApplicationHandler for App<'_, E> {
             event_loop.exit();
             return;
         }
-        if self.session.fast_forward() {
+        self.update_title(now);
+        self.refresh_overlay(now);
+        let mut wake = self.session.next_deadline();
+        if self.held {
+            match self.cap_wait() {
+                Some(at) => wake = wake.min(at),
+                None => {
+                    self.held = false;
+                    if let Some(state) = &self.state {
+                        state.window.request_redraw();
+                    }
+                }
+            }
+        }
+        if self.session.unpaced() {
             // Unpaced: the next batch as soon as the events are read.
             event_loop.set_control_flow(ControlFlow::Poll);
         } else {
-            let next = self.epoch + Duration::from_nanos(self.session.next_deadline());
+            let next = self.epoch + Duration::from_nanos(wake);
             event_loop.set_control_flow(ControlFlow::WaitUntil(next));
         }
     }

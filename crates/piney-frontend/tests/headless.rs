@@ -144,3 +144,45 @@ fn deflicker_and_frame_changes() {
     assert!(h.render(&small, 0, 10).is_err());
     assert!(h.render(&small, 100_000, 10).is_err());
 }
+
+/// The on-screen display is blended over the window's corner by the presenter: white letters,
+/// a box at 160/255 black over the picture, the picture untouched elsewhere; and gone again,
+/// the output is the reference's exactly (it is never drawn into the frame).
+#[test]
+fn the_on_screen_display_is_blended_over_the_corner() {
+    let mut h = headless();
+    let frame = pattern(64, 48);
+    let (w, ht) = (200, 150);
+    let mut osd = piney_frontend::osd::Osd::default();
+    osd.message("I", 0);
+    let overlay = osd.render().unwrap();
+    h.set_overlay(Some(&overlay));
+    let img = h.render(&frame, w, ht).unwrap();
+    let want = reference::present(&frame, w, ht);
+    // At scale 1 the overlay sits 8 pixels in; its box is 14 x 14 (the letter 8 x 8, 3 around).
+    assert_eq!(
+        at(&img, w, 8 + 3 + 1, 8 + 3),
+        [255, 255, 255, 255],
+        "a letter pixel"
+    );
+    for (x, y) in [(8, 8), (20, 21), (9, 15)] {
+        let (got, under) = (at(&img, w, x, y), at(&want, w, x, y));
+        for c in 0..3 {
+            let blended = f64::from(under[c]) * (1.0 - 160.0 / 255.0);
+            assert!(
+                (f64::from(got[c]) - blended).abs() <= 1.0,
+                "({x}, {y}) channel {c}: {} over {} gave {}",
+                160,
+                under[c],
+                got[c]
+            );
+        }
+    }
+    // Outside the box, the picture as the reference draws it.
+    for (x, y) in [(7, 8), (22, 8), (8, 22), (100, 100)] {
+        assert_eq!(at(&img, w, x, y), at(&want, w, x, y), "({x}, {y})");
+    }
+    h.set_overlay(None);
+    let img = h.render(&frame, w, ht).unwrap();
+    assert_eq!(first_difference(&img, &want, w), None);
+}

@@ -21,7 +21,8 @@
 //!   [`threaded::ThreadedRenderer`] runs any renderer on a worker thread behind a channel.
 //! - [`pcrtc::picture`] (the PCRTC, run inside a renderer) reads the display circuits and merges
 //!   them into an [`Image`]; [`DisplayCommand::offset`] is the display offset against the video
-//!   mode's origin and [`pcrtc::Presenter`] applies it and the 4:3 shape; [`Image`] writes PNGs.
+//!   mode's origin and [`pcrtc::Presenter`] applies it and the 4:3 shape; [`Image`] writes PNGs,
+//!   [`apng::AnimatedPng`] animated ones frame by frame.
 //! - [`gif`] decodes GIF packets (GIFtags, PACKED, REGLIST, IMAGE), the one decoder the
 //!   machine's GIF paths and dump replay share; [`capture`] records a live run as a GS dump;
 //!   [`dump`] reads, writes and replays PCSX2 GS dumps;
@@ -30,6 +31,7 @@
 //!   input never panics: registers the GS does not define are reported and ignored, files give
 //!   errors naming what and where.
 
+pub mod apng;
 pub mod capture;
 pub mod compare;
 pub mod draw;

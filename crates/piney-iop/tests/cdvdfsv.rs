@@ -491,3 +491,83 @@ fn the_ee_streams() {
     assert_eq!(st(&mut r, 0, 0, 0, 3), 1, "STOP");
     assert_eq!(st(&mut r, 0, 8, 0x2_0000, 2), 0, "stopped");
 }
+
+/// A CD of a 16-sector data track and a 100-sector audio track 2 (byte i of sector s is
+/// `s * 7 + i`).
+struct AudioTrackCd;
+
+impl Disc for AudioTrackCd {
+    fn sectors(&self) -> u64 {
+        16
+    }
+    fn media(&self) -> Media {
+        Media::Cd
+    }
+    fn read(&mut self, _lba: u64, buf: &mut [u8]) -> Result<(), String> {
+        buf.fill(0);
+        Ok(())
+    }
+    fn tracks(&self) -> Vec<piney_iop::disc::Track> {
+        [(1, false, 0), (2, true, 16)]
+            .map(|(number, audio, start)| piney_iop::disc::Track {
+                number,
+                audio,
+                start,
+            })
+            .to_vec()
+    }
+    fn lead_out(&self) -> u64 {
+        116
+    }
+    fn read_cdda(&mut self, lsn: u64, buf: &mut [u8]) -> Result<(), String> {
+        for (k, s) in buf.chunks_mut(2352).enumerate() {
+            let lsn = lsn + k as u64;
+            for (i, b) in s.iter_mut().enumerate() {
+                *b = (lsn as usize * 7 + i) as u8;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// libcdvd's sceCdReadCDDA (ps2sdk ee/rpc/cdvd/src/ncmd.c): CDDAREAD with the READ packet's
+/// layout; datapattern 1 gives 2368 bytes a sector (the sector, Q, 4 zeros).
+#[test]
+fn cdda_read_of_an_audio_track() {
+    let mut r = Rig::new(None);
+    r.iop.insert_disc(Some(Box::new(AudioTrackCd)));
+    r.fill(0x2_0000, 3 * 2368 + 64, 0xee);
+    r.fill(EDGES, 144, 0x11);
+    r.fill(POS, 16, 0x22);
+    let args = words(&[20, 3, 0x2_0000, 1 << 16, EDGES, POS]);
+    let reply = r.call(SID_NCMD, 2, &args, 4);
+    assert_eq!(w(&reply, 0), 3 * 2368);
+    assert_eq!(w(r.ee(POS, 4), 0), 3 * 2368, "curReadPos");
+    for k in 0..3u32 {
+        let s = r.ee(0x2_0000 + k * 2368, 2368).to_vec();
+        let lsn = 20 + k as usize;
+        assert!(
+            s[..2352]
+                .iter()
+                .enumerate()
+                .all(|(i, &b)| b == (lsn * 7 + i) as u8),
+            "sector {lsn}"
+        );
+        // Q: audio track 2, INDEX 01, 4 + k sectors in; then 4 zero bytes.
+        assert_eq!(
+            s[2352..2358],
+            [0x01, 0x02, 0x01, 0x00, 0x00, 0x04 + k as u8]
+        );
+        assert_eq!(s[2364..2368], [0; 4]);
+    }
+    assert_eq!(r.ee(0x2_0000 + 3 * 2368, 4), &[0xee; 4][..]);
+    // A CD without audio tracks (SCECdPS2CD): refused at once, nothing sent.
+    let mut r = Rig::new(Some(MemoryDisc {
+        data: vec![0; 64 * 2048],
+        media: Media::Cd,
+    }));
+    r.fill(0x2_0000, 64, 0xee);
+    let reply = r.call(SID_NCMD, 2, &args, 4);
+    assert_eq!(w(&reply, 0), 0);
+    assert_eq!(r.ee(0x2_0000, 4), &[0xee; 4][..]);
+}

@@ -116,6 +116,8 @@ fn every_module_has_a_test() {
         "padcopy",
         // tests/cdvd.rs runs it with a disc in the drive.
         "cdvd",
+        // tests/cdda.rs runs it with a CD of audio tracks in the drive.
+        "cdda",
         "intrtab",
         "selfstop",
         "stdioinit",

@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use piney_disc::{DiscError, Iso9660, MediaKind, SECTOR_SIZE, SectorSource};
-use piney_iop::disc::{Disc as DriveDisc, Media};
+use piney_disc::{DiscError, Iso9660, MediaKind, RAW_SECTOR_SIZE, SECTOR_SIZE, SectorSource};
+use piney_iop::disc::{Disc as DriveDisc, Media, Track};
 
 use crate::Machine;
 
@@ -29,9 +29,14 @@ impl ImageDisc {
         Self { image, media }
     }
 
-    /// Open the image at `path` (any format piney-disc reads) with its layers.
+    /// Open the image at `path` (any format piney-disc reads) with its layers. An audio CD
+    /// (a cue sheet of audio tracks only) has no file system and goes in as it is.
     pub fn open(path: &Path) -> Result<Self, DiscError> {
-        let fs = piney_disc::open(path)?.into_filesystem()?;
+        let image = piney_disc::open(path)?;
+        if image.sector_count() == 0 && image.tracks().iter().all(|t| t.audio) {
+            return Ok(Self::new(image, None));
+        }
+        let fs = image.into_filesystem()?;
         let layer1 = fs.layer1_start();
         Ok(Self::new(fs.into_inner(), layer1))
     }
@@ -46,6 +51,36 @@ impl DriveDisc for ImageDisc {
     }
     fn read(&mut self, lba: u64, buf: &mut [u8]) -> Result<(), String> {
         self.image.read_sectors(lba, buf).map_err(|e| e.to_string())
+    }
+    fn tracks(&self) -> Vec<Track> {
+        self.image
+            .tracks()
+            .iter()
+            .map(|t| Track {
+                number: t.number,
+                audio: t.audio,
+                start: t.start,
+            })
+            .collect()
+    }
+    fn lead_out(&self) -> u64 {
+        self.image.lead_out()
+    }
+    fn read_cdda(&mut self, lsn: u64, buf: &mut [u8]) -> Result<(), String> {
+        if !buf.len().is_multiple_of(RAW_SECTOR_SIZE) {
+            return Err(format!(
+                "a CD-DA read of {} bytes is not whole sectors",
+                buf.len()
+            ));
+        }
+        for (i, chunk) in buf.chunks_exact_mut(RAW_SECTOR_SIZE).enumerate() {
+            let sector: &mut [u8; RAW_SECTOR_SIZE] =
+                chunk.try_into().map_err(|_| "a CD-DA sector".to_string())?;
+            self.image
+                .read_cdda(lsn + i as u64, sector)
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(())
     }
 }
 

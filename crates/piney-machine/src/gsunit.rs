@@ -44,6 +44,10 @@ pub struct GsUnit {
     record: Option<Arc<Mutex<Vec<GsWrite>>>>,
     /// The GS dump being recorded.
     capture: Option<Box<Capture>>,
+    /// Vertical blanks the capture still records (`--dump-gs-frames`), and the result of one
+    /// that ended when they ran out.
+    capture_left: Option<u64>,
+    capture_done: Option<std::io::Result<u64>>,
 }
 
 impl Default for GsUnit {
@@ -71,6 +75,8 @@ impl GsUnit {
             refused_writes: 0,
             record: None,
             capture: None,
+            capture_left: None,
+            capture_done: None,
         }
     }
 
@@ -184,6 +190,14 @@ impl GsUnit {
         self.gs.vsync(odd);
         if let Some(c) = &mut self.capture {
             c.vsync(self.gs.priv_block(), odd as u8);
+            if let Some(left) = &mut self.capture_left {
+                *left = left.saturating_sub(1);
+                if *left == 0 {
+                    // Its frames are recorded: the file is finished now, the run goes on.
+                    self.capture_left = None;
+                    self.capture_done = self.capture.take().map(|c| c.finish());
+                }
+            }
         }
     }
 
@@ -211,10 +225,20 @@ impl GsUnit {
         Ok(())
     }
 
-    /// Ends a running capture (its file completed and compressed): the frames it holds, or
-    /// why it could not be written. `None` when no capture runs.
+    /// Records only the next `frames` vertical blanks of the running capture, then finishes
+    /// its file (the run goes on).
+    pub fn limit_capture(&mut self, frames: u64) {
+        self.capture_left = Some(frames.max(1));
+    }
+
+    /// Ends a running capture (its file completed and compressed), or gives the result of the
+    /// one that ended at its frame limit: the frames it holds, or why it could not be written.
+    /// `None` when no capture ran.
     pub fn finish_capture(&mut self) -> Option<std::io::Result<u64>> {
-        self.capture.take().map(|c| c.finish())
+        self.capture
+            .take()
+            .map(|c| c.finish())
+            .or_else(|| self.capture_done.take())
     }
 
     /// Notes a qword the GS takes from GIF path `path` in a running capture.

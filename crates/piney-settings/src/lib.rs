@@ -97,6 +97,12 @@ pub struct Settings {
     pub cpu: Cpu,
     /// `fast_cdvd`.
     pub fast_cdvd: bool,
+    /// `speed`: Tab fast-forwards at this many times real time; `None` (0): as fast as it runs.
+    pub speed: Option<u32>,
+    /// `fps_cap`: pictures presented a second at most; `None` (0): no cap.
+    pub fps_cap: Option<u32>,
+    /// `vsync`.
+    pub vsync: bool,
 }
 
 impl Default for Settings {
@@ -118,6 +124,9 @@ impl Default for Settings {
             fast_forward_audio: FastForwardAudio::Mute,
             cpu: Cpu::Jit,
             fast_cdvd: false,
+            speed: None,
+            fps_cap: None,
+            vsync: true,
         }
     }
 }
@@ -288,6 +297,27 @@ pub const KEYS: &[Key] = &[
         default: "false",
         kind: Kind::Bool,
         flags: "--fast-cdvd, --no-fast-cdvd",
+    },
+    Key {
+        name: "speed",
+        meaning: "How fast Tab fast-forwards: 2 to 8 times real time, paced; 0: as fast as it runs.",
+        default: "0",
+        kind: Kind::Int { min: 0, max: 8 },
+        flags: "--speed",
+    },
+    Key {
+        name: "fps_cap",
+        meaning: "Present at most this many pictures a second (the game still runs every vertical blank); 0: no cap.",
+        default: "0",
+        kind: Kind::Int { min: 0, max: 240 },
+        flags: "--fps-cap",
+    },
+    Key {
+        name: "vsync",
+        meaning: "Present at the display's refresh without tearing; false: as soon as a picture is ready (may tear).",
+        default: "true",
+        kind: Kind::Bool,
+        flags: "--vsync, --no-vsync",
     },
 ];
 
@@ -504,6 +534,9 @@ fn set(s: &mut Settings, name: &str, v: Value) {
         ("memcard2", Value::Str(p)) => s.memcard2 = path(p),
         ("audio", Value::Bool(b)) => s.audio = b,
         ("volume", Value::Int(n)) => s.volume = n as u8,
+        ("speed", Value::Int(n)) => s.speed = (n > 0).then_some(n as u32),
+        ("fps_cap", Value::Int(n)) => s.fps_cap = (n > 0).then_some(n as u32),
+        ("vsync", Value::Bool(b)) => s.vsync = b,
         ("fast_forward_audio", Value::Str(v)) => {
             s.fast_forward_audio = if v == "stretch" {
                 FastForwardAudio::Stretch
@@ -871,7 +904,7 @@ mod tests {
               fullscreen = true\nwindow_size = \"800x600\"\ndump_format = \"display\"\n\
               screenshot_dir = \"shots\"\nmapping = \"/m.toml\"\nmemcard1 = \"a\"\n\
               memcard2 = \"b.ps2\"\naudio = false\nvolume = 0\nfast_forward_audio = \"stretch\"\n\
-              cpu = \"jit\"\nfast_cdvd = true\n",
+              cpu = \"jit\"\nfast_cdvd = true\nspeed = 4\nfps_cap = 30\nvsync = false\n",
         );
         assert_eq!(p, vec![]);
         assert_eq!(
@@ -893,6 +926,9 @@ mod tests {
                 fast_forward_audio: FastForwardAudio::Stretch,
                 cpu: Cpu::Jit,
                 fast_cdvd: true,
+                speed: Some(4),
+                fps_cap: Some(30),
+                vsync: false,
             }
         );
     }

@@ -44,7 +44,9 @@
 //! raised at once (PCSX2 waits for the DMA's end); stopped voices keep walking memory.
 //!
 //! Not modelled: the PS1-mode register window (0x1F801C00), the SPDIF bypass / CDDA play
-//! modes (the input buffers always play as PCM), ATTR's mute and core-reset bits, and PCSX2's
+//! modes (the input buffers always play as PCM; PS2 software plays a disc's CD-DA by reading
+//! its sectors and sending them to the sound data input by AutoDMA, as ps2sdk's audsrv does,
+//! and PCSX2 knows no PS2 program using the CDDA mode), ATTR's mute and core-reset bits, and PCSX2's
 //! own output post-processing (its DC filter and 0x4FFF output scaling are not hardware).
 //!
 //! Hardware sources: psx-spx (PS1 SPU: ADPCM, pitch, Gaussian table, ADSR, sweeps, noise,

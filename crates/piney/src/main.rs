@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod audio;
+mod capture;
 mod frames;
 mod info;
 mod run;

@@ -31,6 +31,15 @@ pub struct RunArgs {
     /// Write each presented frame (one per vertical blank) as DIR/NNNNNN.png.
     #[arg(long, value_name = "DIR")]
     pub dump_frames: Option<PathBuf>,
+    /// Write the presented frames (one per vertical blank, as --dump-frames does) to FILE as an
+    /// animated PNG shown at 59.94 frames a second, headless or in a window (there F10 starts
+    /// and stops a capture into the screenshot folder).
+    #[arg(long, value_name = "FILE")]
+    pub capture: Option<PathBuf>,
+    /// The frames --capture takes, `A-B` (vertical blank numbers, as --dump-frames names its
+    /// files; both included). Default: every frame of the run.
+    #[arg(long, value_name = "A-B", requires = "capture", value_parser = crate::capture::parse_frame_range)]
+    pub capture_frames: Option<(u64, u64)>,
     /// What --dump-frames and screenshots write: `presented` (what a player sees: moved by the
     /// display offset, 4:3) or `display` (the display circuits' own pixels, as PCSX2's GS
     /// runner writes them). Default: the setting `dump_format`, else `presented`.
@@ -70,6 +79,10 @@ pub struct RunArgs {
     /// when the run ends; `piney replay FILE` gives the run's frames again.
     #[arg(long, value_name = "FILE")]
     pub dump_gs: Option<PathBuf>,
+    /// With --dump-gs: record only the first N frames (vertical blanks), the file finished
+    /// then while the run goes on.
+    #[arg(long, value_name = "N", requires = "dump_gs", value_parser = clap::value_parser!(u64).range(1..))]
+    pub dump_gs_frames: Option<u64>,
     /// Write the sound (the SPU2's 48 kHz stereo output) to FILE as a 16-bit WAV, headless or
     /// in a window: the same program, input and options give the same file.
     #[arg(long, value_name = "FILE")]
@@ -150,6 +163,20 @@ pub struct RunArgs {
     /// Open a window, not fullscreen, whatever the setting `fullscreen` says.
     #[arg(long, overrides_with = "fullscreen")]
     pub windowed: bool,
+    /// Tab fast-forwards at N times real time, paced (2 to 8; 0: as fast as it runs).
+    /// Default: the setting `speed`, else 0.
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=8))]
+    pub speed: Option<u32>,
+    /// Present at most N pictures a second in the window (1 to 240; 0: no cap); the game still
+    /// runs every vertical blank. Default: the setting `fps_cap`, else 0.
+    #[arg(long, allow_hyphen_values = true, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=240))]
+    pub fps_cap: Option<u32>,
+    /// Present at the display's refresh without tearing (setting `vsync`, on by default).
+    #[arg(long, overrides_with = "no_vsync")]
+    pub vsync: bool,
+    /// Present each picture as soon as it is ready (least latency; may tear).
+    #[arg(long, overrides_with = "vsync")]
+    pub no_vsync: bool,
     /// Start from a save state (written by --save-state-at or the window's F1) instead of
     /// power-on: the same program (and disc) must be given; a state of another program, another
     /// piney version, or a damaged or cut file is refused with one line and exit status 1.
@@ -188,6 +215,8 @@ impl RunArgs {
             frames: self.frames,
             seconds: self.seconds,
             dump_frames: self.dump_frames,
+            capture: self.capture,
+            capture_frames: self.capture_frames,
             dump_format: self.dump_format.unwrap_or(match s.dump_format {
                 piney_settings::DumpFormat::Presented => DumpFormat::Presented,
                 piney_settings::DumpFormat::Display => DumpFormat::Display,
@@ -199,6 +228,7 @@ impl RunArgs {
             gs_threads: self.gs_threads.or(s.gs_threads),
             gs_general_path: self.gs_general_path,
             dump_gs: self.dump_gs,
+            dump_gs_frames: self.dump_gs_frames,
             dump_audio: self.dump_audio,
             no_audio: !pick(self.audio, self.no_audio, s.audio),
             volume: self.volume.unwrap_or(s.volume),
@@ -224,6 +254,9 @@ impl RunArgs {
             fast_cdvd: pick(self.fast_cdvd, self.no_fast_cdvd, s.fast_cdvd),
             window_size: self.window_size.unwrap_or(s.window_size),
             fullscreen: pick(self.fullscreen, self.windowed, s.fullscreen),
+            speed: self.speed.map_or(s.speed, |n| (n > 0).then_some(n)),
+            fps_cap: self.fps_cap.map_or(s.fps_cap, |n| (n > 0).then_some(n)),
+            vsync: pick(self.vsync, self.no_vsync, s.vsync),
             hold: self.hold,
             load_state: self.load_state,
             save_state_at: self.save_state_at,
@@ -241,6 +274,8 @@ pub struct RunOptions {
     pub frames: Option<u64>,
     pub seconds: Option<f64>,
     pub dump_frames: Option<PathBuf>,
+    pub capture: Option<PathBuf>,
+    pub capture_frames: Option<(u64, u64)>,
     pub dump_format: crate::frames::DumpFormat,
     pub deflicker: bool,
     pub screenshot_dir: Option<PathBuf>,
@@ -249,6 +284,7 @@ pub struct RunOptions {
     pub gs_threads: Option<u32>,
     pub gs_general_path: bool,
     pub dump_gs: Option<PathBuf>,
+    pub dump_gs_frames: Option<u64>,
     pub dump_audio: Option<PathBuf>,
     pub no_audio: bool,
     pub volume: u8,
@@ -266,6 +302,9 @@ pub struct RunOptions {
     pub fast_cdvd: bool,
     pub window_size: (u32, u32),
     pub fullscreen: bool,
+    pub speed: Option<u32>,
+    pub fps_cap: Option<u32>,
+    pub vsync: bool,
     pub hold: Option<f64>,
     pub load_state: Option<PathBuf>,
     pub save_state_at: Option<Vec<String>>,
@@ -286,7 +325,7 @@ impl RunOptions {
         };
         let lower = |s: String| s.to_ascii_lowercase();
         format!(
-            "renderer={} render_scale={} gs_threads={} deflicker={} fullscreen={} window_size={}x{} dump_format={} screenshot_dir={} mapping={} memcard1={} memcard2={} audio={} volume={} fast_forward_audio={} cpu={} fast_cdvd={}",
+            "renderer={} render_scale={} gs_threads={} deflicker={} fullscreen={} window_size={}x{} dump_format={} screenshot_dir={} mapping={} memcard1={} memcard2={} audio={} volume={} fast_forward_audio={} cpu={} fast_cdvd={} speed={} fps_cap={} vsync={}",
             self.renderer
                 .map_or("auto".to_string(), |r| lower(format!("{r:?}"))),
             self.render_scale,
@@ -305,6 +344,9 @@ impl RunOptions {
             lower(format!("{:?}", self.fast_forward_audio)),
             lower(format!("{:?}", self.cpu)),
             self.fast_cdvd,
+            self.speed.unwrap_or(0),
+            self.fps_cap.unwrap_or(0),
+            self.vsync,
         )
     }
 }
@@ -594,6 +636,8 @@ pub fn run_image(
     let irx = piney_machine::is_irx(image);
     machine.bus.iop.cdvd.fast = opts.fast_cdvd;
     machine.kernel.args = vec![boot.argv0.clone()];
+    // Screenshots and captures are named by the disc's serial, else the program's name.
+    let file_name = boot.serial.clone().unwrap_or_else(|| name.to_string());
     if let Some(disc) = boot.disc {
         machine.insert_disc(Some(Box::new(disc)));
     }
@@ -641,10 +685,20 @@ pub fn run_image(
         }
     }
     if let Some(path) = &opts.dump_gs {
-        // From the loaded program's first instruction: the GS as at power-on.
+        // From the loaded program's first instruction: the GS as at power-on (a dump holds
+        // no GS state piney could start it from later, so not after a loaded state).
+        if opts.load_state.is_some() {
+            eprintln!(
+                "piney: --dump-gs records from power-on; it cannot start from --load-state's state"
+            );
+            return ExitCode::from(2);
+        }
         if let Err(e) = machine.bus.gif.gs.start_capture(path, "", 0) {
             eprintln!("piney: --dump-gs {}: {e}", path.display());
             return ExitCode::from(1);
+        }
+        if let Some(n) = opts.dump_gs_frames {
+            machine.bus.gif.gs.limit_capture(n);
         }
     }
     let wav = match &opts.dump_audio {
@@ -707,7 +761,8 @@ pub fn run_image(
     }
     let iop_time = std::rc::Rc::new(std::cell::Cell::new(0.0f64));
     let spu2_time = std::rc::Rc::new(std::cell::Cell::new(0.0f64));
-    if opts.stats {
+    // The clocks feed --stats and the window's performance overlay (F9).
+    if opts.stats || !opts.headless {
         machine.set_iop_watch(Box::new(IopClock {
             since: None,
             total: iop_time.clone(),
@@ -721,13 +776,30 @@ pub fn run_image(
     let result = if opts.headless {
         run_headless(&mut machine, opts, &save_at, &program)
     } else {
+        let names = crate::window::Names {
+            title: name,
+            files: &file_name,
+        };
+        let perf = crate::window::PerfClocks {
+            iop: iop_time.clone(),
+            spu2: spu2_time.clone(),
+            gs: gs_times.clone(),
+        };
         let states = crate::window::StateSlots {
             dir: data_folder().map(|d| d.join("states")),
             name: slot_name(name, boot.serial.as_deref()),
             program: program.clone(),
             slot: 0,
         };
-        match crate::window::run(&mut machine, opts, name, mapping, wav.as_ref(), states) {
+        match crate::window::run(
+            &mut machine,
+            opts,
+            names,
+            perf,
+            mapping,
+            wav.as_ref(),
+            states,
+        ) {
             Ok(()) => Ok(RunEnd::Exited(machine.exit_status().unwrap_or(0))),
             Err(e) => {
                 eprintln!("piney: {e}");
@@ -873,6 +945,9 @@ pub enum HeadlessError {
     /// A frame could not be written.
     #[error("--dump-frames: {0}")]
     Frames(#[from] piney_gs::ImageError),
+    /// An animated capture could not be written.
+    #[error("{0}")]
+    Capture(String),
     /// A save state could not be written.
     #[error("--save-state-at {path}: {what}")]
     State {
@@ -917,6 +992,38 @@ fn run_headless(
             source,
         })?;
     }
+    let mut capture = match &opts.capture {
+        Some(path) => {
+            let most = opts.frames;
+            Some(
+                crate::capture::FrameCapture::new(path, opts.capture_frames, most)
+                    .map_err(HeadlessError::Capture)?,
+            )
+        }
+        None => None,
+    };
+    let result = frame_by_frame(machine, opts, save_at, program, end, capture.as_mut());
+    if let Some(c) = capture {
+        // After a failed run the file is closed and the run's error is the one line said.
+        let line = c.finish();
+        if result.is_ok() {
+            eprintln!("piney: {}", line.map_err(HeadlessError::Capture)?);
+        }
+    }
+    result
+}
+
+/// A headless run to `end`: save states made at their frames, and each frame written where
+/// the options say (one vertical blank at a time then; the frame shown as vertical blank N
+/// starts is frame N-1).
+fn frame_by_frame(
+    machine: &mut Machine,
+    opts: &RunOptions,
+    save_at: &[(u64, PathBuf)],
+    program: &str,
+    end: Option<u64>,
+    mut capture: Option<&mut crate::capture::FrameCapture>,
+) -> Result<RunEnd, HeadlessError> {
     // The saves still to make, in frame order.
     let start = machine.vblank_count;
     let mut saves = save_at.iter().filter(|(f, _)| *f >= start).peekable();
@@ -936,9 +1043,9 @@ fn run_headless(
             return Ok(RunEnd::FrameLimit);
         }
         // One vertical blank at a time while frames are written; else up to the next save or
-        // the end. The frame shown as each vertical blank starts is frame N-1.
+        // the end.
         let mut stop = end;
-        if opts.dump_frames.is_some() {
+        if opts.dump_frames.is_some() || capture.is_some() {
             let next = machine.vblank_count + 1;
             stop = Some(stop.map_or(next, |f| f.min(next)));
         }
@@ -951,12 +1058,21 @@ fn run_headless(
             seconds: opts.seconds,
         })? {
             RunEnd::FrameLimit => {
-                if let Some(dir) = &opts.dump_frames
-                    && machine.vblank_count > before
+                if machine.vblank_count == before {
+                    continue;
+                }
+                let n = machine.vblank_count - 1;
+                let wanted = capture.as_ref().is_some_and(|c| c.wants(n));
+                if (opts.dump_frames.is_some() || wanted)
                     && let Some(img) =
                         presented_frame(machine, opts.deflicker, opts.dump_format.into())
                 {
-                    img.write_png(&dir.join(Image::frame_file_name(machine.vblank_count - 1)))?;
+                    if let Some(dir) = &opts.dump_frames {
+                        img.write_png(&dir.join(Image::frame_file_name(n)))?;
+                    }
+                    if let Some(c) = capture.as_deref_mut() {
+                        c.offer(n, &img).map_err(HeadlessError::Capture)?;
+                    }
                 }
             }
             other => return Ok(other),

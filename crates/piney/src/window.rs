@@ -13,6 +13,7 @@ use piney_machine::sif::padman::PadInput;
 use piney_machine::{Machine, RunEnd, RunLimits};
 
 use crate::audio::{Queue, Tee, WavDump};
+use crate::capture::FrameCapture;
 use crate::run::RunOptions;
 
 /// What the window and the emulated padman share: the host pads' reports and the motors padman
@@ -56,8 +57,120 @@ struct MachineSession<'a> {
     screenshot_format: FrameFormat,
     /// The sound the machine made, for the window's player.
     sound: Option<Queue>,
+    /// What screenshot and capture file names start with: the program's serial or name.
+    name: String,
+    /// `--capture`'s capture, and the one F10 started.
+    capture: Option<FrameCapture>,
+    key_capture: Option<FrameCapture>,
+    /// The parts' clocks; the host time in `machine.run`; and their readings at the last
+    /// overlay update (wall, run, IOP, SPU2, GS busy, GS waited).
+    perf: PerfClocks,
+    in_run: f64,
+    perf_last: Option<(Instant, [f64; 5])>,
     /// Save state slots: the folder, the files' name, the program's identity, the slot.
     states: StateSlots,
+}
+
+impl MachineSession<'_> {
+    /// A new file in the screenshot folder: `NAME-YYYYMMDD-HHMMSS-FRAME[-K]-SUFFIX.png` (the
+    /// host's UTC date; the vertical blank of the frame on screen).
+    fn shot_path(&self, suffix: &str) -> Result<PathBuf, String> {
+        let dir = self
+            .screenshot_dir
+            .clone()
+            .ok_or("no folder for screenshots (set --screenshot-dir or HOME)")?;
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let n = self.machine.vblank_count.saturating_sub(1);
+        let stem = format!("{}-{}-{n:06}", self.name, utc_stamp());
+        let mut path = dir.join(format!("{stem}-{suffix}.png"));
+        let mut k = 2;
+        while path.exists() {
+            path = dir.join(format!("{stem}-{k}-{suffix}.png"));
+            k += 1;
+        }
+        Ok(path)
+    }
+
+    /// Frame `n` (just shown) to the captures that take it.
+    fn feed_captures(&mut self) -> Result<(), String> {
+        let n = self.machine.vblank_count.saturating_sub(1);
+        let wanted = self.capture.as_ref().is_some_and(|c| c.wants(n))
+            || self.key_capture.as_ref().is_some_and(|c| c.wants(n));
+        if !wanted {
+            return Ok(());
+        }
+        let Some(img) =
+            crate::run::presented_frame(self.machine, self.deflicker, self.screenshot_format)
+        else {
+            return Ok(());
+        };
+        if let Some(c) = &mut self.capture {
+            c.offer(n, &img)?;
+        }
+        if let Some(c) = &mut self.key_capture {
+            c.offer(n, &img)?;
+        }
+        Ok(())
+    }
+}
+
+/// The host-time clocks of the machine's parts, for the performance overlay: the IOP's slices
+/// (the SPU2's samples among them) and the GS renderer's thread.
+pub struct PerfClocks {
+    /// Seconds in the IOP's slices.
+    pub iop: std::rc::Rc<std::cell::Cell<f64>>,
+    /// Seconds making the SPU2's samples.
+    pub spu2: std::rc::Rc<std::cell::Cell<f64>>,
+    /// The renderer's busy and waited-for time.
+    pub gs: std::sync::Arc<piney_gs::RenderTimes>,
+}
+
+/// What the window is called, and what its screenshots and captures are named by.
+pub struct Names<'a> {
+    /// The window's title (after "piney: ").
+    pub title: &'a str,
+    /// The disc's serial or the program's name.
+    pub files: &'a str,
+}
+
+/// The host's date and time, UTC, as YYYYMMDD-HHMMSS (for file names only: nothing in the
+/// machine reads the host's clock).
+fn utc_stamp() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    // Days since 1970-01-01 to a civil date (proleptic Gregorian, eras of 400 years).
+    let z = secs / 86_400 + 719_468;
+    let (era, doe) = (z / 146_097, z % 146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + u64::from(m <= 2);
+    let t = secs % 86_400;
+    format!(
+        "{y:04}{m:02}{d:02}-{:02}{:02}{:02}",
+        t / 3600,
+        t / 60 % 60,
+        t % 60
+    )
+}
+
+/// A program's name as a file name: letters, digits, `-`, `_` and `.` kept, others `_`.
+fn file_name_part(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    if s.is_empty() { "piney".into() } else { s }
 }
 
 /// The window's save state slots (F1, F2, F3): `DIR/NAME.S.state` for slot S (0 to 9).
@@ -96,8 +209,11 @@ impl Emulator for MachineSession<'_> {
             frames: Some(next),
             seconds: self.seconds,
         };
-        match self.machine.run(limits).map_err(|e| e.to_string())? {
-            RunEnd::FrameLimit => {}
+        let started = Instant::now();
+        let end = self.machine.run(limits).map_err(|e| e.to_string());
+        self.in_run += started.elapsed().as_secs_f64();
+        match end? {
+            RunEnd::FrameLimit => self.feed_captures()?,
             RunEnd::Exited(_) | RunEnd::TimeLimit => self.ended = true,
         }
         if let Some(f) = self.frames
@@ -145,11 +261,6 @@ impl Emulator for MachineSession<'_> {
     /// offset, 4:3; or the display circuits' pixels), as DIR/screenshot-NNNNNN.png (the vertical
     /// blank; -2, -3 ... when taken again at the same one).
     fn screenshot(&mut self, frame: &Frame) -> Result<String, String> {
-        let dir = self
-            .screenshot_dir
-            .clone()
-            .ok_or("no folder for screenshots (set --screenshot-dir or HOME)")?;
-        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let img = Image {
             width: frame.width(),
             height: frame.height(),
@@ -160,15 +271,56 @@ impl Emulator for MachineSession<'_> {
             offset_y: frame.offset_y,
         };
         let out = self.screenshot_format.apply(&img, presenter);
-        let n = self.machine.vblank_count.saturating_sub(1);
-        let mut path = dir.join(format!("screenshot-{n:06}.png"));
-        let mut k = 2;
-        while path.exists() {
-            path = dir.join(format!("screenshot-{n:06}-{k}.png"));
-            k += 1;
-        }
+        let path = self.shot_path("shot")?;
         out.write_png(&path).map_err(|e| e.to_string())?;
         Ok(path.display().to_string())
+    }
+
+    fn toggle_capture(&mut self) -> Result<String, String> {
+        if let Some(c) = self.key_capture.take() {
+            return c.finish();
+        }
+        let path = self.shot_path("capture")?;
+        let from = self.machine.vblank_count;
+        self.key_capture = Some(FrameCapture::new(&path, Some((from, u64::MAX - 1)), None)?);
+        Ok(format!(
+            "capture {} started at frame {from} (F10 again ends it)",
+            path.display()
+        ))
+    }
+
+    fn perf_lines(&mut self) -> Vec<String> {
+        let now = Instant::now();
+        let p = &self.perf;
+        let read = [
+            self.in_run,
+            p.iop.get(),
+            p.spu2.get(),
+            p.gs.busy(),
+            p.gs.waited(),
+        ];
+        let Some((at, last)) = self.perf_last.replace((now, read)) else {
+            return vec!["(measuring)".into()];
+        };
+        let wall = now.duration_since(at).as_secs_f64().max(1e-9);
+        let d: Vec<f64> = read
+            .iter()
+            .zip(last)
+            .map(|(a, b)| (a - b).max(0.0))
+            .collect();
+        let pct = |x: f64| 100.0 * x / wall;
+        // The EE's own time: the machine's run less the IOP's slices and the waits for the GS.
+        let ee = (d[0] - d[1] - d[4]).max(0.0);
+        vec![
+            format!(
+                "EE {:.0}%, IOP {:.0}% (SPU2 {:.0}%), waiting for the GS {:.0}%",
+                pct(ee),
+                pct(d[1]),
+                pct(d[2]),
+                pct(d[4])
+            ),
+            format!("GS renderer busy {:.0}% (its own thread)", pct(d[3])),
+        ]
     }
 
     fn state_key(&mut self, key: StateKey) -> Result<String, String> {
@@ -246,7 +398,8 @@ impl Emulator for MachineSession<'_> {
 pub fn run(
     machine: &mut Machine,
     opts: &RunOptions,
-    title: &str,
+    names: Names<'_>,
+    perf: PerfClocks,
     mapping: Option<piney_input::Mapping>,
     wav: Option<&WavDump>,
     states: StateSlots,
@@ -277,6 +430,10 @@ pub fn run(
     }
     // --frames counts the frames of this run (after a loaded state's), as headless.
     let frames = opts.frames.map(|f| f + machine.vblank_count);
+    let capture = match &opts.capture {
+        Some(path) => Some(FrameCapture::new(path, opts.capture_frames, opts.frames)?),
+        None => None,
+    };
     let mut session = MachineSession {
         machine,
         pads,
@@ -293,10 +450,16 @@ pub fn run(
             .or_else(|| crate::run::data_folder().map(|d| d.join("screenshots"))),
         screenshot_format: opts.dump_format.into(),
         sound,
+        name: file_name_part(names.files),
+        capture,
+        key_capture: None,
+        perf,
+        in_run: 0.0,
+        perf_last: None,
         states,
     };
     let mut options = WindowOptions {
-        title: format!("piney: {title}"),
+        title: format!("piney: {}", names.title),
         ..Default::default()
     };
     options.audio = (!opts.no_audio).then_some(AudioOptions {
@@ -306,15 +469,28 @@ pub fn run(
     });
     options.size = opts.window_size;
     options.fullscreen = opts.fullscreen;
+    options.vsync = opts.vsync;
+    options.fps_cap = opts.fps_cap;
+    options.fast_forward_speed = opts.speed;
     if let Some(m) = mapping {
         options.keys = m.keyboard;
         options.gamepads = options.gamepads.map(|_| m.gamepad);
     }
-    let stats = run_window(&mut session, options).map_err(|e| e.to_string())?;
-    if opts.stats
-        && let Some(a) = &stats.audio
-    {
-        eprintln!("piney: {}", a.line());
+    let stats = run_window(&mut session, options).map_err(|e| e.to_string());
+    // Captures end with the window, whatever ended it.
+    let captures = [session.capture.take(), session.key_capture.take()];
+    for c in captures.into_iter().flatten() {
+        match c.finish() {
+            Ok(line) => eprintln!("piney: {line}"),
+            Err(e) => eprintln!("piney: {e}"),
+        }
+    }
+    let stats = stats?;
+    if opts.stats {
+        if let Some(a) = &stats.audio {
+            eprintln!("piney: {}", a.line());
+        }
+        eprintln!("piney: {}", stats.jitter.line());
     }
     Ok(())
 }

@@ -514,6 +514,8 @@ fn demo_running(display: &str) -> (Killed, Lines, Lines) {
         piney()
             .args(["demo", "--frames", "100000", "--no-audio"])
             .args(["--window-size", &format!("{}x{}", SIZE.0, SIZE.1)])
+            .arg("--screenshot-dir")
+            .arg(scratch("demo-window-running-shots"))
             .env("DISPLAY", display)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -591,6 +593,42 @@ fn pause_frame_advance_and_fast_forward_by_keys() {
     key(&["keyup", "--window", &id, "Tab"]);
     let ff = lines.wait_for("piney: fast-forward:", 30);
     assert!(number(&ff, "fast-forward: ") > 0, "{ff}");
+    // F10 starts an animated capture, F10 again ends it: a decoder not ours (apngdis) finds
+    // as many frames as the line says, each of the presented picture's size.
+    key(&["key", "--window", &id, "F10"]);
+    lines.wait_for("started at frame", 30);
+    std::thread::sleep(Duration::from_secs(2));
+    key(&["key", "--window", &id, "F10"]);
+    let done = lines.wait_for("frames, animated PNG", 30);
+    let path = done
+        .trim_start_matches("piney: capture ")
+        .split(": ")
+        .next()
+        .unwrap()
+        .to_string();
+    let n = number(&done, ".png: ");
+    assert!(n >= 2, "{done}");
+    let split = scratch("demo-window-capture-split");
+    std::fs::copy(&path, split.join("capture.png")).unwrap();
+    let out = Command::new("apngdis")
+        .arg("capture.png")
+        .current_dir(&split)
+        .output()
+        .expect("apngdis (Debian's apngdis package; tools/test.sh installs it)");
+    assert!(out.status.success(), "apngdis {path} failed");
+    let frames: Vec<PathBuf> = std::fs::read_dir(&split)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.to_string_lossy().contains("apngframe") && p.extension().is_some_and(|x| x == "png")
+        })
+        .collect();
+    assert_eq!(frames.len() as u64, n, "{done}");
+    // The presented picture: the demo's 448 lines at 4:3 (597 x 448), as --dump-frames.
+    for f in frames {
+        let img = Image::read_png(&f).unwrap();
+        assert_eq!((img.width, img.height), (597, 448), "{done}");
+    }
 }
 
 /// Save state keys (issue 16) through the window's own key events: F2 picks slot 1 (empty),

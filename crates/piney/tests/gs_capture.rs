@@ -66,3 +66,65 @@ fn a_replayed_capture_gives_the_live_frames() {
     let last = Image::read_png(&live.join(Image::frame_file_name(FRAMES - 1))).unwrap();
     assert!((0..597).all(|x| last.get(x, 0) == [0, 0, 0, 255]));
 }
+
+/// `--dump-gs-frames N`: the dump holds the first N frames and is finished then, while the run
+/// goes on; its replay gives the live run's first N frames. And a dump cannot start from a
+/// loaded state (it records from power-on): a wrong command line.
+#[test]
+fn a_capture_of_the_first_frames() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("gs-capture-frames");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let dump = dir.join("first.gs");
+    let (live, replayed) = (dir.join("live"), dir.join("replay"));
+    let err = piney(
+        &[
+            "demo",
+            "--headless",
+            "--frames",
+            "40",
+            "--dump-gs-frames",
+            "25",
+        ],
+        &[
+            Path::new("--dump-gs"),
+            &dump,
+            Path::new("--dump-frames"),
+            &live,
+        ],
+    );
+    assert!(err.contains("25 frames"), "{err}");
+    let err = piney(
+        &["replay", "--headless"],
+        &[&dump, Path::new("--dump-frames"), &replayed],
+    );
+    assert!(err.contains("25 frames"), "{err}");
+    for n in 0..25 {
+        let name = Image::frame_file_name(n);
+        let a = Image::read_png(&live.join(&name)).unwrap();
+        let b = Image::read_png(&replayed.join(&name)).unwrap();
+        assert!(
+            a == b,
+            "frame {n} differs between the live run and its replay"
+        );
+    }
+    assert!(!replayed.join(Image::frame_file_name(25)).exists());
+    let o = Command::new(env!("CARGO_BIN_EXE_piney"))
+        .env(
+            "XDG_CONFIG_HOME",
+            concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
+        )
+        .args([
+            "demo",
+            "--headless",
+            "--frames",
+            "1",
+            "--load-state",
+            "x.state",
+        ])
+        .arg("--dump-gs")
+        .arg(dir.join("x.gs"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}

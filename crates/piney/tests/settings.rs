@@ -128,7 +128,8 @@ fn every_key_is_used_and_every_flag_overrides_it() {
              fullscreen = true\nwindow_size = \"800x600\"\ndump_format = \"display\"\n\
              screenshot_dir = \"shots\"\nmapping = {:?}\nmemcard1 = \"cards/one\"\n\
              memcard2 = \"cards/two.ps2\"\naudio = false\nvolume = 20\n\
-             fast_forward_audio = \"stretch\"\ncpu = \"jit\"\nfast_cdvd = true\n",
+             fast_forward_audio = \"stretch\"\ncpu = \"jit\"\nfast_cdvd = true\n\
+             speed = 4\nfps_cap = 30\nvsync = false\n",
             mapping.display().to_string()
         ),
     )
@@ -164,6 +165,9 @@ fn every_key_is_used_and_every_flag_overrides_it() {
             ("fast_forward_audio", "stretch".into()),
             ("cpu", "jit".into()),
             ("fast_cdvd", "true".into()),
+            ("speed", "4".into()),
+            ("fps_cap", "30".into()),
+            ("vsync", "false".into()),
         ])
     );
     assert!(
@@ -204,6 +208,11 @@ fn every_key_is_used_and_every_flag_overrides_it() {
             "--cpu",
             "interp",
             "--no-fast-cdvd",
+            "--speed",
+            "2",
+            "--fps-cap",
+            "0",
+            "--vsync",
         ],
     );
     assert_eq!(
@@ -225,6 +234,9 @@ fn every_key_is_used_and_every_flag_overrides_it() {
             ("fast_forward_audio", "mute".into()),
             ("cpu", "interp".into()),
             ("fast_cdvd", "false".into()),
+            ("speed", "2".into()),
+            ("fps_cap", "0".into()),
+            ("vsync", "true".into()),
         ])
     );
     assert!(
@@ -233,7 +245,12 @@ fn every_key_is_used_and_every_flag_overrides_it() {
     );
     // The other halves of the flag pairs, over the defaults.
     std::fs::write(dir.join("settings.toml"), "").unwrap();
-    let err = demo_stats(&home, "1", &["--fullscreen", "--no-audio", "--fast-cdvd"]);
+    let err = demo_stats(
+        &home,
+        "1",
+        &["--fullscreen", "--no-audio", "--fast-cdvd", "--no-vsync"],
+    );
+    assert_eq!(value(&err, "vsync"), "false");
     assert_eq!(value(&err, "fullscreen"), "true");
     assert_eq!(value(&err, "audio"), "false");
     assert_eq!(value(&err, "fast_cdvd"), "true");

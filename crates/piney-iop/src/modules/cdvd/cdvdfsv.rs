@@ -32,6 +32,8 @@
 //!   bytes read } (the EE asks none: its end function copies head and tail). A read the drive
 //!   does not take (busy, no disc, the other media mode) sends the edge block with sizes 0 and
 //!   answers 0 at once, with SCECdErREADCFR.
+//! - 2 CDDAREAD: as READ, for whole CD sectors (2352 bytes, 2368 for datapattern 1, 2448 for
+//!   2), of a disc with audio tracks only (else answered 0 with SCECdErREADCFR).
 //! - 4 GETTOC { EE dest } -> the 2064-byte TOC buffer to `dest`, { result, is DVD }.
 //! - 5 SEEK { lsn }, 6 STANDBY, 7 STOP, 8 PAUSE: answered { result } when the drive is done
 //!   (0 at once when it is busy).
@@ -40,13 +42,13 @@
 //! - 14 DISKREADY -> { 2 ready, 6 not }.
 //! - 9 STREAM { lsn, sectors, EE buffer, command, mode }: [`super::stream`]; READ (command 2)
 //!   sends the sectors there are to the EE buffer and answers { error << 16 | sectors }.
-//! - 2 CDDAREAD, 10 CDDASTREAM, 12 NCMD and 15 READCHAIN stop the run, naming themselves; the
+//! - 10 CDDASTREAM, 12 NCMD and 15 READCHAIN stop the run, naming themselves; the
 //!   numbers this variant does not know (3 DVDREAD, 11 READ_KEY...) answer 0.
 //!
 //! An EE address that is outside EE RAM stops the run naming the call; an answer that would
 //! need more SIF0 transfers than sifman holds too.
 
-use super::{Job, SearchFor, Target, err, func};
+use super::{Job, SearchFor, SectorKind, Target, err, func};
 use crate::kernel::sif::MAX_TRANSFERS;
 use crate::kernel::{LibDef, Ret};
 use crate::modules::fileio::word;
@@ -274,7 +276,8 @@ fn thread_call(
         return search(iop, args, token);
     }
     match fno {
-        1 | 19 => read(iop, args, token),
+        1 | 19 => read(iop, args, token, false),
+        2 => read(iop, args, token, true),
         4 => {
             let dest = word(args, 0);
             ee_check(iop, "GETTOC's buffer", dest, 0x810)?;
@@ -316,6 +319,7 @@ fn thread_call(
             let job = Job::Read {
                 lsn: u64::from(lsn),
                 count: u64::from(n),
+                kind: SectorKind::Data,
                 target: Target::Iop(buf),
             };
             if iop.cd_start(job, func::READ, Some((token, 1))) {
@@ -329,7 +333,6 @@ fn thread_call(
             let busy = super::cdvdman::ready(iop, 8) & 0xc0 != 0x40;
             Ok(Reply::Now(words(&[if busy { 6 } else { 2 }])))
         }
-        2 => Err("N command 2 (CDDAREAD) is not implemented by piney".into()),
         9 => stream(iop, args),
         10 => Err("N command 10 (CDDASTREAM) is not implemented by piney".into()),
         12 => Err("N command 12 (NCMD, sceCdApplyNCmd) is not implemented by piney".into()),
@@ -377,15 +380,22 @@ fn empty_edges() -> Vec<u8> {
     vec![0u8; 144]
 }
 
-fn read(iop: &mut Iop, args: &[u8], token: u32) -> Result<Reply, String> {
+/// READ (N command 1, and 19) and CDDAREAD (2, `cdda`): { lsn, sectors, buffer, mode
+/// (trycount, spindle, datapattern), the EE's edge block, its read position }.
+fn read(iop: &mut Iop, args: &[u8], token: u32, cdda: bool) -> Result<Reply, String> {
     let (lsn, n, buf) = (word(args, 0), word(args, 4), word(args, 8));
     let pattern = args.get(14).copied().unwrap_or(0);
     let (edges, pos) = (word(args, 16), word(args, 20));
-    ee_check(iop, "READ's buffer", buf, u64::from(n) * 2048)?;
+    let kind = if cdda {
+        SectorKind::cdda(pattern)
+    } else {
+        SectorKind::Data
+    };
+    ee_check(iop, "READ's buffer", buf, u64::from(n) * kind.bytes())?;
     ee_check(iop, "READ's edge block", edges, 144)?;
     ee_check(iop, "READ's read position", pos, 4)?;
     let dvd = iop.cd_disk_type() == super::disk_type::PS2DVD;
-    if pattern != 0 && !dvd && iop.disc.is_some() {
+    if !cdda && pattern != 0 && !dvd && iop.disc.is_some() {
         return Err(format!(
             "READ of sectors of pattern {pattern} (2328/2340 bytes) is not implemented by piney"
         ));
@@ -393,6 +403,7 @@ fn read(iop: &mut Iop, args: &[u8], token: u32) -> Result<Reply, String> {
     let job = Job::Read {
         lsn: u64::from(lsn),
         count: u64::from(n),
+        kind,
         target: Target::Ee(EeRead {
             token,
             buf,
@@ -400,8 +411,13 @@ fn read(iop: &mut Iop, args: &[u8], token: u32) -> Result<Reply, String> {
             pos,
         }),
     };
-    // Refused (no disc, the other media mode), or the drive busy (a command, a stream).
-    let refused = super::cdvdman::refusal(iop);
+    // Refused (no disc, the other media mode, not a disc with audio tracks for CD-DA), or the
+    // drive busy (a command, a stream).
+    let refused = if cdda {
+        super::cdvdman::cdda_refused(iop).then_some(err::READCFR)
+    } else {
+        super::cdvdman::refusal(iop)
+    };
     if refused.is_none() && iop.cd_start(job, func::READ, None) {
         return Ok(Reply::Later(token));
     }

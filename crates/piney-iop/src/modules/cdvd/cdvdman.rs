@@ -12,7 +12,7 @@
 //! | 6 | sceCdRead(lsn, sectors, buf, mode*) | asynchronous read into IOP RAM; 1 taken, 0 busy / nothing to read |
 //! | 7 | sceCdSeek(lsn) | 1 taken, 0 busy |
 //! | 8 | sceCdGetError() | the last error |
-//! | 9 | sceCdGetToc(toc*) | the TOC: 2064 bytes of a DVD's physical format information (its layers, its last sector), or a CD's 1024 (the first and last track, the lead-out, one data track at 00:02:00) |
+//! | 9 | sceCdGetToc(toc*) | the TOC: 2064 bytes of a DVD's physical format information (its layers, its last sector), or a CD's 1024 (the first and last track, the lead-out, each track's start and kind) |
 //! | 10 | sceCdSearchFile(file*, name*) | [`super::iso`]; blocks for the reads' time; 1 found, 0 not |
 //! | 11 | sceCdSync(mode) | 0, 3..6, 16, 32 and others: block until idle, 0; 1, 17: 1 busy, 0 idle |
 //! | 12 | sceCdGetDiskType() | [`super::disk_type`] |
@@ -26,6 +26,7 @@
 //! | 28 | sceCdStatus() | [`super::stat`] |
 //! | 37 | sceCdCallback(func) | the previous callback; 0 (refused) while a command runs |
 //! | 38 | sceCdPause() | 1 taken, 0 busy |
+//! | 40 | sceCdReadCDDA(lsn, sectors, buf, mode*) | asynchronous read of whole sectors (2352, 2368 or 2448 bytes by datapattern) into IOP RAM; 1 taken, 0 busy or not a disc with audio tracks |
 //! | 39 | sceCdBreak() | 1 |
 //! | 44 | sceCdGetReadPos() | bytes of the read in flight that have arrived |
 //! | 45 | sceCdCtrlADout(mode, status*) | status 0; 1 |
@@ -42,7 +43,7 @@
 //! | 56..61, 67, 68, 77 | sceCdStInit, sceCdStRead, sceCdStSeek, sceCdStStart, sceCdStStat, sceCdStStop, sceCdStPause, sceCdStResume, sceCdStSeekF | [`super::stream`] |
 //! | _retzero slots | | 0 |
 //!
-//! The others (sceCdApplySCmd 29, sceCdReadCDDA 40, sceGetFsvRbuf 47, sceCdApplyNCmd 54,
+//! The others (sceCdApplySCmd 29, sceGetFsvRbuf 47, sceCdApplyNCmd 54,
 //! sceCdRead0 62, sceCdRV 63, sceCdRM 64, sceCdReadChain 66, sceCdPowerOff 74,
 //! sceCdApplySCmd2 112) stop the run, naming themselves.
 //!
@@ -50,7 +51,7 @@
 //! sceCdSearchFile writes 36 bytes at `file` (sceCdlFILE and the ISO flags after it), as the
 //! console's cdvdman copies its table entry.
 
-use super::{Job, SearchFor, Target, err, func, in_ram};
+use super::{Job, SearchFor, SectorKind, Target, err, func, in_ram};
 use crate::kernel::image::RETZERO;
 use crate::kernel::{LibDef, NativeFn, Ret, Wait};
 use crate::{Iop, IopError};
@@ -149,9 +150,43 @@ fn read(iop: &mut Iop) -> Result<Ret, IopError> {
     let job = Job::Read {
         lsn: u64::from(lsn),
         count: u64::from(count),
+        kind: SectorKind::Data,
         target: Target::Iop(buf),
     };
     simple(iop, job, func::READ)
+}
+
+/// sceCdReadCDDA(lsn, sectors, buf, mode*): whole sectors of a CD with audio tracks. The
+/// console's cdvdman answers 0 at once for any other disc type (a data-only CD, a DVD, no disc)
+/// and while the media mode is DVD (ps2sdk cdvdman.c `cdvdman_readfull`).
+fn read_cdda(iop: &mut Iop) -> Result<Ret, IopError> {
+    let (lsn, count, buf, mode) = (iop.arg(0), iop.arg(1), iop.arg(2), iop.arg(3));
+    check(iop, "sceCdReadCDDA's sceCdRMode", mode, 4)?;
+    let kind = SectorKind::cdda(byte(iop, mode + 2));
+    if iop.cdvd.busy() || cdda_refused(iop) {
+        return v(0);
+    }
+    check(
+        iop,
+        "sceCdReadCDDA's buffer",
+        buf,
+        u64::from(count) * kind.bytes(),
+    )?;
+    let job = Job::Read {
+        lsn: u64::from(lsn),
+        count: u64::from(count),
+        kind,
+        target: Target::Iop(buf),
+    };
+    simple(iop, job, func::READ_CDDA)
+}
+
+/// Whether a CD-DA read is refused: the disc's type is not one with audio tracks, or the media
+/// mode is DVD.
+pub fn cdda_refused(iop: &Iop) -> bool {
+    let t = iop.cd_disk_type();
+    let m = iop.cdvd.mmode;
+    !matches!(t, super::disk_type::PS2CDDA | super::disk_type::CDDA) || (m != 0xff && m != 1)
 }
 
 fn sync(iop: &mut Iop) -> Result<Ret, IopError> {
@@ -397,26 +432,42 @@ pub fn toc(iop: &Iop) -> Option<Vec<u8>> {
             t
         }
         crate::disc::Media::Cd => {
-            // Track 1 (data) at 00:02:00 and the lead-out, in the drive's BCD.
+            // Ten bytes an entry, as the drive reads them from the lead-in's Q channel:
+            // CONTROL/ADR, 0, POINT, 0 x4, PMIN, PSEC, PFRAME (BCD). A0: the first track's
+            // number, A1: the last's, A2: the lead-out's time; then track n at 20 + 10 n with
+            // its INDEX 01's time (LSN + 150). CONTROL 4 is a data track, 0 audio.
+            let tracks = d.tracks();
+            let ctl = |t: &crate::disc::Track| if t.audio { 0x01 } else { 0x41 };
+            let (first, last) = match (tracks.first(), tracks.last()) {
+                (Some(a), Some(b)) => (*a, *b),
+                _ => return None,
+            };
             let mut t = vec![0u8; 1024];
-            t[0] = 0x41;
-            t[2] = 0xa0;
-            t[7] = 0x01;
-            t[10] = 0x41;
-            t[12] = 0xa1;
-            t[17] = 0x01;
-            t[20] = 0x41;
-            t[22] = 0xa2;
-            let lead = n + 150;
-            t[27] = bcd((lead / 75 / 60) as u32);
-            t[28] = bcd((lead / 75 % 60) as u32);
-            t[29] = bcd((lead % 75) as u32);
-            t[30] = 0x41;
-            t[32] = 0x01;
-            t[38] = 0x02;
+            let mut entry = |at: usize, control: u8, point: u8, time: [u8; 3]| {
+                t[at] = control;
+                t[at + 2] = point;
+                t[at + 7..at + 10].copy_from_slice(&time);
+            };
+            let num = |n: u8| [bcd(u32::from(n)), 0, 0];
+            entry(0, ctl(&first), 0xa0, num(first.number));
+            entry(10, ctl(&last), 0xa1, num(last.number));
+            entry(20, ctl(&last), 0xa2, msf(d.lead_out() + 150));
+            for tr in tracks.iter().filter(|tr| (1..=99).contains(&tr.number)) {
+                let at = 20 + 10 * usize::from(tr.number);
+                entry(at, ctl(tr), bcd(u32::from(tr.number)), msf(tr.start + 150));
+            }
             t
         }
     })
+}
+
+/// A sector count as BCD minutes, seconds and frames (75 a second).
+fn msf(n: u64) -> [u8; 3] {
+    [
+        bcd((n / 75 / 60) as u32),
+        bcd((n / 75 % 60) as u32),
+        bcd((n % 75) as u32),
+    ]
 }
 
 fn get_toc(iop: &mut Iop) -> Result<Ret, IopError> {
@@ -502,9 +553,7 @@ const fn table() -> [(u16, &'static str, NativeFn); EXPORTS] {
         iop.cd_break();
         v(1)
     });
-    t[40] = (40, "sceCdReadCDDA", |iop| {
-        not_implemented(iop, "sceCdReadCDDA")
-    });
+    t[40] = (40, "sceCdReadCDDA", read_cdda);
     t[44] = (44, "sceCdGetReadPos", |iop| v(iop.cd_read_pos()));
     t[45] = (45, "sceCdCtrlADout", |iop| {
         status_out(iop, "sceCdCtrlADout's status")

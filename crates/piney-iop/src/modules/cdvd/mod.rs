@@ -50,7 +50,14 @@
 //!   never read.
 //! - Streaming (sceCdSt*, the EE's STREAM): [`stream`].
 //!
-//! Left out: CD-DA and raw-sector reads, sceCdReadChain (IOP and EE), the mechacon's S
+//! - CD-DA reads (sceCdReadCDDA, cdvdfsv's CDDAREAD): only of a disc whose type says CD-DA
+//!   (SCECdPS2CDDA 0x13, a PS2 CD with audio tracks; SCECdCDDA 0xfd, an audio CD), any track up
+//!   to the lead-out, each sector whole (2352 bytes: audio samples as the disc has them) and,
+//!   for datapatterns 1 and 2, the subchannel the drive appends ([`subq`]); the callback's
+//!   number is SCECdFuncReadCDDA (2). Sectors pass at the data reads' rate (the drive's speed
+//!   for the medium, [`timing`]).
+//!
+//! Left out: raw reads of data sectors (sceCdRead's 2328/2340 patterns on a CD), sceCdReadChain (IOP and EE), the mechacon's S
 //! commands beyond those [`cdvdfsv`] names, the drive's registers at 0x1f402000 (reads there
 //! answer 0 and writes are ignored, as before), a CDVDSTM from an IOPRP image run as code (it calls cdvdman's
 //! sceCdRead0, which stops the run), and what cdvdman's internal search reads would tell the
@@ -61,11 +68,12 @@ pub mod cdvdman;
 pub mod device;
 pub mod iso;
 pub mod stream;
+pub mod subq;
 pub mod timing;
 
 use std::collections::VecDeque;
 
-use crate::disc::Media;
+use crate::disc::{CDDA_SECTOR, Media};
 use crate::events::EventKind;
 use crate::kernel::{Cont, Wait, ret};
 use crate::mem::{RAM_SIZE, physical};
@@ -112,6 +120,10 @@ pub mod disk_type {
     pub const NODISC: u8 = 0x00;
     /// A PS2 CD without CD-DA tracks.
     pub const PS2CD: u8 = 0x12;
+    /// A PS2 CD with CD-DA tracks after its data track.
+    pub const PS2CDDA: u8 = 0x13;
+    /// An audio CD (CD-DA tracks only).
+    pub const CDDA: u8 = 0xfd;
     /// A PS2 DVD.
     pub const PS2DVD: u8 = 0x14;
 }
@@ -136,6 +148,8 @@ pub mod stat {
 pub mod func {
     /// A read.
     pub const READ: u32 = 1;
+    /// A CD-DA read.
+    pub const READ_CDDA: u32 = 2;
     /// A seek.
     pub const SEEK: u32 = 4;
     /// Standby.
@@ -193,6 +207,41 @@ pub enum SearchFor {
     },
 }
 
+/// What a read's sectors are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum SectorKind {
+    /// 2048 bytes of user data (sceCdRead).
+    Data,
+    /// A CD-DA read (sceCdReadCDDA): the whole 2352-byte sector, then `extra` bytes of
+    /// subchannel (0, 16 or 96: datapattern 0, 1 or 2).
+    Cdda {
+        /// Subchannel bytes after each sector.
+        extra: u32,
+    },
+}
+
+impl SectorKind {
+    /// Bytes a sector of this kind takes in the buffer.
+    pub fn bytes(self) -> u64 {
+        match self {
+            SectorKind::Data => 2048,
+            SectorKind::Cdda { extra } => 2352 + u64::from(extra),
+        }
+    }
+
+    /// The kind for a CD-DA read's datapattern (cdvdman's SCECdSecS2352 0, SCECdSecS2368 1,
+    /// SCECdSecS2448 2; any other value reads as 2352, as cdvdman's `default:` does).
+    pub fn cdda(pattern: u8) -> SectorKind {
+        SectorKind::Cdda {
+            extra: match pattern {
+                1 => 16,
+                2 => 96,
+                _ => 0,
+            },
+        }
+    }
+}
+
 /// What a command does.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Job {
@@ -202,6 +251,8 @@ pub enum Job {
         lsn: u64,
         /// How many.
         count: u64,
+        /// What a sector is ([`SectorKind`]).
+        kind: SectorKind,
         /// Where they go.
         target: Target,
     },
@@ -400,7 +451,9 @@ impl Iop {
     pub fn cd_disk_type(&self) -> u8 {
         match (&self.disc, self.cdvd.tray_open) {
             (Some(d), false) => match d.media() {
-                Media::Cd => disk_type::PS2CD,
+                Media::Cd if !d.tracks().iter().any(|t| t.audio) => disk_type::PS2CD,
+                Media::Cd if d.sectors() == 0 => disk_type::CDDA,
+                Media::Cd => disk_type::PS2CDDA,
                 Media::Dvd { .. } => disk_type::PS2DVD,
             },
             _ => disk_type::NODISC,
@@ -469,7 +522,10 @@ impl Iop {
         }
         let now = self.cpu.cycles;
         let fig = self.cd_figures();
-        let sectors = self.disc.as_ref().map_or(0, |d| d.sectors());
+        let (sectors, lead_out) = self
+            .disc
+            .as_ref()
+            .map_or((0, 0), |d| (d.sectors(), d.lead_out()));
         let head = self.cdvd.head;
         let no_medium = if self.cdvd.tray_open {
             err::OPENS
@@ -478,7 +534,17 @@ impl Iop {
         };
         // (time to the first sector, whole time, sectors arriving, error, status, new head)
         let (first, time, arrive, error, status, new_head) = match (&job, fig) {
-            (Job::Read { lsn, count, .. }, Some(f)) => {
+            (
+                Job::Read {
+                    lsn, count, kind, ..
+                },
+                Some(f),
+            ) => {
+                // A CD-DA read reaches every track, up to the lead-out.
+                let sectors = match kind {
+                    SectorKind::Data => sectors,
+                    SectorKind::Cdda { .. } => lead_out,
+                };
                 if *count == 0 {
                     (0, f.half_turn, 0, err::ILI, stat::SEEK, head)
                 } else if *lsn >= sectors {
@@ -566,6 +632,7 @@ impl Iop {
         };
         let Job::Read {
             target: Target::Iop(_),
+            kind,
             ..
         } = &c.job
         else {
@@ -577,17 +644,34 @@ impl Iop {
         }
         // The sectors pass at an even pace from the first to the completion.
         let done = u128::from(now - c.first) * u128::from(c.arrive) / u128::from(c.due - c.first);
-        (done.min(u128::from(c.arrive)) as u32).wrapping_mul(2048)
+        (done.min(u128::from(c.arrive)) as u32).wrapping_mul(kind.bytes() as u32)
     }
 
     /// The sectors of a completed read, or the error that stopped them.
-    pub(crate) fn cd_sectors(&mut self, lsn: u64, n: u64) -> Result<Vec<u8>, u8> {
+    pub(crate) fn cd_sectors(&mut self, lsn: u64, n: u64, kind: SectorKind) -> Result<Vec<u8>, u8> {
         let Some(disc) = self.disc.as_mut() else {
             return Err(err::TRMOPN);
         };
-        let mut buf = vec![0u8; (n * 2048) as usize];
-        match disc.read(lsn, &mut buf) {
-            Ok(()) => Ok(buf),
+        let result = match kind {
+            SectorKind::Data => {
+                let mut buf = vec![0u8; (n * 2048) as usize];
+                disc.read(lsn, &mut buf).map(|()| buf)
+            }
+            SectorKind::Cdda { extra } => {
+                let mut whole = vec![0u8; n as usize * CDDA_SECTOR];
+                disc.read_cdda(lsn, &mut whole).map(|()| {
+                    let tracks = disc.tracks();
+                    let mut buf = Vec::with_capacity((n * kind.bytes()) as usize);
+                    for (i, sector) in whole.chunks_exact(CDDA_SECTOR).enumerate() {
+                        buf.extend_from_slice(sector);
+                        subq::append(&mut buf, &tracks, lsn + i as u64, extra);
+                    }
+                    buf
+                })
+            }
+        };
+        match result {
+            Ok(buf) => Ok(buf),
             Err(e) => {
                 let msg =
                     format!("the disc image cannot be read ({e}): the read ends with SCECdErREAD");
@@ -614,9 +698,11 @@ impl Iop {
         let mut error = c.error;
         let mut woken = Vec::new();
         match c.job {
-            Job::Read { lsn, target, .. } => {
+            Job::Read {
+                lsn, target, kind, ..
+            } => {
                 let data = if c.arrive > 0 && error == err::NO {
-                    match self.cd_sectors(lsn, c.arrive) {
+                    match self.cd_sectors(lsn, c.arrive, kind) {
                         Ok(d) => Some(d),
                         Err(e) => {
                             error = e;

@@ -362,7 +362,7 @@ impl crate::Iop {
             return (Vec::new(), at, error);
         }
         let lsn = r.lsn + r.taken;
-        let data = match self.cd_sectors(lsn, count) {
+        let data = match self.cd_sectors(lsn, count, super::SectorKind::Data) {
             Ok(d) => d,
             Err(e) => return (Vec::new(), at, u32::from(e)),
         };
