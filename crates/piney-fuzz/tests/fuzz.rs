@@ -66,4 +66,5 @@ targets!(
     cue,
     memcard_image,
     memcard_folder,
+    save_state,
 );

@@ -239,6 +239,13 @@ impl crate::Iop {
         };
         let (iop_bytes, mut at) = cut(bytes, 0)?;
         let iop: Box<crate::Iop> = Box::new(decode(&iop_bytes)?);
+        if iop.bus.ram.len() != self.bus.ram.len() {
+            return Err(format!(
+                "the state's IOP RAM is {} bytes, not {}",
+                iop.bus.ram.len(),
+                self.bus.ram.len()
+            ));
+        }
         if bytes.len() < at + 8 {
             return Err("the IOP's state ends early".into());
         }

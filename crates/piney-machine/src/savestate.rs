@@ -13,8 +13,10 @@
 //!   same program installs the same ones). A state is loaded into a machine made for the same
 //!   program the same way.
 //! - The file: `PINEYST\0`, the format version, piney's version, the program's identity (the
-//!   caller's: the boot ELF's hash and disc serial), the payload's length and CRC-32, then the
-//!   payload (bincode 1.3). A file of another format or piney version, of another program, cut
+//!   caller's: the boot ELF's hash and disc serial), the payload's size unpacked, its length
+//!   and CRC-32 as stored, then the payload: the state in bincode 1.3, as one zstd frame
+//!   (ruzstd's fastest level; RAM and local memory are mostly runs, so a state of the demo is a
+//!   few MB rather than 46). A file of another format or piney version, of another program, cut
 //!   short or damaged is refused with an error saying which, before anything changes: the
 //!   payload is read and checked whole before the machine is replaced.
 
@@ -24,6 +26,9 @@ use crate::Machine;
 
 /// The file's first eight bytes.
 pub const MAGIC: &[u8; 8] = b"PINEYST\0";
+/// The most a payload may unpack to (a damaged size is refused before anything is allocated).
+const MAX_RAW: u64 = 1 << 30;
+
 /// The layout of the payload; a change to any unit's state changes it (with piney's version).
 pub const FORMAT: u32 = 1;
 /// piney's version, as states record it.
@@ -179,6 +184,27 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// Text from a file as it goes into an error: control characters escaped, at most 200 kept,
+/// so that the error stays one line.
+fn shown(s: &str) -> String {
+    let mut out: String = s
+        .chars()
+        .flat_map(|c| {
+            let e: Vec<char> = if c.is_control() {
+                c.escape_debug().collect()
+            } else {
+                vec![c]
+            };
+            e
+        })
+        .take(200)
+        .collect();
+    if out.len() < s.len() && s.chars().count() > 200 {
+        out.push_str("...");
+    }
+    out
+}
+
 /// The header of a state file: its piney version and program, read without the payload.
 pub fn peek(bytes: &[u8]) -> Result<(String, u32, String), StateError> {
     if bytes.len() < 8 || &bytes[..8] != MAGIC {
@@ -189,6 +215,24 @@ pub fn peek(bytes: &[u8]) -> Result<(String, u32, String), StateError> {
     let version = r.str()?;
     let program = r.str()?;
     Ok((version, format, program))
+}
+
+/// The payload unpacked: exactly `raw_len` bytes, or an error.
+fn unpack(body: &[u8], raw_len: usize) -> Result<Vec<u8>, StateError> {
+    use std::io::Read;
+    let bad =
+        |e: String| StateError::Content(format!("the payload does not unpack: {}", shown(&e)));
+    let mut input = body;
+    let dec =
+        ruzstd::decoding::StreamingDecoder::new(&mut input).map_err(|e| bad(e.to_string()))?;
+    let mut raw = Vec::with_capacity(raw_len);
+    dec.take(raw_len as u64 + 1)
+        .read_to_end(&mut raw)
+        .map_err(|e| bad(e.to_string()))?;
+    if raw.len() != raw_len {
+        return Err(bad(format!("{} bytes, not {raw_len}", raw.len())));
+    }
+    Ok(raw)
 }
 
 impl Machine {
@@ -230,13 +274,18 @@ impl Machine {
             gs_refused: b.gif.gs.refused_writes,
             iop,
         };
-        let body =
+        let raw =
             bincode::serialize(&payload).map_err(|e| StateError::Unsaveable(e.to_string()))?;
+        let body = ruzstd::encoding::compress_to_vec(
+            &raw[..],
+            ruzstd::encoding::CompressionLevel::Fastest,
+        );
         let mut out = Vec::with_capacity(body.len() + 256);
         out.extend(MAGIC);
         out.extend(FORMAT.to_le_bytes());
         put_str(&mut out, VERSION);
         put_str(&mut out, program);
+        out.extend((raw.len() as u64).to_le_bytes());
         out.extend((body.len() as u64).to_le_bytes());
         out.extend(crc32fast::hash(&body).to_le_bytes());
         out.extend(body);
@@ -251,13 +300,13 @@ impl Machine {
         let (version, format, file_program) = peek(bytes)?;
         if version != VERSION || format != FORMAT {
             return Err(StateError::Version {
-                file: version,
+                file: shown(&version),
                 format,
             });
         }
         if file_program != program {
             return Err(StateError::Program {
-                file: file_program,
+                file: shown(&file_program),
                 ours: program.to_string(),
             });
         }
@@ -265,6 +314,7 @@ impl Machine {
             b: bytes,
             at: 8 + 4 + 4 + version.len() + 4 + file_program.len(),
         };
+        let raw_len = r.u64()?;
         let len = r.u64()?;
         let crc = r.u32()?;
         let have = (bytes.len() - r.at) as u64;
@@ -282,12 +332,20 @@ impl Machine {
         if crc32fast::hash(body) != crc {
             return Err(StateError::Damaged);
         }
-        let p: Payload = piney_iop::state::decode(body).map_err(StateError::Content)?;
+        if raw_len > MAX_RAW {
+            return Err(StateError::Content(format!(
+                "a payload of {raw_len} bytes unpacked, past the {MAX_RAW} a state may have"
+            )));
+        }
+        let raw = unpack(body, raw_len as usize)?;
+        let p: Payload =
+            piney_iop::state::decode(&raw).map_err(|e| StateError::Content(shown(&e)))?;
+        drop(raw);
         let iop = self
             .bus
             .iop
             .decode_state(&p.iop)
-            .map_err(StateError::Content)?;
+            .map_err(|e| StateError::Content(shown(&e)))?;
         let sizes = [
             (p.ram.len(), self.bus.ram.len(), "RAM"),
             (p.spr.len(), self.bus.spr.len(), "scratchpad"),

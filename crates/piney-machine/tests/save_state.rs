@@ -105,15 +105,25 @@ fn bad_states_are_refused_and_change_nothing() {
     let e = refused(&mut b, b"PNG and not a state", PROGRAM);
     assert!(e.contains("not a piney save state"), "{e}");
 
-    // A payload that passes the checksum but does not read whole: refused before any change.
+    // Payloads that pass the checksum but do not unpack, or do not read whole: refused before
+    // any change.
     let head = 8 + 4 + 4 + v + 4 + PROGRAM.len();
-    let body = &state[head + 12..];
-    let cut = &body[..body.len() - 64];
-    let mut forged = state[..head].to_vec();
-    forged.extend((cut.len() as u64).to_le_bytes());
-    forged.extend(crc32fast::hash(cut).to_le_bytes());
-    forged.extend(cut);
-    let e = refused(&mut b, &forged, PROGRAM);
+    let forge = |raw_len: u64, body: &[u8]| {
+        let mut forged = state[..head].to_vec();
+        forged.extend(raw_len.to_le_bytes());
+        forged.extend((body.len() as u64).to_le_bytes());
+        forged.extend(crc32fast::hash(body).to_le_bytes());
+        forged.extend(body);
+        forged
+    };
+    let body = &state[head + 20..];
+    let e = refused(&mut b, &forge(1 << 20, &body[..body.len() / 2]), PROGRAM);
+    assert!(e.contains("does not unpack"), "{e}");
+    let raw_len = u64::from_le_bytes(state[head..head + 8].try_into().unwrap());
+    let short = vec![0u8; raw_len as usize - 64];
+    let packed =
+        ruzstd::encoding::compress_to_vec(&short[..], ruzstd::encoding::CompressionLevel::Fastest);
+    let e = refused(&mut b, &forge(short.len() as u64, &packed), PROGRAM);
     assert!(e.contains("cannot be read"), "{e}");
 
     // The good state still loads.

@@ -462,18 +462,17 @@ pub fn run(
         }
         machine.set_audio_sink(Box::new(Tee(sinks)));
     }
+    // --frames counts the frames of this run (after a loaded state's), as headless.
+    let frames = opts.frames.map(|f| f + machine.vblank_count);
     let capture = match &opts.capture {
-        Some(path) => {
-            let most = opts.frames.map(|f| f.saturating_sub(machine.vblank_count));
-            Some(FrameCapture::new(path, opts.capture_frames, most)?)
-        }
+        Some(path) => Some(FrameCapture::new(path, opts.capture_frames, opts.frames)?),
         None => None,
     };
     let mut session = MachineSession {
         machine,
         pads,
         deflicker: opts.deflicker,
-        frames: opts.frames,
+        frames,
         seconds: opts.seconds,
         ended: false,
         last: None,

@@ -3,7 +3,7 @@
 //! frames (`--dump-frames`) are the first run's, bit for bit, and its state at 2N is the first
 //! run's, byte for byte (the whole guest state: EE, IOP, memories, devices, GS local memory),
 //! under `--cpu interp` and `--cpu jit` and `--renderer sw` and `wgpu` (on the adapter wgpu
-//! finds: lavapipe in CI). The frame counts are small so the debug build's test stays quick;
+//! finds: lavapipe in CI), and from a state saved on one engine and renderer to the other. The frame counts are small so the debug build's test stays quick;
 //! README's "Save states" gives the 300/300/300 run by hand.
 //!
 //! And the refusals, each one line on stderr and exit status 1: a state of another program,
@@ -51,9 +51,14 @@ fn frame_files(dir: &Path) -> Vec<String> {
     v
 }
 
-/// 2N frames with states at N and 2N; then from the state at N, N frames and a state at 2N.
+/// 2N frames with states at N and 2N; then from the state at N, N frames and a state at 2N
+/// (the second run on `cpu2` and `renderer2`).
 fn determinism(cpu: &str, renderer: &str, n: u64) {
-    let dir = scratch(&format!("{cpu}-{renderer}"));
+    determinism_across(cpu, renderer, cpu, renderer, n);
+}
+
+fn determinism_across(cpu: &str, renderer: &str, cpu2: &str, renderer2: &str, n: u64) {
+    let dir = scratch(&format!("{cpu}-{renderer}-{cpu2}-{renderer2}"));
     let (first, second) = (dir.join("first"), dir.join("second"));
     let at = |f: u64, name: &str| [f.to_string(), dir.join(name).display().to_string()];
     let common = ["demo", "--headless", "--cpu", cpu, "--renderer", renderer];
@@ -75,6 +80,7 @@ fn determinism(cpu: &str, renderer: &str, n: u64) {
         )),
         "{err}"
     );
+    let common = ["demo", "--headless", "--cpu", cpu2, "--renderer", renderer2];
     let err = ok(piney()
         .args(common)
         .args(["--frames", &n.to_string()])
@@ -126,12 +132,19 @@ fn jit_sw() {
 
 #[test]
 fn interp_wgpu() {
-    determinism("interp", "wgpu", 12);
+    determinism("interp", "wgpu", 8);
 }
 
 #[test]
 fn jit_wgpu() {
-    determinism("jit", "wgpu", 12);
+    determinism("jit", "wgpu", 8);
+}
+
+/// A state is the machine's, whatever ran it: saved on the interpreter and the software
+/// renderer, loaded on the recompiler and wgpu, the same frames and state follow.
+#[test]
+fn interp_sw_to_jit_wgpu() {
+    determinism_across("interp", "sw", "jit", "wgpu", 8);
 }
 
 /// One `--load-state` that must fail: exit status 1, one line on stderr naming the file and

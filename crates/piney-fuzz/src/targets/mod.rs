@@ -7,12 +7,13 @@
 //! cue sheets, sidecars). Disc images and memory card images are made when the seeds are
 //! loaded, by our own code (piney-memcard's formatter, a small ISO 9660 writer here, CSO blocks
 //! through the same deflate piney-disc reads), since their size would not belong in the tree.
-//! Save states do not exist yet (issue 16): no target for them.
+//! Save states are made when the seeds are loaded (the demo run and saved).
 
 pub mod disc;
 pub mod gs;
 pub mod machine;
 pub mod memcard;
+pub mod state;
 pub mod text;
 
 use std::path::{Path, PathBuf};
@@ -77,6 +78,7 @@ pub static TARGETS: &[Target] = &[
     disc::CUE,
     memcard::MEMCARD_IMAGE,
     memcard::MEMCARD_FOLDER,
+    state::SAVE_STATE,
 ];
 
 /// The target called `name`.
