@@ -571,6 +571,32 @@ fn pause_frame_advance_and_fast_forward_by_keys() {
     key(&["key", "--window", &id, "p"]);
     let paused = number(&lines.wait_for("piney: paused at", 30), "vertical blank ");
     assert!(paused > 0, "nothing ran before the pause");
+    // The on-screen display shows the line in the window's corner (white letters over the
+    // picture, 8 pixels in) and takes it away after 3 s; the paused picture stays the same.
+    let geometry = xdotool(&display, &["getwindowgeometry", "--shell", &id]);
+    let at = |key: &str| -> u32 {
+        geometry
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{key}=")))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or_else(|| panic!("{key} in {geometry}"))
+    };
+    let (wx, wy) = (at("X"), at("Y"));
+    let white_in_corner = || {
+        let shot = screenshot(&display);
+        (wy + 11..wy + 19)
+            .flat_map(|y| (wx + 11..wx + 211).map(move |x| (x, y)))
+            .filter(|&(x, y)| shot.get(x, y) == [255, 255, 255])
+            .count()
+    };
+    std::thread::sleep(Duration::from_millis(500));
+    let during = white_in_corner();
+    std::thread::sleep(Duration::from_secs(4));
+    let after = white_in_corner();
+    assert!(
+        during > after + 20,
+        "no message in the corner: {during} white pixels while shown, {after} after"
+    );
     // Paused for 3 s: the next frame advance is the very next vertical blank.
     std::thread::sleep(Duration::from_secs(3));
     let mut at = paused;
@@ -632,6 +658,30 @@ fn pause_frame_advance_and_fast_forward_by_keys() {
         let img = Image::read_png(&f).unwrap();
         assert_eq!((img.width, img.height), (597, 448), "{done}");
     }
+    // F8 starts a GS dump for PCSX2 at the next clean vertical blank, F8 again ends it; the
+    // file replays.
+    key(&["key", "--window", &id, "F8"]);
+    let started = lines.wait_for("from the next clean vertical blank", 30);
+    let gs = started
+        .trim_start_matches("piney: GS capture ")
+        .split(" from the next")
+        .next()
+        .unwrap()
+        .to_string();
+    std::thread::sleep(Duration::from_secs(2));
+    key(&["key", "--window", &id, "F8"]);
+    let ended = lines.wait_for("GS capture ended", 30);
+    let frames = number(&ended, "ended: ");
+    assert!(frames >= 1, "{ended}");
+    let out = piney()
+        .args(["replay", "--headless", &gs])
+        .output()
+        .expect("piney replay");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && err.contains(&format!("{frames} frames")),
+        "replaying {gs}: {err}"
+    );
 }
 
 /// Save state keys (issue 16) through the window's own key events: F2 picks slot 1 (empty),
