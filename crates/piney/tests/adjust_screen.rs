@@ -7,8 +7,9 @@
 //! `presented`): the presented frame must be the display frame moved by (9, 16) and stretched
 //! to 4:3, and differ from it unmoved.
 
+mod piney_support;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use piney_gs::{FrameFormat, Image, Presenter};
 
@@ -22,12 +23,7 @@ fn script() -> PathBuf {
 fn frame(format: &str, input: bool) -> Image {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("adjust-{format}-{input}"));
     let _ = std::fs::remove_dir_all(&dir);
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_piney"));
-    // settings.toml: a config folder of the tests' own, never the user's (see README).
-    cmd.env(
-        "XDG_CONFIG_HOME",
-        concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
-    );
+    let mut cmd = piney_support::command();
     cmd.args(["demo", "--headless", "--frames", &(FRAME + 1).to_string()])
         .args(["--dump-format", format])
         .arg("--dump-frames")

@@ -3,6 +3,8 @@
 //! into one PNG a frame): the frame count, the size, and every frame equal to what
 //! `--dump-frames` writes for the same vertical blank.
 
+mod piney_support;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -16,15 +18,7 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn piney(args: &[&str]) -> (Option<i32>, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_piney"))
-        // settings.toml: a config folder of the tests' own, never the user's (see README).
-        .env(
-            "XDG_CONFIG_HOME",
-            concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
-        )
-        .args(args)
-        .output()
-        .unwrap();
+    let o = piney_support::command().args(args).output().unwrap();
     (
         o.status.code(),
         String::from_utf8_lossy(&o.stderr).into_owned(),

@@ -6,19 +6,15 @@
 //! its engine functions) the same frames, bit for bit, and the same native hook calls: the
 //! recompiler stops wherever a hook sits, so each runs as often as under the interpreter.
 
+mod piney_support;
+
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::Mutex;
 
 fn piney() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_piney"));
-    // settings.toml: a config folder of the tests' own, never the user's (see README).
-    c.env(
-        "XDG_CONFIG_HOME",
-        concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
-    );
-    c
+    piney_support::command()
 }
 
 fn root() -> PathBuf {

@@ -7,8 +7,9 @@
 //! - bad chains end `piney run` with status 1 and one line naming the channel, the tag address
 //!   and the pc.
 
+mod piney_support;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use piney_gs::Pcrtc;
 use std::sync::{Arc, Mutex};
@@ -161,12 +162,7 @@ fn gif_paths_draws_through_the_gs() {
 
 /// Runs `piney run <name>.elf --headless` and returns (exit code, stdout, stderr).
 fn piney_run(name: &str) -> (Option<i32>, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_piney"))
-        // settings.toml: a config folder of the tests' own, never the user's (see README).
-        .env(
-            "XDG_CONFIG_HOME",
-            concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
-        )
+    let o = piney_support::command()
         .arg("run")
         .arg(guest(name))
         .args(["--headless", "--seconds", "5"])

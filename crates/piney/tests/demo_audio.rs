@@ -2,8 +2,9 @@
 //! demo's own driver on the IOP, rom0:LIBSD native, its tune with reverb), the same bytes for
 //! the same run, not silence; a button in the input script starts the effect at its frame.
 
+mod piney_support;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn scratch(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("piney-audio-{name}-{}", std::process::id()));
@@ -15,12 +16,7 @@ fn scratch(name: &str) -> PathBuf {
 /// `piney demo --headless --frames N --dump-audio OUT [args]`: the WAV's 16-bit samples.
 fn demo_audio(dir: &Path, name: &str, frames: u32, args: &[&str]) -> (Vec<u8>, Vec<i16>) {
     let wav = dir.join(name);
-    let o = Command::new(env!("CARGO_BIN_EXE_piney"))
-        // settings.toml: a config folder of the tests' own, never the user's (see README).
-        .env(
-            "XDG_CONFIG_HOME",
-            concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
-        )
+    let o = piney_support::command()
         .args([
             "demo",
             "--headless",

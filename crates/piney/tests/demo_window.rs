@@ -31,6 +31,8 @@
 //! `xvfb`), xwd (package `x11-apps`) and a wgpu adapter (lavapipe: `mesa-vulkan-drivers
 //! libvulkan1`); a missing one fails the test, naming the package.
 
+mod piney_support;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -51,12 +53,7 @@ fn script() -> PathBuf {
 const SIZE: (u32, u32) = (597, 448);
 
 fn piney() -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_piney"));
-    // settings.toml: a config folder of the tests' own, never the user's (see README).
-    cmd.env(
-        "XDG_CONFIG_HOME",
-        concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
-    );
+    let mut cmd = piney_support::command();
     // Mesa warns without a runtime directory of mode 700.
     let runtime = std::env::temp_dir().join(format!("piney-demo-xdg-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&runtime);

@@ -3,17 +3,13 @@
 //! `piney run DISC` presents exactly the frames of `piney demo`; `piney info` names the serial,
 //! boot path, CRC and profile; broken discs are one clear error and exit 1.
 
+mod piney_support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn piney() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_piney"));
-    // settings.toml: a config folder of the tests' own, never the user's (see README).
-    c.env(
-        "XDG_CONFIG_HOME",
-        concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
-    );
-    c
+    piney_support::command()
 }
 
 fn root() -> PathBuf {

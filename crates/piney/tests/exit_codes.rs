@@ -1,8 +1,9 @@
 //! The README's exit codes, through the binary: 1 with one `piney: ...` line for bad input
 //! (files, scripts, mappings, profiles), 2 for a wrong command line (the first line names it).
 
+mod piney_support;
+
 use std::path::Path;
-use std::process::Command;
 
 fn scratch() -> std::path::PathBuf {
     let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("exit-codes");
@@ -12,15 +13,7 @@ fn scratch() -> std::path::PathBuf {
 }
 
 fn piney(args: &[&str]) -> (Option<i32>, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_piney"))
-        // settings.toml: a config folder of the tests' own, never the user's (see README).
-        .env(
-            "XDG_CONFIG_HOME",
-            concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
-        )
-        .args(args)
-        .output()
-        .unwrap();
+    let o = piney_support::command().args(args).output().unwrap();
     (
         o.status.code(),
         String::from_utf8_lossy(&o.stderr).into_owned(),

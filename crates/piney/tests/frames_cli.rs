@@ -3,6 +3,8 @@
 //! compare passes identical frames, fails differing ones (exit 1) and refuses mismatched folders
 //! (exit 2); a corrupt dump is one clear error.
 
+mod piney_support;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -12,13 +14,7 @@ use piney_gs::gs::{priv_reg, reg};
 use piney_gs::{Image, LocalMemory};
 
 fn piney() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_piney"));
-    // settings.toml: a config folder of the tests' own, never the user's (see README).
-    c.env(
-        "XDG_CONFIG_HOME",
-        concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
-    );
-    c
+    piney_support::command()
 }
 
 fn scratch(name: &str) -> PathBuf {

@@ -7,8 +7,9 @@
 //! `PINEY_BLESS=1 cargo test -p piney --test golden_demo` rewrites the PNGs (after checking the
 //! new pictures by eye).
 
+mod piney_support;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use piney_gs::Image;
 use piney_gs::compare::compare_images;
@@ -44,12 +45,7 @@ fn golden_dir() -> PathBuf {
 fn render(case: &Case) -> Image {
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("golden-{}", case.name));
     let _ = std::fs::remove_dir_all(&out);
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_piney"));
-    // settings.toml: a config folder of the tests' own, never the user's (see README).
-    cmd.env(
-        "XDG_CONFIG_HOME",
-        concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
-    );
+    let mut cmd = piney_support::command();
     cmd.args(["demo", "--headless", "--frames"])
         .arg((case.frame + 1).to_string());
     cmd.arg("--dump-frames").arg(&out);

@@ -5,20 +5,16 @@
 //! vertical blank. The run plays tests/input/adjust_screen.txt, so the display offset (from the
 //! registers the dump carries) moves the replayed frames as it moved the live ones.
 
+mod piney_support;
+
 use std::path::Path;
-use std::process::Command;
 
 use piney_gs::Image;
 
 const FRAMES: u64 = 201;
 
 fn piney(args: &[&str], extra: &[&Path]) -> String {
-    let o = Command::new(env!("CARGO_BIN_EXE_piney"))
-        // settings.toml: a config folder of the tests' own, never the user's (see README).
-        .env(
-            "XDG_CONFIG_HOME",
-            concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
-        )
+    let o = piney_support::command()
         .args(args)
         .args(extra)
         .output()
@@ -109,11 +105,7 @@ fn a_capture_of_the_first_frames() {
         );
     }
     assert!(!replayed.join(Image::frame_file_name(25)).exists());
-    let o = Command::new(env!("CARGO_BIN_EXE_piney"))
-        .env(
-            "XDG_CONFIG_HOME",
-            concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
-        )
+    let o = piney_support::command()
         .args([
             "demo",
             "--headless",

@@ -7,9 +7,11 @@
 //! they are never produced by piney. One test per program, plus a test that every program with
 //! an expected output has its test here.
 
+mod piney_support;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 /// Emulated-time bound passed to `piney run`.
@@ -28,12 +30,7 @@ fn run_piney(elf: &Path) -> (bool, Vec<u8>, String) {
         .join("guest-cards")
         .join(elf.file_stem().expect("a file name"));
     let _ = std::fs::remove_dir_all(&cards);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_piney"))
-        // settings.toml: a config folder of the tests' own, never the user's (see README).
-        .env(
-            "XDG_CONFIG_HOME",
-            concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
-        )
+    let mut child = piney_support::command()
         .arg("run")
         .arg(elf)
         .args(["--headless", "--seconds", EMULATED_SECONDS])

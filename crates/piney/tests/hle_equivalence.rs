@@ -7,8 +7,9 @@
 //! than the guest code they replace, so that count may be lower with hooks; everything else must
 //! be identical.
 
+mod piney_support;
+
 use std::path::Path;
-use std::process::Command;
 
 use piney_gs::Image;
 
@@ -29,12 +30,7 @@ const FRAMES: u32 = 110;
 const WORK_LINE: std::ops::Range<usize> = 44..58;
 
 fn dump(dir: &Path, input: &Path, extra: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_piney"))
-        // settings.toml: a config folder of the tests' own, never the user's (see README).
-        .env(
-            "XDG_CONFIG_HOME",
-            concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
-        )
+    let out = piney_support::command()
         .args(["demo", "--headless", "--stats", "--frames"])
         .arg(FRAMES.to_string())
         .arg("--input")

@@ -1,16 +1,11 @@
 //! `piney run --input FILE`: a bad input script stops the run before it starts, with an error
 //! naming the file and the line; a missing file names the file.
 
-use std::process::Command;
+mod piney_support;
 
 fn piney_run(input: &std::path::Path) -> (Option<i32>, String) {
     let elf = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/guest/hello.elf");
-    let out = Command::new(env!("CARGO_BIN_EXE_piney"))
-        // settings.toml: a config folder of the tests' own, never the user's (see README).
-        .env(
-            "XDG_CONFIG_HOME",
-            concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
-        )
+    let out = piney_support::command()
         .arg("run")
         .arg(&elf)
         .args(["--headless", "--frames", "1", "--input"])
@@ -48,12 +43,7 @@ fn a_mapping_file_is_read_before_the_run() {
     let run = |mapping: &std::path::Path| {
         let elf =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/guest/hello.elf");
-        let out = Command::new(env!("CARGO_BIN_EXE_piney"))
-            // settings.toml: a config folder of the tests' own, never the user's (see README).
-            .env(
-                "XDG_CONFIG_HOME",
-                concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
-            )
+        let out = piney_support::command()
             .arg("run")
             .arg(&elf)
             .args(["--headless", "--frames", "1", "--mapping"])

@@ -4,8 +4,9 @@
 //! unknown instruction, a load from nowhere) end the run with exit status 1 and one line on
 //! stderr that names the module, the place and the reason.
 
+mod piney_support;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -21,12 +22,7 @@ fn run(name: &str, image: &[u8]) -> (Option<i32>, String, String) {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
     std::fs::write(&path, image).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_piney"))
-        // settings.toml: a config folder of the tests' own, never the user's (see README).
-        .env(
-            "XDG_CONFIG_HOME",
-            concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
-        )
+    let o = piney_support::command()
         .arg("run")
         .arg(&path)
         .args(["--headless", "--seconds", "20"])

@@ -3,8 +3,9 @@
 //! where its header says, the answer carries the entry; a segment in the EE kernel's memory and
 //! a missing file give the console's error codes.
 
+mod piney_support;
+
 use std::path::Path;
-use std::process::Command;
 
 /// A minimal EE executable: one PT_LOAD segment of `data` at `vaddr`, entry `vaddr`.
 fn elf(vaddr: u32, data: &[u8]) -> Vec<u8> {
@@ -45,12 +46,7 @@ fn the_iop_loads_an_ee_program_into_ee_memory() {
     )
     .unwrap();
     std::fs::write(dir.join("low.elf"), elf(0x0004_0000, b"kernel memory!!!")).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_piney"))
-        // settings.toml: a config folder of the tests' own, never the user's (see README).
-        .env(
-            "XDG_CONFIG_HOME",
-            concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
-        )
+    let o = piney_support::command()
         .args(["run", "--headless", "--seconds", "5"])
         .arg(dir.join("iop_loadelf.elf"))
         .output()

@@ -11,6 +11,8 @@
 //! - A truncated or damaged image stops the run with one line naming the card, exit status 1,
 //!   and the file is left byte for byte as it was.
 
+mod piney_support;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -35,12 +37,7 @@ fn scratch(name: &str) -> PathBuf {
 
 /// `piney run ELF --headless` with `card` in port 1 and nothing usable in port 2.
 fn piney(elf: &str, card: &Path, seconds: &str) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_piney"));
-    // settings.toml: a config folder of the tests' own, never the user's (see README).
-    c.env(
-        "XDG_CONFIG_HOME",
-        concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
-    );
+    let mut c = piney_support::command();
     c.arg("run")
         .arg(guest(elf))
         .args(["--headless", "--seconds", seconds, "--memcard1"])

@@ -2,17 +2,13 @@
 //! presented frames (the frame-mode merge of each line with the next), and a valid `--profile`
 //! installs the native hooks it names for `piney run` (which installs none without one).
 
+mod piney_support;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn piney() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_piney"));
-    // settings.toml: a config folder of the tests' own, never the user's (see README).
-    c.env(
-        "XDG_CONFIG_HOME",
-        concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
-    );
-    c
+    piney_support::command()
 }
 
 fn scratch(name: &str) -> PathBuf {

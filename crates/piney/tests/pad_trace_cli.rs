@@ -1,9 +1,11 @@
 //! `piney pad-trace`: the committed hand-worked traces through the real command line, from a file
 //! and from stdin, and a bad script's error and exit status.
 
+mod piney_support;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 fn traces() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../piney-input/tests/traces")
@@ -16,12 +18,7 @@ fn every_committed_trace_reproduces_from_a_file() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "trace") {
             let expected = std::fs::read_to_string(path.with_extension("out")).unwrap();
-            let out = Command::new(env!("CARGO_BIN_EXE_piney"))
-                // settings.toml: a config folder of the tests' own, never the user's (see README).
-                .env(
-                    "XDG_CONFIG_HOME",
-                    concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
-                )
+            let out = piney_support::command()
                 .arg("pad-trace")
                 .arg(&path)
                 .output()
@@ -46,12 +43,7 @@ fn every_committed_trace_reproduces_from_a_file() {
 
 /// `piney pad-trace` with no file, `script` on its stdin.
 fn pad_trace_stdin(script: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_piney"))
-        // settings.toml: a config folder of the tests' own, never the user's (see README).
-        .env(
-            "XDG_CONFIG_HOME",
-            concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
-        )
+    let mut child = piney_support::command()
         .arg("pad-trace")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -88,12 +80,7 @@ fn a_bad_line_is_an_error_naming_it() {
 
 #[test]
 fn a_missing_file_is_an_error() {
-    let out = Command::new(env!("CARGO_BIN_EXE_piney"))
-        // settings.toml: a config folder of the tests' own, never the user's (see README).
-        .env(
-            "XDG_CONFIG_HOME",
-            concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
-        )
+    let out = piney_support::command()
         .args(["pad-trace", "/nonexistent/x.trace"])
         .output()
         .unwrap();

@@ -11,8 +11,9 @@
 //! two frames a second here at 1x); the 600-frame comparison the issue asks for is the same
 //! command with `PINEY_AGREE_FRAMES=600`.
 
+mod piney_support;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use piney_gs::Image;
 
@@ -32,12 +33,7 @@ fn render_with(renderer: &str, n: u64, scale: u32, extra: &[&str]) -> PathBuf {
         .join(format!("agree-{renderer}-{scale}{}", extra.join("_")));
     let _ = std::fs::remove_dir_all(&out);
     let input = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/input/adjust_screen.txt");
-    let o = Command::new(env!("CARGO_BIN_EXE_piney"))
-        // settings.toml: a config folder of the tests' own, never the user's (see README).
-        .env(
-            "XDG_CONFIG_HOME",
-            concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
-        )
+    let o = piney_support::command()
         .args(["demo", "--headless", "--renderer", renderer, "--frames"])
         .arg(n.to_string())
         .arg("--render-scale")

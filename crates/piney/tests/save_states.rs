@@ -9,16 +9,13 @@
 //! And the refusals, each one line on stderr and exit status 1: a state of another program,
 //! of another piney version or format, a cut or damaged file, a file that is no state.
 
+mod piney_support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn piney() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_piney"));
-    // settings.toml: a config folder of the tests' own, never the user's (see README).
-    c.env(
-        "XDG_CONFIG_HOME",
-        concat!(env!("CARGO_TARGET_TMPDIR"), "/config-home"),
-    );
+    let mut c = piney_support::command();
     c.env(
         "XDG_DATA_HOME",
         concat!(env!("CARGO_TARGET_TMPDIR"), "/data-home"),
