@@ -463,6 +463,19 @@ impl<E: Emulator + ?Sized> App<'_, E> {
                 .window
                 .set_title(&format!("{} ({what})", self.opts.title));
         }
+        if self.notices.osd.perf_on() {
+            let mut lines = vec![
+                format!("{fps:.1} fps, {:.0}% speed", speed * 100.0),
+                format!(
+                    "vertical blank {}, frame {}",
+                    self.session.vblanks(),
+                    self.session.frames()
+                ),
+            ];
+            lines.extend(self.session.perf_lines());
+            self.notices.osd.set_perf(lines);
+            self.notices.dirty = true;
+        }
     }
 
     /// With an fps cap, when the next present is allowed if that is still to come.

@@ -556,6 +556,10 @@ pub fn run(
         if let Some(a) = &stats.audio {
             eprintln!("piney: {}", a.line());
         }
+        eprintln!(
+            "piney: window: {} vertical blanks, {} pictures made, {} presented",
+            stats.vblanks, stats.frames, stats.presented
+        );
         eprintln!("piney: {}", stats.jitter.line());
     }
     Ok(session.boot_next.take())

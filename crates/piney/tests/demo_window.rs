@@ -594,6 +594,18 @@ fn pause_frame_advance_and_fast_forward_by_keys() {
         during > after + 20,
         "no message in the corner: {during} white pixels while shown, {after} after"
     );
+    // F9: the performance overlay stays in the corner (its lines updated once a second, past
+    // the messages' 3 s) until F9 again.
+    key(&["key", "--window", &id, "F9"]);
+    std::thread::sleep(Duration::from_secs(5));
+    let overlay = white_in_corner();
+    key(&["key", "--window", &id, "F9"]);
+    std::thread::sleep(Duration::from_secs(1));
+    let gone = white_in_corner();
+    assert!(
+        overlay > gone + 20,
+        "no performance overlay: {overlay} white pixels with it, {gone} without"
+    );
     // Paused for 3 s: the next frame advance is the very next vertical blank.
     std::thread::sleep(Duration::from_secs(3));
     let mut at = paused;
@@ -800,14 +812,40 @@ fn a_window_run_writes_the_settings_file() {
         std::fs::read_to_string(&file).unwrap(),
         "volume = 35\nwindow_size = \"700x500\"\n"
     );
-    let err = demo_stats_in_window(&display, &dir);
+    let err = demo_stats_in_window(&display, &dir, &["--frames", "5"]);
     assert!(err.contains(" window_size=700x500 "), "{err}");
+    // --vsync and --no-vsync pick the present mode the adapter line names (lavapipe has
+    // Mailbox and Immediate).
+    assert!(err.contains("(Mailbox)"), "{err}");
+    let err = demo_stats_in_window(&display, &dir, &["--frames", "5", "--no-vsync"]);
+    assert!(err.contains("(Immediate)"), "{err}");
+    // --fps-cap 10: 120 vertical blanks (2 s) of a 60 fps game, at most 10 pictures a second
+    // presented (and the game still made a picture every vblank).
+    let err = demo_stats_in_window(&display, &dir, &["--frames", "120", "--fps-cap", "10"]);
+    let window = err
+        .lines()
+        .find(|l| l.starts_with("piney: window: "))
+        .unwrap_or_else(|| panic!("no window line: {err}"));
+    // "N vertical blanks, M pictures made, P presented".
+    let n: Vec<u64> = window
+        .trim_start_matches("piney: window: ")
+        .split(", ")
+        .filter_map(|p| p.split_whitespace().next()?.parse().ok())
+        .collect();
+    let [vblanks, made, presented] = n[..] else {
+        panic!("{window}")
+    };
+    assert!(vblanks >= 120, "{window}");
+    assert!(made >= 100, "{window}");
+    assert!((1..=24).contains(&presented), "{window}");
 }
 
-/// A short window run with the settings in `dir`, no --window-size: its stderr.
-fn demo_stats_in_window(display: &str, dir: &Path) -> String {
+/// A short window run with the settings in `dir`, no --window-size, `extra` options: its
+/// stderr.
+fn demo_stats_in_window(display: &str, dir: &Path, extra: &[&str]) -> String {
     let out = piney()
-        .args(["demo", "--frames", "5", "--no-audio", "--stats"])
+        .args(["demo", "--no-audio", "--stats"])
+        .args(extra)
         .env("DISPLAY", display)
         .env("XDG_CONFIG_HOME", dir)
         .stdin(Stdio::null())
