@@ -20,8 +20,13 @@
 //! - At `--render-scale N` the buffer holds the software renderer's N x N sample planes (plane 0
 //!   is local memory as the guest sees it) and the shader runs on the fine grid by the same
 //!   rules, so every plane equals the software reference's at every scale (DESIGN.md).
-//! - Readback (the GS FIFO, a memory copy, the displayed picture) copies local memory back and
-//!   answers after every earlier command. The PCRTC runs on that copy (not yet on the GPU).
+//! - Readback (the GS FIFO, a memory copy) copies local memory back and answers after every
+//!   earlier command.
+//! - The PCRTC runs on the GPU (`shaders/gs_pcrtc.wgsl`): a display command makes the picture
+//!   from every sample plane into a buffer of its own, by piney-gs's [`PictureSetup`] and the
+//!   CPU's merge arithmetic; only [`Renderer::display_image`] copies that picture (never local
+//!   memory) back. A picture larger than a storage binding is made on the CPU instead (counted
+//!   in [`Stats::cpu_pictures`]).
 //! - No adapter: [`WgpuRenderer::new`] says why; the binary then falls back to the software
 //!   renderer.
 
@@ -30,6 +35,7 @@ pub mod pack;
 use std::sync::{Arc, Mutex};
 
 use piney_gs::mem::{MEM_WORDS, TransferRect};
+use piney_gs::pcrtc::PictureSetup;
 use piney_gs::{DisplayCommand, DrawCommand, Image, LocalMemory, MemCommand, Renderer};
 
 use pack::{Added, Batch};
@@ -38,6 +44,11 @@ use pack::{Added, Batch};
 pub const DRAW_WGSL: &str = concat!(
     include_str!("../../../shaders/gs_common.wgsl"),
     include_str!("../../../shaders/gs_draw.wgsl")
+);
+/// The PCRTC pass's WGSL.
+pub const PCRTC_WGSL: &str = concat!(
+    include_str!("../../../shaders/gs_common.wgsl"),
+    include_str!("../../../shaders/gs_pcrtc.wgsl")
 );
 /// The memory passes' WGSL.
 pub const MEMORY_WGSL: &str = concat!(
@@ -63,6 +74,10 @@ pub struct Stats {
     pub cpu_memory: u64,
     /// Copies of local memory back to the CPU.
     pub downloads: u64,
+    /// Pictures the PCRTC made on the GPU.
+    pub gpu_pictures: u64,
+    /// Pictures made on the CPU (larger than a storage binding).
+    pub cpu_pictures: u64,
 }
 
 /// A growable storage buffer.
@@ -88,7 +103,15 @@ impl Grow {
 
     /// Writes `words` at the start, growing first when they do not fit.
     fn write(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, words: &[u32]) {
-        let bytes = (words.len() * 4).max(4) as u64;
+        self.reserve(device, (words.len() * 4) as u64);
+        if !words.is_empty() {
+            queue.write_buffer(&self.buffer, 0, &as_bytes(words));
+        }
+    }
+
+    /// Grows the buffer (its contents lost) to hold at least `bytes`.
+    fn reserve(&mut self, device: &wgpu::Device, bytes: u64) {
+        let bytes = bytes.max(4);
         if bytes > self.buffer.size() {
             self.buffer = device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(self.label),
@@ -97,10 +120,18 @@ impl Grow {
                 mapped_at_creation: false,
             });
         }
-        if !words.is_empty() {
-            queue.write_buffer(&self.buffer, 0, &as_bytes(words));
-        }
     }
+}
+
+/// The picture of the last display command.
+enum Shown {
+    /// None yet, or no circuit on: 0 x 0.
+    Nothing,
+    /// Made on the GPU into the picture buffer, not yet copied back: its size and row stride
+    /// in pixels.
+    OnGpu { width: u32, height: u32, stride: u32 },
+    /// On the CPU (copied back, or made there).
+    OnCpu(Image),
 }
 
 fn as_bytes(words: &[u32]) -> Vec<u8> {
@@ -125,12 +156,18 @@ pub struct WgpuRenderer {
     upload: wgpu::ComputePipeline,
     copy: wgpu::ComputePipeline,
     load_clut: wgpu::ComputePipeline,
+    pcrtc: wgpu::ComputePipeline,
+    pcrtc_params: wgpu::Buffer,
+    picture: Grow,
+    picture_staging: Grow,
+    /// The largest picture buffer the device binds.
+    max_picture_bytes: u64,
     batch: Batch,
     scale: u32,
     /// The CPU's copy for readback and CPU-side commands; `cpu_valid` when it equals the GPU's.
     cpu: piney_gs::SoftwareRenderer,
     cpu_valid: bool,
-    displayed: Image,
+    shown: Shown,
     stats: Stats,
     error: Arc<Mutex<Option<String>>>,
 }
@@ -227,6 +264,7 @@ impl WgpuRenderer {
         };
         let draw_module = module("gs_draw.wgsl", DRAW_WGSL);
         let memory_module = module("gs_memory.wgsl", MEMORY_WGSL);
+        let pcrtc_module = module("gs_pcrtc.wgsl", PCRTC_WGSL);
         let split = [("SPLIT", if planes > HI_PLANE as u64 { 1.0 } else { 0.0 })];
         let pipeline = |m: &wgpu::ShaderModule, entry| {
             device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
@@ -246,6 +284,19 @@ impl WgpuRenderer {
             upload: pipeline(&memory_module, "upload"),
             copy: pipeline(&memory_module, "copy"),
             load_clut: pipeline(&memory_module, "load_clut"),
+            pcrtc: pipeline(&pcrtc_module, "pcrtc"),
+            pcrtc_params: buffer(
+                "pcrtc params",
+                PCRTC_PARAMS as u64 * 4,
+                wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            ),
+            picture: Grow::new(&device, "picture", storage | wgpu::BufferUsages::COPY_SRC),
+            picture_staging: Grow::new(
+                &device,
+                "picture readback",
+                wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            ),
+            max_picture_bytes: device.limits().max_storage_buffer_binding_size,
             prims: Grow::new(&device, "primitives", storage),
             tiles: Grow::new(&device, "tiles", storage),
             data: Grow::new(&device, "upload data", storage),
@@ -262,7 +313,7 @@ impl WgpuRenderer {
             scale,
             cpu: piney_gs::SoftwareRenderer::with_scale(scale),
             cpu_valid: true,
-            displayed: Image::new(0, 0, [0; 4]),
+            shown: Shown::Nothing,
             stats: Stats::default(),
             error,
         };
@@ -467,6 +518,42 @@ impl WgpuRenderer {
         self.cpu.planes_mut().to_vec()
     }
 
+    /// Copies the picture buffer's `width` x `height` pixels (rows `stride` apart) back.
+    fn read_picture(&mut self, width: u32, height: u32, stride: u32) -> Image {
+        let bytes = stride as u64 * height as u64 * 4;
+        self.picture_staging.reserve(&self.device, bytes);
+        let mut enc = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+        enc.copy_buffer_to_buffer(
+            &self.picture.buffer,
+            0,
+            &self.picture_staging.buffer,
+            0,
+            bytes,
+        );
+        self.queue.submit([enc.finish()]);
+        let slice = self.picture_staging.buffer.slice(..bytes);
+        slice.map_async(wgpu::MapMode::Read, |_| {});
+        let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
+        let mut image = Image::new(width, height, [0, 0, 0, 255]);
+        match slice.get_mapped_range() {
+            Err(e) => {
+                let mut s = self.error.lock().unwrap_or_else(|p| p.into_inner());
+                s.get_or_insert_with(|| format!("reading the picture back: {e}"));
+            }
+            Ok(view) => {
+                let row = width as usize * 4;
+                for (y, out) in image.rgba.chunks_exact_mut(row).enumerate() {
+                    let at = y * stride as usize * 4;
+                    out.copy_from_slice(&view[at..at + row]);
+                }
+            }
+        }
+        self.picture_staging.buffer.unmap();
+        image
+    }
+
     fn host_to_local(&mut self, rect: TransferRect, start: u64, data: Vec<u8>) {
         let bits = rect.psm.transfer_bits() as u64;
         let count = (data.len() as u64 * 8 / bits).min(rect.pixels().saturating_sub(start));
@@ -590,6 +677,56 @@ impl WgpuRenderer {
     }
 }
 
+/// Words of the PCRTC pass's parameters (`shaders/gs_pcrtc.wgsl`).
+const PCRTC_PARAMS: usize = 36;
+
+/// `setup` as the PCRTC pass reads it, for a picture at `scale` with rows `stride` pixels apart.
+fn pcrtc_params(setup: &PictureSetup, scale: u32, stride: u32) -> [u32; PCRTC_PARAMS] {
+    let mut w = [0u32; PCRTC_PARAMS];
+    let mut flags = 0;
+    if setup.top.is_some() {
+        flags |= 1;
+    }
+    if setup.back.is_some() && setup.back_from_circuit {
+        flags |= 2;
+    }
+    if setup.alpha.is_some() {
+        flags |= 4;
+    }
+    let [r, g, b, _] = setup.bg;
+    w[..11].copy_from_slice(&[
+        setup.width * scale,
+        setup.height * scale,
+        scale,
+        stride,
+        flags,
+        setup.alpha.unwrap_or(0),
+        r as u32 | (g as u32) << 8 | (b as u32) << 16,
+        setup.x0 as u32,
+        setup.y0 as u32,
+        setup.clock_step as u32,
+        setup.line_step as u32,
+    ]);
+    for (c, circuit) in [setup.top, setup.back].into_iter().enumerate() {
+        if let Some(k) = circuit {
+            w[12 + 11 * c..23 + 11 * c].copy_from_slice(&[
+                k.x0 as u32,
+                k.x1 as u32,
+                k.y0 as u32,
+                k.y1 as u32,
+                k.clock_step as u32,
+                k.line_step as u32,
+                k.dbx,
+                k.dby,
+                k.bp,
+                k.fbw,
+                k.psm.code() as u32,
+            ]);
+        }
+    }
+    w
+}
+
 /// The pages of a transfer rectangle.
 fn rect_pages(r: &TransferRect) -> pack::Pages {
     if r.x + r.w > 2048 || r.y + r.h > 2048 {
@@ -671,16 +808,89 @@ impl Renderer for WgpuRenderer {
     }
 
     fn display(&mut self, cmd: &DisplayCommand) {
-        self.download();
-        self.displayed = piney_gs::pcrtc::scaled_picture(self.cpu.planes_mut(), self.scale, cmd);
+        self.flush();
+        let Some(setup) = PictureSetup::new(cmd) else {
+            self.shown = Shown::Nothing;
+            return;
+        };
+        let (width, height) = (setup.width * self.scale, setup.height * self.scale);
+        if width == 0 || height == 0 {
+            self.shown = Shown::Nothing;
+            return;
+        }
+        // Rows of a multiple of 64 pixels (256 bytes), the row alignment of a buffer-to-texture
+        // copy.
+        let stride = width.next_multiple_of(64);
+        let bytes = stride as u64 * height as u64 * 4;
+        if bytes > self.max_picture_bytes || width.div_ceil(8) > 65535 || height.div_ceil(8) > 65535
+        {
+            self.stats.cpu_pictures += 1;
+            self.download();
+            self.shown = Shown::OnCpu(piney_gs::pcrtc::scaled_picture(
+                self.cpu.planes_mut(),
+                self.scale,
+                cmd,
+            ));
+            return;
+        }
+        self.stats.gpu_pictures += 1;
+        let words = pcrtc_params(&setup, self.scale, stride);
+        self.queue
+            .write_buffer(&self.pcrtc_params, 0, &as_bytes(&words));
+        self.picture.reserve(&self.device, bytes);
+        let group = self.bind(
+            &self.pcrtc,
+            &[
+                (0, &self.vram),
+                (5, &self.vram_hi),
+                (1, &self.pcrtc_params),
+                (2, &self.picture.buffer),
+            ],
+        );
+        self.dispatch(&self.pcrtc, &group, (width.div_ceil(8), height.div_ceil(8)));
+        self.shown = Shown::OnGpu {
+            width,
+            height,
+            stride,
+        };
     }
 
     fn scale(&self) -> u32 {
         self.scale
     }
 
+    fn report(&mut self) -> Option<String> {
+        self.flush();
+        let s = self.stats;
+        Some(format!(
+            "wgpu on {}: {} primitives in {} batches, {} drawn on the CPU (feedback); {} memory \
+             commands on the CPU; {} pictures made on the GPU, {} on the CPU; {} copies of local \
+             memory back",
+            self.adapter,
+            s.gpu_prims,
+            s.batches,
+            s.cpu_draws,
+            s.cpu_memory,
+            s.gpu_pictures,
+            s.cpu_pictures,
+            s.downloads
+        ))
+    }
+
     fn display_image(&mut self) -> Image {
-        self.displayed.clone()
+        if let Shown::OnGpu {
+            width,
+            height,
+            stride,
+        } = self.shown
+        {
+            let image = self.read_picture(width, height, stride);
+            self.shown = Shown::OnCpu(image);
+        }
+        match &self.shown {
+            Shown::OnCpu(image) => image.clone(),
+            _ => Image::new(0, 0, [0; 4]),
+        }
     }
 }
 
@@ -689,7 +899,11 @@ mod tests {
     /// Every WGSL file parses and validates with naga (no device needed).
     #[test]
     fn shaders_validate() {
-        for (name, src) in [("draw", super::DRAW_WGSL), ("memory", super::MEMORY_WGSL)] {
+        for (name, src) in [
+            ("draw", super::DRAW_WGSL),
+            ("memory", super::MEMORY_WGSL),
+            ("pcrtc", super::PCRTC_WGSL),
+        ] {
             let module = naga::front::wgsl::parse_str(src)
                 .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(src)));
             naga::valid::Validator::new(

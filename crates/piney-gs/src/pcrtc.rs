@@ -219,103 +219,209 @@ pub fn scaled_picture(planes: &[LocalMemory], scale: u32, p: &DisplayCommand) ->
     out
 }
 
+/// One read circuit as a picture reads it: its display rectangle in video clocks and lines, how
+/// long a buffer pixel lasts, and the buffer it reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CircuitRead {
+    /// The first video clock of the rectangle.
+    pub x0: i64,
+    /// The clock after its last.
+    pub x1: i64,
+    /// The first line.
+    pub y0: i64,
+    /// The line after its last.
+    pub y1: i64,
+    /// Clocks a buffer pixel lasts (MAGH + 1).
+    pub clock_step: i64,
+    /// Lines a buffer row spans (MAGV + 1, doubled in field mode).
+    pub line_step: i64,
+    /// The buffer: DISPFB's FBP (in blocks), FBW, DBX, DBY and the format it is read in.
+    pub bp: u32,
+    /// FBW.
+    pub fbw: u32,
+    /// DBX.
+    pub dbx: u32,
+    /// DBY.
+    pub dby: u32,
+    /// PSMCT32, 24, 16 or 16S (other codes read as 32-bit).
+    pub psm: Psm,
+}
+
+impl CircuitRead {
+    fn of(c: &Circuit) -> CircuitRead {
+        CircuitRead {
+            x0: c.x0(),
+            x1: c.x1(),
+            y0: c.y0(),
+            y1: c.y1(),
+            clock_step: c.clock_step,
+            line_step: c.line_step,
+            bp: c.fb.fbp() * 32,
+            fbw: c.fb.fbw(),
+            dbx: c.fb.dbx(),
+            dby: c.fb.dby(),
+            psm: display_psm(c.fb),
+        }
+    }
+
+    /// The buffer column shown at video clock `clock`, or `None` outside the rectangle.
+    pub fn column(&self, clock: i64) -> Option<u32> {
+        (clock >= self.x0 && clock < self.x1)
+            .then(|| (self.dbx as i64 + (clock - self.x0) / self.clock_step) as u32 & 2047)
+    }
+
+    /// The buffer row shown on line `line`, or `None` outside the rectangle.
+    pub fn row(&self, line: i64) -> Option<u32> {
+        (line >= self.y0 && line < self.y1)
+            .then(|| (self.dby as i64 + (line - self.y0) / self.line_step) as u32 & 2047)
+    }
+}
+
+/// What a frame's picture is made of, worked out once from the PCRTC's registers: every
+/// renderer's PCRTC (the CPU's [`picture`], the wgpu renderer's shader) walks this.
+///
+/// Picture pixel (x, y) shows video clock `x0 + x * clock_step` of line `y0 + y * line_step`:
+/// circuit 1 (`top`) where it covers that point, blended over the background (circuit 2 where
+/// `back_from_circuit` and it covers the point, else `bg`) by `alpha` (ALP) or, when `None`,
+/// by circuit 1's pixel alpha doubled and clamped (0x80 = 1.0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PictureSetup {
+    /// The picture's size in pixels (the main circuit's buffer resolution).
+    pub width: u32,
+    /// Its height in rows.
+    pub height: u32,
+    /// The video clock and line of pixel (0, 0).
+    pub x0: i64,
+    /// The line of row 0.
+    pub y0: i64,
+    /// Clocks between picture pixels (the main circuit's).
+    pub clock_step: i64,
+    /// Lines between picture rows (the main circuit's).
+    pub line_step: i64,
+    /// Circuit 1, when enabled and shown.
+    pub top: Option<CircuitRead>,
+    /// Circuit 2, when enabled.
+    pub back: Option<CircuitRead>,
+    /// The background is circuit 2 (SLBG 0) rather than BGCOLOR.
+    pub back_from_circuit: bool,
+    /// BGCOLOR.
+    pub bg: [u8; 4],
+    /// ALP when MMOD is 1.
+    pub alpha: Option<u32>,
+}
+
+impl PictureSetup {
+    /// The setup of `p`'s picture, or `None` when no circuit is enabled.
+    pub fn new(p: &DisplayCommand) -> Option<PictureSetup> {
+        let pm = p.pmode;
+        let field_mode = p.field_mode();
+        let c1 = (pm.en1() != 0).then(|| Circuit::new(p.dispfb[0], p.display[0], field_mode));
+        let c2 = (pm.en2() != 0).then(|| Circuit::new(p.dispfb[1], p.display[1], field_mode));
+        let mut c1 = c1;
+        // The deflicker pair: the same buffer, circuit 1 a line or so lower.
+        let pair = match (c1, c2) {
+            (Some(a), Some(b)) => {
+                a.fb == b.fb
+                    && a.disp.dx() == b.disp.dx()
+                    && a.disp.dy() > b.disp.dy()
+                    && a.disp.dy() <= b.disp.dy() + 2
+            }
+            _ => false,
+        };
+        if pair && !p.deflicker {
+            c1 = None;
+        }
+        let main = match (c2, c1) {
+            (Some(m), _) | (None, Some(m)) => m,
+            (None, None) => return None,
+        };
+        // The picture's rectangle: the union, except that the deflicker pair keeps the main
+        // circuit's (circuit 1's extra last line would show the background).
+        let (mut x0, mut y0, mut x1, mut y1) = (main.x0(), main.y0(), main.x1(), main.y1());
+        if !pair {
+            for c in [c1, c2].into_iter().flatten() {
+                x0 = x0.min(c.x0());
+                y0 = y0.min(c.y0());
+                x1 = x1.max(c.x1());
+                y1 = y1.max(c.y1());
+            }
+        }
+        Some(PictureSetup {
+            width: ((x1 - x0) / main.clock_step).max(0) as u32,
+            height: ((y1 - y0) / main.line_step).max(0) as u32,
+            x0,
+            y0,
+            clock_step: main.clock_step,
+            line_step: main.line_step,
+            top: c1.as_ref().map(CircuitRead::of),
+            back: c2.as_ref().map(CircuitRead::of),
+            back_from_circuit: pm.slbg() == 0,
+            bg: [
+                p.bgcolor.r() as u8,
+                p.bgcolor.g() as u8,
+                p.bgcolor.b() as u8,
+                255,
+            ],
+            alpha: (pm.mmod() != 0).then(|| pm.alp()),
+        })
+    }
+
+    /// The colour of a picture pixel: `top` (circuit 1's pixel, if it covers the point) over
+    /// `back` (the background's).
+    pub fn merge(&self, top: Option<[u8; 4]>, back: [u8; 4]) -> [u8; 4] {
+        match top {
+            None => [back[0], back[1], back[2], 255],
+            Some(t) => {
+                let a = self.alpha.unwrap_or_else(|| (t[3] as u32 * 2).min(255));
+                [
+                    mix(t[0], back[0], a),
+                    mix(t[1], back[1], a),
+                    mix(t[2], back[2], a),
+                    255,
+                ]
+            }
+        }
+    }
+}
+
 /// The merged picture of the enabled circuits, at the buffer resolution of the main circuit
 /// (circuit 2 when enabled, else 1), covering the enabled circuits' display rectangles: the
 /// display circuits' own pixels, before the presenter's offset. A 0x0 picture when no circuit is
-/// enabled.
+/// enabled. ([`PictureSetup`] says what each pixel is.)
 pub fn picture(mem: &LocalMemory, p: &DisplayCommand) -> Image {
-    let pm = p.pmode;
-    let field_mode = p.field_mode();
-    let c1 = (pm.en1() != 0).then(|| Circuit::new(p.dispfb[0], p.display[0], field_mode));
-    let c2 = (pm.en2() != 0).then(|| Circuit::new(p.dispfb[1], p.display[1], field_mode));
-    let mut c1 = c1;
-    // The deflicker pair: the same buffer, circuit 1 a line or so lower.
-    let pair = match (c1, c2) {
-        (Some(a), Some(b)) => {
-            a.fb == b.fb
-                && a.disp.dx() == b.disp.dx()
-                && a.disp.dy() > b.disp.dy()
-                && a.disp.dy() <= b.disp.dy() + 2
-        }
-        _ => false,
+    let Some(s) = PictureSetup::new(p) else {
+        return Image::new(0, 0, [0; 4]);
     };
-    if pair && !p.deflicker {
-        c1 = None;
-    }
-    let main = match (c2, c1) {
-        (Some(m), _) | (None, Some(m)) => m,
-        (None, None) => return Image::new(0, 0, [0; 4]),
-    };
-    // The picture's rectangle: the union, except that the deflicker pair keeps the main
-    // circuit's (circuit 1's extra last line would show the background).
-    let (mut x0, mut y0, mut x1, mut y1) = (main.x0(), main.y0(), main.x1(), main.y1());
-    if !pair {
-        for c in [c1, c2].into_iter().flatten() {
-            x0 = x0.min(c.x0());
-            y0 = y0.min(c.y0());
-            x1 = x1.max(c.x1());
-            y1 = y1.max(c.y1());
-        }
-    }
-    let w = ((x1 - x0) / main.clock_step).max(0) as u32;
-    let h = ((y1 - y0) / main.line_step).max(0) as u32;
-    let bg = [
-        p.bgcolor.r() as u8,
-        p.bgcolor.g() as u8,
-        p.bgcolor.b() as u8,
-        255,
-    ];
+    let (w, h) = (s.width, s.height);
     let mut out = Image::new(w, h, [0, 0, 0, 255]);
-    // Each circuit's buffer column for every picture column and buffer row for every picture
-    // line (or none outside its rectangle), worked out once a frame: a pixel is then two table
-    // reads and a swizzle-table address.
-    let columns = |c: &Circuit| -> Vec<Option<u32>> {
+    // Each circuit's buffer column for every picture column (or none outside its rectangle),
+    // worked out once a frame: a pixel is then two table reads and a swizzle-table address.
+    let columns = |c: &CircuitRead| -> Vec<Option<u32>> {
         (0..w as i64)
-            .map(|px| {
-                let clock = x0 + px * main.clock_step;
-                (clock >= c.x0() && clock < c.x1())
-                    .then(|| (c.fb.dbx() as i64 + (clock - c.x0()) / c.clock_step) as u32 & 2047)
-            })
+            .map(|px| c.column(s.x0 + px * s.clock_step))
             .collect()
     };
-    let row_of = |c: &Circuit, line: i64| {
-        (line >= c.y0() && line < c.y1())
-            .then(|| (c.fb.dby() as i64 + (line - c.y0()) / c.line_step) as u32 & 2047)
-    };
-    let reader = |c: &Circuit| DisplayReader::new(c.fb);
-    let (cols1, cols2) = (c1.map(|c| columns(&c)), c2.map(|c| columns(&c)));
-    let (read1, read2) = (c1.map(|c| reader(&c)), c2.map(|c| reader(&c)));
+    let back = s.back.filter(|_| s.back_from_circuit);
+    let (cols1, cols2) = (s.top.map(|c| columns(&c)), back.map(|c| columns(&c)));
+    let (read1, read2) = (
+        s.top.map(|c| DisplayReader::new(&c)),
+        back.map(|c| DisplayReader::new(&c)),
+    );
     for py in 0..h {
-        let line = y0 + py as i64 * main.line_step;
-        let row1 = c1.and_then(|c| row_of(&c, line)).zip(read1.as_ref());
-        let row2 = c2.and_then(|c| row_of(&c, line)).zip(read2.as_ref());
+        let line = s.y0 + py as i64 * s.line_step;
+        let row1 = s.top.and_then(|c| c.row(line)).zip(read1.as_ref());
+        let row2 = back.and_then(|c| c.row(line)).zip(read2.as_ref());
         let row_out = &mut out.rgba[(py * w * 4) as usize..((py + 1) * w * 4) as usize];
         for (px, o) in row_out.chunks_exact_mut(4).enumerate() {
-            let back = match (pm.slbg(), row2, &cols2) {
-                (0, Some((y, r)), Some(cols)) => cols[px].map_or(bg, |x| r.pixel(mem, x, y)),
-                _ => bg,
+            let back = match (row2, &cols2) {
+                (Some((y, r)), Some(cols)) => cols[px].map_or(s.bg, |x| r.pixel(mem, x, y)),
+                _ => s.bg,
             };
             let top = match (row1, &cols1) {
                 (Some((y, r)), Some(cols)) => cols[px].map(|x| r.pixel(mem, x, y)),
                 _ => None,
             };
-            let col = match top {
-                None => back,
-                Some(t) => {
-                    let a = if pm.mmod() != 0 {
-                        pm.alp()
-                    } else {
-                        (t[3] as u32 * 2).min(255)
-                    };
-                    [
-                        mix(t[0], back[0], a),
-                        mix(t[1], back[1], a),
-                        mix(t[2], back[2], a),
-                        255,
-                    ]
-                }
-            };
-            o.copy_from_slice(&[col[0], col[1], col[2], 255]);
+            o.copy_from_slice(&s.merge(top, back));
         }
     }
     out
@@ -329,11 +435,10 @@ struct DisplayReader {
 }
 
 impl DisplayReader {
-    fn new(fb: DispFb) -> DisplayReader {
-        let psm = display_psm(fb);
+    fn new(c: &CircuitRead) -> DisplayReader {
         DisplayReader {
-            psm,
-            offsets: crate::swizzle::Offsets::new(psm, fb.fbp() * 32, fb.fbw()),
+            psm: c.psm,
+            offsets: crate::swizzle::Offsets::new(c.psm, c.bp, c.fbw),
         }
     }
 
