@@ -6,12 +6,33 @@ use piney_input::{Motors, PadReport, Port};
 /// The largest frame side accepted (512 x 448 at render scale 8 fits).
 pub const MAX_FRAME_SIDE: u32 = 8192;
 
-/// One picture to present: RGBA8 pixels, row-major and tightly packed, plus how to present it.
+/// A picture already on the GPU, in a buffer of the window's own device (see
+/// [`crate::SharedGpu`]): rows of `stride` RGBA8 pixels (R in the lowest byte), `stride * 4` a
+/// multiple of 256, the frame's width of them shown.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GpuPixels {
+    /// The buffer (usage COPY_SRC).
+    pub buffer: wgpu::Buffer,
+    /// Pixels from one row to the next.
+    pub stride: u32,
+}
+
+/// Where a frame's pixels are.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Pixels {
+    /// On the CPU, tightly packed.
+    Cpu(Vec<u8>),
+    /// On the GPU: the presenter copies them texture-side, never through the CPU.
+    Gpu(GpuPixels),
+}
+
+/// One picture to present: RGBA8 pixels, row-major and tightly packed on the CPU or in a GPU
+/// buffer ([`Frame::on_gpu`]), plus how to present it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Frame {
     width: u32,
     height: u32,
-    pixels: Vec<u8>,
+    pixels: Pixels,
     /// The game's display offset x in native pixels, as `piney_gs::DisplayCommand::offset`
     /// gives it (the display circuit's DX against the video mode's origin, over the clocks a
     /// pixel lasts); right is positive.
@@ -70,7 +91,36 @@ impl Frame {
         Ok(Frame {
             width,
             height,
-            pixels,
+            pixels: Pixels::Cpu(pixels),
+            offset_x: 0,
+            offset_y: 0,
+            scale: 1,
+            deflicker: None,
+        })
+    }
+
+    /// A frame of `width` x `height` pixels lying in a GPU buffer of the window's device, no
+    /// offset, scale 1, no deflicker.
+    pub fn on_gpu(width: u32, height: u32, pixels: GpuPixels) -> Result<Frame, FrameError> {
+        if width == 0 || height == 0 || width > MAX_FRAME_SIDE || height > MAX_FRAME_SIDE {
+            return Err(FrameError::Size { width, height });
+        }
+        let expected = pixels.stride as u64 * 4 * height as u64;
+        if pixels.stride < width
+            || !(pixels.stride * 4).is_multiple_of(256)
+            || pixels.buffer.size() < expected
+        {
+            return Err(FrameError::Length {
+                width,
+                height,
+                expected: expected as usize,
+                got: pixels.buffer.size() as usize,
+            });
+        }
+        Ok(Frame {
+            width,
+            height,
+            pixels: Pixels::Gpu(pixels),
             offset_x: 0,
             offset_y: 0,
             scale: 1,
@@ -96,23 +146,29 @@ impl Frame {
         self.height
     }
 
-    /// The RGBA8 pixels, `width * height * 4` bytes.
-    pub fn pixels(&self) -> &[u8] {
-        &self.pixels
+    /// The RGBA8 pixels, `width * height * 4` bytes; `None` for a frame on the GPU.
+    pub fn pixels(&self) -> Option<&[u8]> {
+        match &self.pixels {
+            Pixels::Cpu(p) => Some(p),
+            Pixels::Gpu(_) => None,
+        }
     }
 
-    /// The pixel at (x, y); black outside the frame.
-    pub fn get(&self, x: u32, y: u32) -> [u8; 4] {
-        if x >= self.width || y >= self.height {
-            return [0, 0, 0, 255];
+    /// The GPU buffer of a frame made by [`Frame::on_gpu`].
+    pub fn gpu_pixels(&self) -> Option<&GpuPixels> {
+        match &self.pixels {
+            Pixels::Gpu(p) => Some(p),
+            Pixels::Cpu(_) => None,
         }
+    }
+
+    /// The pixel at (x, y); black outside the frame, and for a frame on the GPU.
+    pub fn get(&self, x: u32, y: u32) -> [u8; 4] {
+        let Some(pixels) = self.pixels().filter(|_| x < self.width && y < self.height) else {
+            return [0, 0, 0, 255];
+        };
         let i = (y as usize * self.width as usize + x as usize) * 4;
-        [
-            self.pixels[i],
-            self.pixels[i + 1],
-            self.pixels[i + 2],
-            self.pixels[i + 3],
-        ]
+        [pixels[i], pixels[i + 1], pixels[i + 2], pixels[i + 3]]
     }
 
     /// The display offset in frame pixels: the native offset times the scale.
@@ -148,6 +204,13 @@ pub enum StateKey {
 /// it ends the session once
 /// [`Emulator::finished`] says so.
 pub trait Emulator {
+    /// The window says whether it presents from the device of the [`crate::SharedGpu`] it was
+    /// given (`true`: frames made by [`Frame::on_gpu`] from that device are welcome; `false`,
+    /// also the default before it says: CPU frames only). Called once its window is made.
+    fn gpu_frames(&mut self, on: bool) {
+        let _ = on;
+    }
+
     /// Runs the machine to the next vertical blank (NTSC: 1/59.94 s of emulated time).
     /// `Ok(Some(frame))` when the PCRTC shows a new picture (every vblank at 60 fps, every
     /// second at 30 fps), `Ok(None)` when the picture did not change. `Err` ends the session

@@ -89,6 +89,89 @@ impl Gpu {
     }
 }
 
+/// A device for a window and the emulator's GPU renderer together, so that the renderer's
+/// pictures reach the window without a CPU copy ([`crate::Frame::on_gpu`]). Made before the
+/// window (the renderer draws from the first vertical blank); the window then makes its surface
+/// on the same instance and uses this device when the adapter can present to it, and says so
+/// through [`crate::Emulator::gpu_frames`]. Backends follow `WGPU_BACKEND`.
+#[derive(Clone)]
+pub struct SharedGpu {
+    pub(crate) instance: wgpu::Instance,
+    pub(crate) adapter: wgpu::Adapter,
+    pub(crate) device: wgpu::Device,
+    pub(crate) queue: wgpu::Queue,
+    error: Arc<Mutex<Option<String>>>,
+}
+
+impl SharedGpu {
+    /// A device with the limits `limits` gives for the adapter found (the renderer's needs;
+    /// the presenter's are less), or why there is none.
+    pub fn new(
+        limits: impl FnOnce(&wgpu::Adapter) -> Result<wgpu::Limits, String>,
+    ) -> Result<SharedGpu, FrontendError> {
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle().with_env());
+        let adapter =
+            pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
+                .map_err(|e| {
+                FrontendError::NoAdapter(format!("{e}; install {GPU_PACKAGES} for a software one"))
+            })?;
+        let required_limits = limits(&adapter).map_err(FrontendError::Gpu)?;
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("piney (window and renderer)"),
+            required_limits,
+            ..Default::default()
+        }))
+        .map_err(|e| FrontendError::Gpu(format!("requesting a device: {e}")))?;
+        let error = Arc::new(Mutex::new(None::<String>));
+        let slot = error.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            let mut s = slot.lock().unwrap_or_else(|p| p.into_inner());
+            s.get_or_insert_with(|| e.to_string());
+        }));
+        Ok(SharedGpu {
+            instance,
+            adapter,
+            device,
+            queue,
+            error,
+        })
+    }
+
+    /// The device.
+    pub fn device(&self) -> &wgpu::Device {
+        &self.device
+    }
+
+    /// Its queue.
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.queue
+    }
+
+    /// The adapter's description.
+    pub fn adapter_info(&self) -> wgpu::AdapterInfo {
+        self.adapter.get_info()
+    }
+
+    /// Where the device's uncaptured errors go (the first since it was last emptied).
+    pub fn error_slot(&self) -> Arc<Mutex<Option<String>>> {
+        self.error.clone()
+    }
+}
+
+impl Gpu {
+    /// The window's side of a shared device.
+    pub(crate) fn from_shared(shared: &SharedGpu) -> Gpu {
+        Gpu {
+            instance: shared.instance.clone(),
+            adapter: shared.adapter.clone(),
+            device: shared.device.clone(),
+            queue: shared.queue.clone(),
+            error: shared.error.clone(),
+        }
+    }
+}
+
 /// The frame texture and its bind group.
 struct FrameTexture {
     texture: wgpu::Texture,
@@ -368,21 +451,47 @@ impl Presenter {
         let Some(t) = &self.texture else {
             return Err(FrontendError::Gpu("frame texture missing".into()));
         };
-        gpu.queue.write_texture(
-            wgpu::TexelCopyTextureInfo {
-                texture: &t.texture,
-                mip_level: 0,
-                origin: wgpu::Origin3d::ZERO,
-                aspect: wgpu::TextureAspect::All,
-            },
-            frame.pixels(),
-            wgpu::TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: Some(size.0 * 4),
-                rows_per_image: Some(size.1),
-            },
-            extent,
-        );
+        let to = wgpu::TexelCopyTextureInfo {
+            texture: &t.texture,
+            mip_level: 0,
+            origin: wgpu::Origin3d::ZERO,
+            aspect: wgpu::TextureAspect::All,
+        };
+        match (frame.pixels(), frame.gpu_pixels()) {
+            (Some(pixels), _) => gpu.queue.write_texture(
+                to,
+                pixels,
+                wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(size.0 * 4),
+                    rows_per_image: Some(size.1),
+                },
+                extent,
+            ),
+            (None, Some(on_gpu)) => {
+                // The renderer's picture buffer to the frame texture, on the GPU (one queue: the
+                // copy sees every picture submitted before it).
+                let mut encoder =
+                    gpu.device
+                        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                            label: Some("frame from the renderer"),
+                        });
+                encoder.copy_buffer_to_texture(
+                    wgpu::TexelCopyBufferInfo {
+                        buffer: &on_gpu.buffer,
+                        layout: wgpu::TexelCopyBufferLayout {
+                            offset: 0,
+                            bytes_per_row: Some(on_gpu.stride * 4),
+                            rows_per_image: Some(size.1),
+                        },
+                    },
+                    to,
+                    extent,
+                );
+                gpu.queue.submit([encoder.finish()]);
+            }
+            (None, None) => return Err(FrontendError::Gpu("a frame with no pixels".into())),
+        }
         self.params = FrameParams {
             size,
             offset: frame.offset_pixels(),

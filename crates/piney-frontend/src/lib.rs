@@ -38,8 +38,8 @@ mod window;
 
 pub use audio::{AudioOptions, AudioStats, FastForwardAudio, Player};
 pub use error::FrontendError;
-pub use frame::{Emulator, Frame, FrameError, MAX_FRAME_SIDE, StateKey};
-pub use gpu::{GPU_PACKAGES, Gpu, Headless, PRESENT_WGSL, Presenter};
+pub use frame::{Emulator, Frame, FrameError, GpuPixels, MAX_FRAME_SIDE, StateKey};
+pub use gpu::{GPU_PACKAGES, Gpu, Headless, PRESENT_WGSL, Presenter, SharedGpu};
 pub use pacing::{DEFAULT_MAX_CATCH_UP, NTSC_PERIOD_NS, Pacer};
 pub use session::{Advance, Session};
 pub use window::{WindowOptions, WindowStats, check_display, run_window};

@@ -193,6 +193,11 @@ impl<'e, E: Emulator + ?Sized> Session<'e, E> {
         self.emu.toggle_gs_capture()
     }
 
+    /// Whether the window presents from the emulator's shared device ([`Emulator::gpu_frames`]).
+    pub fn gpu_frames(&mut self, on: bool) {
+        self.emu.gpu_frames(on)
+    }
+
     /// A file dropped on the window, for the emulator to boot.
     pub fn dropped(&mut self, path: &std::path::Path) -> Result<String, String> {
         self.emu.dropped(path)

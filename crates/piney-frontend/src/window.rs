@@ -34,7 +34,7 @@ use crate::pacing::DEFAULT_MAX_CATCH_UP;
 use crate::session::{Advance, Session};
 
 /// How a window is opened.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct WindowOptions {
     /// The title.
     pub title: String,
@@ -60,6 +60,10 @@ pub struct WindowOptions {
     pub fast_forward_speed: Option<u32>,
     /// How the picture is scaled into the window (default: sharp bilinear, 4:3).
     pub scaling: crate::layout::Scaling,
+    /// The device the emulator's GPU renderer draws on: the window presents from it when the
+    /// adapter can present to the window (then frames may lie on the GPU); `None`: a device of
+    /// the window's own.
+    pub shared_gpu: Option<crate::gpu::SharedGpu>,
 }
 
 impl Default for WindowOptions {
@@ -77,6 +81,7 @@ impl Default for WindowOptions {
             fps_cap: None,
             fast_forward_speed: None,
             scaling: crate::layout::Scaling::default(),
+            shared_gpu: None,
         }
     }
 }
@@ -218,6 +223,8 @@ struct WindowState {
     presenter: Presenter,
     gpu: Gpu,
     window: Arc<Window>,
+    /// Presenting from the emulator's shared device.
+    shared: bool,
 }
 
 impl WindowState {
@@ -235,16 +242,36 @@ impl WindowState {
                 .create_window(attrs)
                 .map_err(|e| FrontendError::Window(format!("creating the window: {e}")))?,
         );
-        let instance = wgpu::Instance::new(
-            wgpu::InstanceDescriptor::new_with_display_handle(Box::new(
-                event_loop.owned_display_handle(),
-            ))
-            .with_env(),
-        );
-        let surface = instance
-            .create_surface(window.clone())
-            .map_err(|e| FrontendError::Gpu(format!("creating the window's surface: {e}")))?;
-        let gpu = Gpu::with_instance(instance, Some(&surface))?;
+        // The emulator's device when it can present here (Vulkan and the others need no display
+        // handle at the instance; GL does, so a shared GL device falls back here).
+        let shared = opts.shared_gpu.as_ref().and_then(|s| {
+            let surface = s.instance.create_surface(window.clone()).ok()?;
+            if s.adapter.is_surface_supported(&surface) {
+                Some((surface, Gpu::from_shared(s)))
+            } else {
+                eprintln!(
+                    "piney: the renderer's adapter cannot present to this window: presenting with a device of the window's own (each picture through the CPU)"
+                );
+                None
+            }
+        });
+        let sharing = shared.is_some();
+        let (surface, gpu) = match shared {
+            Some(pair) => pair,
+            None => {
+                let instance = wgpu::Instance::new(
+                    wgpu::InstanceDescriptor::new_with_display_handle(Box::new(
+                        event_loop.owned_display_handle(),
+                    ))
+                    .with_env(),
+                );
+                let surface = instance.create_surface(window.clone()).map_err(|e| {
+                    FrontendError::Gpu(format!("creating the window's surface: {e}"))
+                })?;
+                let gpu = Gpu::with_instance(instance, Some(&surface))?;
+                (surface, gpu)
+            }
+        };
         let size = window.inner_size();
         let mut config = surface
             .get_default_config(&gpu.adapter, size.width.max(1), size.height.max(1))
@@ -289,9 +316,14 @@ impl WindowState {
         presenter.set_scaling(opts.scaling);
         gpu.check("setting up the window's presenter")?;
         eprintln!(
-            "piney: presenting with {} ({:?})",
+            "piney: presenting with {} ({:?}){}",
             gpu.adapter_info(),
-            config.present_mode
+            config.present_mode,
+            if sharing {
+                ", from the renderer's own device"
+            } else {
+                ""
+            }
         );
         Ok(WindowState {
             surface,
@@ -300,6 +332,7 @@ impl WindowState {
             presenter,
             gpu,
             window,
+            shared: sharing,
         })
     }
 
@@ -523,6 +556,7 @@ impl<E: Emulator + ?Sized> ApplicationHandler for App<'_, E> {
         match WindowState::new(event_loop, &self.opts) {
             Ok(state) => {
                 state.window.request_redraw();
+                self.session.gpu_frames(state.shared);
                 self.state = Some(state);
                 // The schedule starts now, not when the process did.
                 let now = self.now_ns();

@@ -78,6 +78,8 @@ pub struct Stats {
     pub gpu_pictures: u64,
     /// Pictures made on the CPU (larger than a storage binding).
     pub cpu_pictures: u64,
+    /// Pictures copied back to the CPU ([`Renderer::display_image`]).
+    pub picture_reads: u64,
 }
 
 /// A growable storage buffer.
@@ -123,15 +125,28 @@ impl Grow {
     }
 }
 
-/// The picture of the last display command.
-enum Shown {
-    /// None yet, or no circuit on: 0 x 0.
-    Nothing,
-    /// Made on the GPU into the picture buffer, not yet copied back: its size and row stride
-    /// in pixels.
-    OnGpu { width: u32, height: u32, stride: u32 },
-    /// On the CPU (copied back, or made there).
-    OnCpu(Image),
+/// A picture on the GPU: what [`Renderer::display_gpu`] hands a presenter on the same device
+/// (downcast from [`piney_gs::GpuHandle`]). The buffer holds `height` rows of `stride` RGBA8
+/// pixels (R in the lowest byte), `width` of them shown; `stride * 4` is a multiple of 256, as
+/// a buffer-to-texture copy needs. It keeps this size: a later picture of another size goes to
+/// a new buffer, so a presenter copying from this one never reads a picture laid out otherwise.
+#[derive(Clone, Debug)]
+pub struct GpuPicture {
+    /// The pixels (usage STORAGE | COPY_SRC).
+    pub buffer: wgpu::Buffer,
+    /// Pixels shown a row.
+    pub width: u32,
+    /// Rows.
+    pub height: u32,
+    /// Pixels from one row to the next (a multiple of 64).
+    pub stride: u32,
+}
+
+/// The picture of the last display command: on the GPU, on the CPU, or both once copied.
+#[derive(Default)]
+struct Shown {
+    gpu: Option<GpuPicture>,
+    cpu: Option<Image>,
 }
 
 fn as_bytes(words: &[u32]) -> Vec<u8> {
@@ -158,7 +173,6 @@ pub struct WgpuRenderer {
     load_clut: wgpu::ComputePipeline,
     pcrtc: wgpu::ComputePipeline,
     pcrtc_params: wgpu::Buffer,
-    picture: Grow,
     picture_staging: Grow,
     /// The largest picture buffer the device binds.
     max_picture_bytes: u64,
@@ -182,22 +196,44 @@ impl WgpuRenderer {
     /// A renderer at render scale `scale` (1 to 8; the software renderer's sample planes, see
     /// `piney_gs::SoftwareRenderer`), or why it cannot be made.
     pub fn with_scale(scale: u32) -> Result<WgpuRenderer, String> {
-        let scale = scale.clamp(1, 8);
-        let planes = (scale * scale) as u64;
-        let mem_bytes = planes * (MEM_WORDS * 4) as u64;
         let instance =
             wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle().with_env());
         let adapter =
             pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
                 .map_err(|e| format!("no GPU adapter: {e}"))?;
-        let info = adapter.get_info();
-        let name = format!("{} ({:?})", info.name, info.backend);
-        let software = info.device_type == wgpu::DeviceType::Cpu;
+        let limits = Self::required_limits(&adapter, scale)?;
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("piney-gs-wgpu"),
+            required_limits: limits,
+            ..Default::default()
+        }))
+        .map_err(|e| {
+            format!(
+                "{}: requesting a device: {e}",
+                adapter_name(&adapter.get_info())
+            )
+        })?;
+        let error = Arc::new(Mutex::new(None::<String>));
+        let slot = error.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            let mut s = slot.lock().unwrap_or_else(|p| p.into_inner());
+            s.get_or_insert_with(|| e.to_string());
+        }));
+        Self::on_device(device, queue, &adapter.get_info(), scale, error)
+    }
+
+    /// The limits a device needs for a renderer at render scale `scale` (clamped to 1..8) on
+    /// `adapter`: storage bindings for local memory's sample planes (4 MiB a plane, 256 MiB at
+    /// 8x, in two bindings of at most 32 planes each), five storage buffers a shader; or why
+    /// the adapter cannot give them.
+    pub fn required_limits(adapter: &wgpu::Adapter, scale: u32) -> Result<wgpu::Limits, String> {
+        let scale = scale.clamp(1, 8);
+        let mem_bytes = (scale * scale) as u64 * PLANE_BYTES;
+        let name = adapter_name(&adapter.get_info());
         let have = adapter.limits();
         // Local memory a sample plane: 4 MiB at 1x, 256 MiB at 8x, in two bindings of at most
         // 32 planes (128 MiB) each.
         let lo_bytes = mem_bytes.min(HI_PLANE as u64 * PLANE_BYTES);
-        let hi_bytes = (mem_bytes - lo_bytes).max(4);
         if have.max_storage_buffer_binding_size < lo_bytes
             || have.max_buffer_size < mem_bytes + 512 * 4
             || have.max_storage_buffers_per_shader_stage < 5
@@ -214,18 +250,37 @@ impl WgpuRenderer {
             limits.max_storage_buffer_binding_size.max(lo_bytes);
         limits.max_buffer_size = limits.max_buffer_size.max(mem_bytes + 512 * 4);
         limits.max_storage_buffers_per_shader_stage = 5;
-        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-            label: Some("piney-gs-wgpu"),
-            required_limits: limits,
-            ..Default::default()
-        }))
-        .map_err(|e| format!("{name}: requesting a device: {e}"))?;
-        let error = Arc::new(Mutex::new(None::<String>));
-        let slot = error.clone();
-        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
-            let mut s = slot.lock().unwrap_or_else(|p| p.into_inner());
-            s.get_or_insert_with(|| e.to_string());
-        }));
+        Ok(limits)
+    }
+
+    /// A renderer at render scale `scale` on a device made with (at least)
+    /// [`WgpuRenderer::required_limits`], shared with its maker: a window presenting the
+    /// renderer's pictures straight from [`Renderer::display_gpu`] must be on the same device.
+    /// `error` is where the device's uncaptured errors go (the maker's handler fills it);
+    /// [`WgpuRenderer::check`] reads it.
+    pub fn on_device(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        info: &wgpu::AdapterInfo,
+        scale: u32,
+        error: Arc<Mutex<Option<String>>>,
+    ) -> Result<WgpuRenderer, String> {
+        let scale = scale.clamp(1, 8);
+        let planes = (scale * scale) as u64;
+        let mem_bytes = planes * PLANE_BYTES;
+        let lo_bytes = mem_bytes.min(HI_PLANE as u64 * PLANE_BYTES);
+        let hi_bytes = (mem_bytes - lo_bytes).max(4);
+        let name = adapter_name(info);
+        let software = info.device_type == wgpu::DeviceType::Cpu;
+        let have = device.limits();
+        if have.max_storage_buffer_binding_size < lo_bytes
+            || have.max_buffer_size < mem_bytes + 512 * 4
+            || have.max_storage_buffers_per_shader_stage < 5
+        {
+            return Err(format!(
+                "{name}: the device was made without the limits --render-scale {scale} needs"
+            ));
+        }
         let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
         let buffer = |label, size, usage| {
             device.create_buffer(&wgpu::BufferDescriptor {
@@ -290,7 +345,6 @@ impl WgpuRenderer {
                 PCRTC_PARAMS as u64 * 4,
                 wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             ),
-            picture: Grow::new(&device, "picture", storage | wgpu::BufferUsages::COPY_SRC),
             picture_staging: Grow::new(
                 &device,
                 "picture readback",
@@ -313,7 +367,7 @@ impl WgpuRenderer {
             scale,
             cpu: piney_gs::SoftwareRenderer::with_scale(scale),
             cpu_valid: true,
-            shown: Shown::Nothing,
+            shown: Shown::default(),
             stats: Stats::default(),
             error,
         };
@@ -518,20 +572,28 @@ impl WgpuRenderer {
         self.cpu.planes_mut().to_vec()
     }
 
-    /// Copies the picture buffer's `width` x `height` pixels (rows `stride` apart) back.
-    fn read_picture(&mut self, width: u32, height: u32, stride: u32) -> Image {
+    /// A buffer for a picture of `bytes`.
+    fn picture_buffer(&self, bytes: u64) -> wgpu::Buffer {
+        self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("picture"),
+            size: bytes.max(4),
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    }
+
+    /// Copies picture `p` back.
+    fn read_picture(&mut self, p: &GpuPicture) -> Image {
+        self.stats.picture_reads += 1;
+        let (width, height, stride) = (p.width, p.height, p.stride);
         let bytes = stride as u64 * height as u64 * 4;
         self.picture_staging.reserve(&self.device, bytes);
         let mut enc = self
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
-        enc.copy_buffer_to_buffer(
-            &self.picture.buffer,
-            0,
-            &self.picture_staging.buffer,
-            0,
-            bytes,
-        );
+        enc.copy_buffer_to_buffer(&p.buffer, 0, &self.picture_staging.buffer, 0, bytes);
         self.queue.submit([enc.finish()]);
         let slice = self.picture_staging.buffer.slice(..bytes);
         slice.map_async(wgpu::MapMode::Read, |_| {});
@@ -727,6 +789,11 @@ fn pcrtc_params(setup: &PictureSetup, scale: u32, stride: u32) -> [u32; PCRTC_PA
     w
 }
 
+/// An adapter's name and backend, as messages give it.
+fn adapter_name(info: &wgpu::AdapterInfo) -> String {
+    format!("{} ({:?})", info.name, info.backend)
+}
+
 /// The pages of a transfer rectangle.
 fn rect_pages(r: &TransferRect) -> pack::Pages {
     if r.x + r.w > 2048 || r.y + r.h > 2048 {
@@ -809,13 +876,13 @@ impl Renderer for WgpuRenderer {
 
     fn display(&mut self, cmd: &DisplayCommand) {
         self.flush();
+        // The buffer of the last picture, reused when this one has its size.
+        let last = std::mem::take(&mut self.shown).gpu;
         let Some(setup) = PictureSetup::new(cmd) else {
-            self.shown = Shown::Nothing;
             return;
         };
         let (width, height) = (setup.width * self.scale, setup.height * self.scale);
         if width == 0 || height == 0 {
-            self.shown = Shown::Nothing;
             return;
         }
         // Rows of a multiple of 64 pixels (256 bytes), the row alignment of a buffer-to-texture
@@ -826,7 +893,7 @@ impl Renderer for WgpuRenderer {
         {
             self.stats.cpu_pictures += 1;
             self.download();
-            self.shown = Shown::OnCpu(piney_gs::pcrtc::scaled_picture(
+            self.shown.cpu = Some(piney_gs::pcrtc::scaled_picture(
                 self.cpu.planes_mut(),
                 self.scale,
                 cmd,
@@ -837,22 +904,26 @@ impl Renderer for WgpuRenderer {
         let words = pcrtc_params(&setup, self.scale, stride);
         self.queue
             .write_buffer(&self.pcrtc_params, 0, &as_bytes(&words));
-        self.picture.reserve(&self.device, bytes);
+        let picture = match last {
+            Some(p) if (p.width, p.height) == (width, height) => p,
+            _ => GpuPicture {
+                buffer: self.picture_buffer(bytes),
+                width,
+                height,
+                stride,
+            },
+        };
         let group = self.bind(
             &self.pcrtc,
             &[
                 (0, &self.vram),
                 (5, &self.vram_hi),
                 (1, &self.pcrtc_params),
-                (2, &self.picture.buffer),
+                (2, &picture.buffer),
             ],
         );
         self.dispatch(&self.pcrtc, &group, (width.div_ceil(8), height.div_ceil(8)));
-        self.shown = Shown::OnGpu {
-            width,
-            height,
-            stride,
-        };
+        self.shown.gpu = Some(picture);
     }
 
     fn scale(&self) -> u32 {
@@ -864,8 +935,8 @@ impl Renderer for WgpuRenderer {
         let s = self.stats;
         Some(format!(
             "wgpu on {}: {} primitives in {} batches, {} drawn on the CPU (feedback); {} memory \
-             commands on the CPU; {} pictures made on the GPU, {} on the CPU; {} copies of local \
-             memory back",
+             commands on the CPU; {} pictures made on the GPU, {} on the CPU, {} copied back; {} \
+             copies of local memory back",
             self.adapter,
             s.gpu_prims,
             s.batches,
@@ -873,24 +944,46 @@ impl Renderer for WgpuRenderer {
             s.cpu_memory,
             s.gpu_pictures,
             s.cpu_pictures,
+            s.picture_reads,
             s.downloads
         ))
     }
 
     fn display_image(&mut self) -> Image {
-        if let Shown::OnGpu {
-            width,
-            height,
-            stride,
-        } = self.shown
+        if self.shown.cpu.is_none()
+            && let Some(p) = self.shown.gpu.clone()
         {
-            let image = self.read_picture(width, height, stride);
-            self.shown = Shown::OnCpu(image);
+            self.shown.cpu = Some(self.read_picture(&p));
         }
-        match &self.shown {
-            Shown::OnCpu(image) => image.clone(),
-            _ => Image::new(0, 0, [0; 4]),
+        match &self.shown.cpu {
+            Some(image) => image.clone(),
+            None => Image::new(0, 0, [0; 4]),
         }
+    }
+
+    fn display_gpu(&mut self) -> Option<piney_gs::GpuHandle> {
+        if self.shown.gpu.is_none()
+            && let Some(image) = &self.shown.cpu
+        {
+            // A picture made on the CPU goes up once, laid out as the PCRTC pass lays it out.
+            let stride = image.width.next_multiple_of(64);
+            let buffer = self.picture_buffer(stride as u64 * image.height as u64 * 4);
+            let row = image.width as usize * 4;
+            let mut bytes = vec![0u8; stride as usize * 4 * image.height as usize];
+            for (y, src) in image.rgba.chunks_exact(row).enumerate() {
+                let at = y * stride as usize * 4;
+                bytes[at..at + row].copy_from_slice(src);
+            }
+            self.queue.write_buffer(&buffer, 0, &bytes);
+            self.shown.gpu = Some(GpuPicture {
+                buffer,
+                width: image.width,
+                height: image.height,
+                stride,
+            });
+        }
+        let p = self.shown.gpu.clone()?;
+        Some(Arc::new(p))
     }
 }
 

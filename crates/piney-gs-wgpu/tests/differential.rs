@@ -133,7 +133,7 @@ fn display_command(rng: &mut piney_gs::scenes::Rng) -> piney_gs::DisplayCommand 
 #[test]
 fn gpu_pcrtc_pictures_equal_the_software_renderers() {
     for (scale, seed) in [(1u32, 300u64), (2, 301), (3, 302)] {
-        let mut rng = piney_gs::scenes::Rng(seed * 0x9e37_79b9 | 1);
+        let mut rng = piney_gs::scenes::Rng((seed * 0x9e37_79b9) | 1);
         let mut mem = LocalMemory::new();
         for w in mem.words_mut() {
             *w = rng.next_u64() as u32;
@@ -158,7 +158,9 @@ fn gpu_pcrtc_pictures_equal_the_software_renderers() {
                 (b.width, b.height),
                 "scale {scale}, command {k}: {cmd:?}"
             );
-            if let Some(i) = (0..a.rgba.len() / 4).find(|&i| a.rgba[i * 4..][..4] != b.rgba[i * 4..][..4]) {
+            if let Some(i) =
+                (0..a.rgba.len() / 4).find(|&i| a.rgba[i * 4..][..4] != b.rgba[i * 4..][..4])
+            {
                 let (x, y) = (i as u32 % a.width, i as u32 / a.width);
                 panic!(
                     "scale {scale}, command {k}: pixel ({x}, {y}) is {:?} on the GPU, {:?} in the reference; {cmd:?}",
@@ -170,7 +172,10 @@ fn gpu_pcrtc_pictures_equal_the_software_renderers() {
         }
         assert!(shown >= 20, "scale {scale}: only {shown} pictures");
         let s = gpu.stats();
-        assert_eq!(s.downloads, downloads, "a picture copied local memory back: {s:?}");
+        assert_eq!(
+            s.downloads, downloads,
+            "a picture copied local memory back: {s:?}"
+        );
         assert_eq!(s.gpu_pictures, shown as u64, "{s:?}");
     }
 }

@@ -163,6 +163,10 @@ pub enum MemCommand {
 /// packets or registers beyond what a command carries. Every call is ordered after every
 /// earlier one; reads (readback, a memory copy, a displayed picture) are answered only when
 /// asked, after every earlier command has taken effect.
+/// A renderer's GPU-side picture ([`Renderer::display_gpu`]): opaque here (this crate knows no
+/// GPU API), downcast by the code that made the renderer.
+pub type GpuHandle = std::sync::Arc<dyn std::any::Any + Send + Sync>;
+
 pub trait Renderer {
     /// Draws one primitive.
     fn draw(&mut self, cmd: &DrawCommand);
@@ -181,6 +185,13 @@ pub trait Renderer {
     /// pixels; 0x0 before any, or when no circuit is on), for `--dump-frames`, screenshots and
     /// a CPU presenter.
     fn display_image(&mut self) -> Image;
+    /// The picture of the last [`Renderer::display`] where it already lies on a GPU: the
+    /// renderer's own handle (the wgpu renderer's `GpuPicture`), for a presenter on the same
+    /// device to draw from without a CPU copy. `None` (the default) for a CPU renderer, or
+    /// when no circuit is on.
+    fn display_gpu(&mut self) -> Option<GpuHandle> {
+        None
+    }
     /// The render scale: pictures are this many times the display circuits' size (readbacks and
     /// [`Renderer::read_memory`] stay native).
     fn scale(&self) -> u32 {
@@ -216,6 +227,9 @@ impl<R: Renderer + ?Sized> Renderer for Box<R> {
     }
     fn display_image(&mut self) -> Image {
         (**self).display_image()
+    }
+    fn display_gpu(&mut self) -> Option<GpuHandle> {
+        (**self).display_gpu()
     }
     fn scale(&self) -> u32 {
         (**self).scale()
@@ -266,6 +280,9 @@ impl<R: Renderer> Renderer for Option<R> {
             Some(r) => r.display_image(),
             None => Image::new(0, 0, [0; 4]),
         }
+    }
+    fn display_gpu(&mut self) -> Option<GpuHandle> {
+        self.as_mut().and_then(|r| r.display_gpu())
     }
     fn scale(&self) -> u32 {
         self.as_ref().map_or(1, |r| r.scale())

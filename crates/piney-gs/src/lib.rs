@@ -53,7 +53,7 @@ pub mod texcache;
 pub mod texel;
 pub mod threaded;
 
-pub use draw::{Context, DrawCommand, Env, MemCommand, PrimKind, Renderer, Vertex};
+pub use draw::{Context, DrawCommand, Env, GpuHandle, MemCommand, PrimKind, Renderer, Vertex};
 pub use gs::{Gs, GsError, GsState, Privileged};
 pub use image::{Image, ImageError};
 pub use mem::LocalMemory;

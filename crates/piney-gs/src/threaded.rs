@@ -1,7 +1,8 @@
 //! A renderer on its own thread, behind a crossbeam channel. Commands keep their order; reads
-//! (readback, memory copies, the displayed picture) wait for every earlier command. A display
-//! command is answered ahead: the worker makes the picture as it reaches the command, and
-//! [`Renderer::display_image`] only collects it.
+//! (readback, memory copies, the displayed picture) wait for every earlier command. The worker
+//! makes the picture as it reaches a display command; [`Renderer::display_image`] (a CPU copy)
+//! and [`Renderer::display_gpu`] (the renderer's own handle) collect it only when asked, so a
+//! GPU renderer whose picture goes straight to a window never copies it back.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -12,7 +13,7 @@ use crossbeam_channel::{Sender, bounded};
 
 use crossbeam_channel::Receiver;
 
-use crate::draw::{DisplayCommand, DrawCommand, MemCommand, Renderer};
+use crate::draw::{DisplayCommand, DrawCommand, GpuHandle, MemCommand, Renderer};
 use crate::image::Image;
 use crate::mem::{LocalMemory, TransferRect};
 
@@ -22,7 +23,9 @@ enum Msg {
     ReadBack(TransferRect, u64, u64, Sender<Vec<u8>>),
     Snapshot(Sender<Box<LocalMemory>>),
     Clut(Sender<Box<[u16; 512]>>),
-    Display(Box<DisplayCommand>, Sender<Image>),
+    Display(Box<DisplayCommand>),
+    Picture(Sender<Image>),
+    GpuPicture(Sender<Option<GpuHandle>>),
     Report(Sender<Option<String>>),
 }
 
@@ -56,10 +59,6 @@ impl RenderTimes {
 pub struct ThreadedRenderer {
     tx: Option<Sender<Msg>>,
     handle: Option<JoinHandle<()>>,
-    /// The picture of the last display command, on its way from the worker.
-    displayed: Option<Receiver<Image>>,
-    /// The last picture collected.
-    last_image: Image,
     failed: bool,
     scale: u32,
     times: Arc<RenderTimes>,
@@ -90,9 +89,12 @@ impl ThreadedRenderer {
                         Msg::Clut(reply) => {
                             let _ = reply.send(renderer.read_clut());
                         }
-                        Msg::Display(cmd, reply) => {
-                            renderer.display(&cmd);
+                        Msg::Display(cmd) => renderer.display(&cmd),
+                        Msg::Picture(reply) => {
                             let _ = reply.send(renderer.display_image());
+                        }
+                        Msg::GpuPicture(reply) => {
+                            let _ = reply.send(renderer.display_gpu());
                         }
                         Msg::Report(reply) => {
                             let _ = reply.send(renderer.report());
@@ -107,8 +109,6 @@ impl ThreadedRenderer {
             scale,
             tx: Some(tx),
             handle,
-            displayed: None,
-            last_image: Image::new(0, 0, [0; 4]),
             failed,
             times,
         }
@@ -195,18 +195,19 @@ impl Renderer for ThreadedRenderer {
     }
 
     fn display(&mut self, cmd: &DisplayCommand) {
-        let (tx, rx) = bounded(1);
-        self.send(Msg::Display(Box::new(*cmd), tx));
-        self.displayed = Some(rx);
+        self.send(Msg::Display(Box::new(*cmd)));
     }
 
     fn display_image(&mut self) -> Image {
-        if let Some(rx) = self.displayed.take()
-            && let Some(img) = self.wait(&rx)
-        {
-            self.last_image = img;
-        }
-        self.last_image.clone()
+        let (tx, rx) = bounded(1);
+        self.send(Msg::Picture(tx));
+        self.wait(&rx).unwrap_or_else(|| Image::new(0, 0, [0; 4]))
+    }
+
+    fn display_gpu(&mut self) -> Option<GpuHandle> {
+        let (tx, rx) = bounded(1);
+        self.send(Msg::GpuPicture(tx));
+        self.wait(&rx).flatten()
     }
 }
 

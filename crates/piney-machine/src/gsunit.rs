@@ -83,6 +83,17 @@ pub struct Displayed {
     pub scale: u32,
 }
 
+/// A displayed frame whose picture stays on the GPU ([`GsUnit::frame_on_gpu`]).
+pub struct GpuDisplayed {
+    /// The renderer's handle of the picture (`Renderer::display_gpu`); `None` when no circuit
+    /// is on, or when the renderer keeps its pictures on the CPU.
+    pub picture: Option<piney_gs::GpuHandle>,
+    /// The display offset this frame's registers give, in the picture's pixels.
+    pub presenter: Presenter,
+    /// The render scale the picture was drawn at.
+    pub scale: u32,
+}
+
 impl GsUnit {
     /// A power-on GS with no renderer.
     pub fn new() -> Self {
@@ -331,6 +342,21 @@ impl GsUnit {
             scale,
         })
     }
+
+    /// [`GsUnit::frame`] with the picture left where the renderer made it: its GPU handle, no
+    /// CPU copy. `None` with no renderer attached.
+    pub fn frame_on_gpu(&mut self, pcrtc: Pcrtc) -> Option<GpuDisplayed> {
+        if !self.has_renderer() {
+            return None;
+        }
+        let scale = self.gs.renderer().scale();
+        let presenter = self.gs.display(pcrtc).presenter().scaled(scale);
+        Some(GpuDisplayed {
+            picture: self.gs.renderer_mut().display_gpu(),
+            presenter,
+            scale,
+        })
+    }
 }
 
 impl crate::Machine {
@@ -344,5 +370,11 @@ impl crate::Machine {
     /// made by the renderer) with its display offset, or `None` when no renderer is attached.
     pub fn frame(&mut self, pcrtc: Pcrtc) -> Option<Displayed> {
         self.bus.gif.gs.frame(pcrtc)
+    }
+
+    /// [`crate::Machine::frame`] with the picture left on the GPU (see
+    /// [`GsUnit::frame_on_gpu`]).
+    pub fn frame_on_gpu(&mut self, pcrtc: Pcrtc) -> Option<GpuDisplayed> {
+        self.bus.gif.gs.frame_on_gpu(pcrtc)
     }
 }

@@ -23,7 +23,7 @@ pub mod dmac;
 pub mod elf;
 pub mod gif;
 pub mod gsunit;
-pub use gsunit::{BoxedRenderer, Displayed};
+pub use gsunit::{BoxedRenderer, Displayed, GpuDisplayed};
 pub mod hooks;
 pub mod intc;
 mod irx_run;

@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use piney_frontend::SharedGpu;
 use piney_gs::compare::{CompareOptions, compare_paths};
 use piney_gs::dump::{ReplayOptions, replay_file};
 
@@ -47,6 +48,28 @@ pub fn make_renderer(
         times: r.times(),
         renderer: Box::new(r),
         threads: 1,
+        shared_gpu: None,
+    };
+    // In a window, the wgpu renderer draws on a device the window presents from, so its
+    // pictures reach the screen without a CPU copy.
+    let wgpu = || -> Result<(piney_gs_wgpu::WgpuRenderer, Option<SharedGpu>), String> {
+        if !windowed {
+            return Ok((piney_gs_wgpu::WgpuRenderer::with_scale(scale)?, None));
+        }
+        let shared = SharedGpu::new(|a| piney_gs_wgpu::WgpuRenderer::required_limits(a, scale))
+            .map_err(|e| e.to_string())?;
+        let r = piney_gs_wgpu::WgpuRenderer::on_device(
+            shared.device().clone(),
+            shared.queue().clone(),
+            &shared.adapter_info(),
+            scale,
+            shared.error_slot(),
+        )?;
+        Ok((r, Some(shared)))
+    };
+    let on_gpu = |(r, shared_gpu): (piney_gs_wgpu::WgpuRenderer, Option<SharedGpu>)| MadeRenderer {
+        shared_gpu,
+        ..threaded("wgpu", piney_gs::ThreadedRenderer::new(r))
     };
     let sw = || {
         let threads = gs_threads.unwrap_or_else(default_gs_threads);
@@ -65,15 +88,15 @@ pub fn make_renderer(
     match kind {
         Some(RendererKind::Sw) => sw(),
         None if !windowed => sw(),
-        Some(RendererKind::Wgpu) => match piney_gs_wgpu::WgpuRenderer::with_scale(scale) {
-            Ok(r) => threaded("wgpu", piney_gs::ThreadedRenderer::new(r)),
+        Some(RendererKind::Wgpu) => match wgpu() {
+            Ok(made) => on_gpu(made),
             Err(e) => {
                 eprintln!("piney: --renderer wgpu: {e}; drawing with the software renderer");
                 sw()
             }
         },
-        None => match piney_gs_wgpu::WgpuRenderer::with_scale(scale) {
-            Ok(r) if !r.is_software() => threaded("wgpu", piney_gs::ThreadedRenderer::new(r)),
+        None => match wgpu() {
+            Ok(made) if !made.0.is_software() => on_gpu(made),
             _ => sw(),
         },
     }
@@ -89,6 +112,8 @@ pub struct MadeRenderer {
     pub threads: u32,
     /// Host time spent drawing and waiting for the drawing.
     pub times: std::sync::Arc<piney_gs::RenderTimes>,
+    /// The device a windowed wgpu renderer draws on, for the window to present from.
+    pub shared_gpu: Option<SharedGpu>,
 }
 
 /// The software renderer's default threads: the machine's cores less one (the EE's), at least

@@ -646,6 +646,7 @@ pub fn run_image(
         opts.gs_general_path,
     );
     let (gs_name, gs_threads, gs_times) = (made.name, made.threads, made.times);
+    let shared_gpu = made.shared_gpu;
     let mut machine = Machine::new(Box::new(std::io::stdout()));
     machine.attach_renderer(made.renderer);
     let card = |given: &Option<PathBuf>, n: u32| {
@@ -856,6 +857,7 @@ pub fn run_image(
             mapping,
             wav.as_ref(),
             states,
+            shared_gpu.clone(),
         ) {
             Ok(next) => {
                 boot_next = next;

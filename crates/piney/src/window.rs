@@ -73,6 +73,8 @@ struct MachineSession<'a> {
     boot_next: Option<PathBuf>,
     /// How many frames F8's GS dump records (`--dump-gs-frames`; `None`: until F8 again).
     gs_capture_frames: Option<u64>,
+    /// The window presents from the renderer's device: pictures stay on the GPU.
+    gpu_frames: bool,
 }
 
 impl MachineSession<'_> {
@@ -93,6 +95,56 @@ impl MachineSession<'_> {
             k += 1;
         }
         Ok(path)
+    }
+
+    /// The picture on screen as a frame for the window: left on the GPU when the window
+    /// presents from the renderer's device, else copied; `None` when nothing new is shown.
+    fn shown_frame(&mut self) -> Result<Option<Frame>, String> {
+        let pcrtc = piney_gs::Pcrtc {
+            deflicker: self.deflicker,
+        };
+        if self.gpu_frames {
+            let Some(shown) = self.machine.frame_on_gpu(pcrtc) else {
+                return Ok(None);
+            };
+            let offset = (shown.presenter.offset_x, shown.presenter.offset_y);
+            // Not compared with the last picture (that would need a copy): each display is
+            // presented.
+            self.last = None;
+            let Some(handle) = shown.picture else {
+                // Nothing displayed (no read circuit on): the window stays as it is.
+                return Ok(None);
+            };
+            if let Some(p) = handle.downcast_ref::<piney_gs_wgpu::GpuPicture>() {
+                let pixels = piney_frontend::GpuPixels {
+                    buffer: p.buffer.clone(),
+                    stride: p.stride,
+                };
+                return Frame::on_gpu(p.width, p.height, pixels)
+                    .map(|f| Some(f.with_offset(offset.0, offset.1)))
+                    .map_err(|e| e.to_string());
+            }
+        }
+        let Some(shown) = self.machine.frame(pcrtc) else {
+            return Ok(None);
+        };
+        let img = shown.image;
+        if img.width == 0 || img.height == 0 {
+            // Nothing displayed yet (no read circuit enabled): the window stays black.
+            return Ok(None);
+        }
+        // Only a changed picture (or a moved one) is presented again.
+        let offset = (shown.presenter.offset_x, shown.presenter.offset_y);
+        if let Some((rgba, off)) = &self.last
+            && *rgba == img.rgba
+            && *off == offset
+        {
+            return Ok(None);
+        }
+        self.last = Some((img.rgba.clone(), offset));
+        Frame::new(img.width, img.height, img.rgba)
+            .map(|f| Some(f.with_offset(offset.0, offset.1)))
+            .map_err(|e| e.to_string())
     }
 
     /// Frame `n` (just shown) to the captures that take it.
@@ -237,44 +289,37 @@ impl Emulator for MachineSession<'_> {
                 _ => self.ended = true,
             }
         }
-        let Some(shown) = self.machine.frame(piney_gs::Pcrtc {
-            deflicker: self.deflicker,
-        }) else {
-            return Ok(None);
-        };
-        let img = shown.image;
-        if img.width == 0 || img.height == 0 {
-            // Nothing displayed yet (no read circuit enabled): the window stays black.
-            return Ok(None);
-        }
-        // Only a changed picture (or a moved one) is presented again.
-        let offset = (shown.presenter.offset_x, shown.presenter.offset_y);
-        if let Some((rgba, off)) = &self.last
-            && *rgba == img.rgba
-            && *off == offset
-        {
-            return Ok(None);
-        }
-        self.last = Some((img.rgba.clone(), offset));
-        Frame::new(img.width, img.height, img.rgba)
-            .map(|f| Some(f.with_offset(offset.0, offset.1)))
-            .map_err(|e| e.to_string())
+        self.shown_frame()
+    }
+
+    fn gpu_frames(&mut self, on: bool) {
+        self.gpu_frames = on;
     }
 
     /// The picture on screen as `--dump-frames` writes it (presented: moved by the display
     /// offset, 4:3; or the display circuits' pixels), as DIR/screenshot-NNNNNN.png (the vertical
     /// blank; -2, -3 ... when taken again at the same one).
     fn screenshot(&mut self, frame: &Frame) -> Result<String, String> {
-        let img = Image {
-            width: frame.width(),
-            height: frame.height(),
-            rgba: frame.pixels().to_vec(),
+        let out = match frame.pixels() {
+            Some(rgba) => {
+                let img = Image {
+                    width: frame.width(),
+                    height: frame.height(),
+                    rgba: rgba.to_vec(),
+                };
+                let presenter = Presenter {
+                    offset_x: frame.offset_x,
+                    offset_y: frame.offset_y,
+                };
+                self.screenshot_format.apply(&img, presenter)
+            }
+            // A picture on the GPU: the renderer's copy of the one on screen (the machine
+            // stands at the vertical blank that showed it).
+            None => {
+                crate::run::presented_frame(self.machine, self.deflicker, self.screenshot_format)
+                    .ok_or("no picture to save")?
+            }
         };
-        let presenter = Presenter {
-            offset_x: frame.offset_x,
-            offset_y: frame.offset_y,
-        };
-        let out = self.screenshot_format.apply(&img, presenter);
         let path = self.shot_path("shot")?;
         out.write_png(&path).map_err(|e| e.to_string())?;
         Ok(path.display().to_string())
@@ -437,6 +482,7 @@ pub fn run(
     mapping: Option<piney_input::Mapping>,
     wav: Option<&WavDump>,
     states: StateSlots,
+    shared_gpu: Option<piney_frontend::SharedGpu>,
 ) -> Result<Option<PathBuf>, String> {
     if opts.dump_frames.is_some() {
         return Err(
@@ -493,6 +539,7 @@ pub fn run(
         states,
         boot_next: None,
         gs_capture_frames: opts.dump_gs_frames,
+        gpu_frames: false,
     };
     let mut options = WindowOptions {
         title: format!("piney: {}", names.title),
@@ -515,6 +562,7 @@ pub fn run(
     };
     options.fps_cap = opts.fps_cap;
     options.fast_forward_speed = opts.speed;
+    options.shared_gpu = shared_gpu;
     if let Some(m) = mapping {
         options.keys = m.keyboard;
         options.gamepads = options.gamepads.map(|_| m.gamepad);

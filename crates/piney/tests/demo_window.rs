@@ -201,6 +201,41 @@ fn headless_frame() -> Image {
 }
 
 fn window_shows_the_demo() {
+    shows_the_demo(&[], "piney: presenting with");
+}
+
+/// The same picture from the wgpu renderer, which draws on the window's device: its pictures
+/// go from its buffer to the window's texture on the GPU (the adapter line says so), and F12
+/// still saves the headless frame.
+fn window_shows_the_wgpu_renderers_picture() {
+    shows_the_demo(&["--renderer", "wgpu"], "from the renderer's own device");
+}
+
+/// A window run of the wgpu renderer copies no picture, and no local memory, back to the CPU:
+/// every picture the PCRTC made on the GPU reached the window as it was.
+fn wgpu_pictures_stay_on_the_gpu() {
+    let (_xvfb, display) = start_xvfb();
+    let dir = scratch("demo-window-gpu-stats");
+    let err = demo_stats_in_window(&display, &dir, &["--frames", "40", "--renderer", "wgpu"]);
+    let line = err
+        .lines()
+        .find(|l| l.contains("piney: GS: wgpu on"))
+        .unwrap_or_else(|| panic!("no wgpu report: {err}"));
+    let made: u64 = line
+        .split(" pictures made on the GPU")
+        .next()
+        .and_then(|s| s.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{line}"));
+    assert!(made >= 30, "{line}");
+    assert!(
+        line.contains(" 0 copied back; 0 copies of local memory back"),
+        "{line}"
+    );
+    assert!(err.contains("from the renderer's own device"), "{err}");
+}
+
+fn shows_the_demo(extra: &[&str], adapter_line: &str) {
     let frame = headless_frame();
     assert_eq!(
         (frame.width, frame.height),
@@ -241,6 +276,7 @@ fn window_shows_the_demo() {
             // Nearest, as the headless 4:3 frame is made (the window's default, sharp bilinear,
             // is checked against its CPU reference in piney-frontend's headless tests).
             .args(["--scaling", "nearest"])
+            .args(extra)
             .arg("--input")
             .arg(script())
             .arg("--screenshot-dir")
@@ -283,11 +319,8 @@ fn window_shows_the_demo() {
         );
     }
     assert!(
-        lines
-            .log
-            .iter()
-            .any(|l| l.contains("piney: presenting with")),
-        "no adapter line: {}",
+        lines.log.iter().any(|l| l.contains(adapter_line)),
+        "no line with \"{adapter_line}\": {}",
         lines.log.join("\n")
     );
     eprintln!(
@@ -862,6 +895,14 @@ fn main() -> ExitCode {
             a_tapped_key_reaches_the_demo,
         ),
         ("window_shows_the_demo", window_shows_the_demo),
+        (
+            "window_shows_the_wgpu_renderers_picture",
+            window_shows_the_wgpu_renderers_picture,
+        ),
+        (
+            "wgpu_pictures_stay_on_the_gpu",
+            wgpu_pictures_stay_on_the_gpu,
+        ),
         ("window_plays_the_sound", window_plays_the_sound),
         ("no_sound_device_is_one_line", no_sound_device_is_one_line),
         (
