@@ -235,6 +235,67 @@ fn wgpu_pictures_stay_on_the_gpu() {
     assert!(err.contains("from the renderer's own device"), "{err}");
 }
 
+/// F12 at `--render-scale 2`: the screenshot is the scaled picture (896 rows, 4:3: 1195 x 896,
+/// the width rounded to nearest), the same as the headless run's frame at that scale.
+fn screenshot_at_render_scale_2() {
+    const AT: u64 = 40;
+    let dir = scratch("demo-window-scale2-frames");
+    let out = piney()
+        .args(["demo", "--headless", "--frames", &AT.to_string()])
+        .args(["--render-scale", "2", "--dump-frames"])
+        .arg(&dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("running piney demo --headless");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let path = dir.join(Image::frame_file_name(AT - 1));
+    let frame = Image::read_png(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_eq!((frame.width, frame.height), (1195, 896));
+
+    let shots = scratch("demo-window-scale2-shots");
+    let (_xvfb, display) = start_xvfb();
+    let mut child = Killed(
+        piney()
+            .args([
+                "demo",
+                "--no-audio",
+                "--frames",
+                &AT.to_string(),
+                "--hold",
+                "30",
+            ])
+            .args(["--render-scale", "2", "--screenshot-dir"])
+            .arg(&shots)
+            .args(["--window-size", &format!("{}x{}", SIZE.0, SIZE.1)])
+            .env("DISPLAY", &display)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starting piney demo"),
+    );
+    let mut lines = Lines::of(child.0.stderr.take().unwrap());
+    lines.wait_for(&format!("--frames {AT} reached"), 240);
+    let id = focused_window(&display);
+    xdotool(&display, &["key", "--window", &id, "F12"]);
+    let line = lines.wait_for("piney: screenshot", 30);
+    let path = line.trim_start_matches("piney: screenshot ").trim();
+    let shot = Image::read_png(Path::new(path)).unwrap_or_else(|e| panic!("{path}: {e}"));
+    assert_eq!(
+        (shot.width, shot.height),
+        (frame.width, frame.height),
+        "{path}"
+    );
+    assert!(
+        shot == frame,
+        "the F12 screenshot {path} is not the headless frame at scale 2"
+    );
+}
+
 fn shows_the_demo(extra: &[&str], adapter_line: &str) {
     let frame = headless_frame();
     assert_eq!(
@@ -903,6 +964,7 @@ fn main() -> ExitCode {
             "wgpu_pictures_stay_on_the_gpu",
             wgpu_pictures_stay_on_the_gpu,
         ),
+        ("screenshot_at_render_scale_2", screenshot_at_render_scale_2),
         ("window_plays_the_sound", window_plays_the_sound),
         ("no_sound_device_is_one_line", no_sound_device_is_one_line),
         (
