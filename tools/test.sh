@@ -13,11 +13,12 @@ cd "$(dirname "$0")/.."
 # images piney-disc reads back. csmith (and its headers) writes the random C programs of the
 # EE's differential against qemu-mipsel. pulseaudio and pulseaudio-utils: the window test plays
 # the demo's sound into a private PulseAudio server's null sink and records it with parec.
-# apngdis (a decoder not ours) splits the animated PNG captures into their frames.
+# apngdis (a decoder not ours) splits the animated PNG captures into their frames. python3-xlib:
+# tools/xdnd-drop.py drops a program on the window as a file manager does.
 packages=(pkg-config libudev-dev libasound2-dev gcc-mipsel-linux-gnu binutils-mipsel-linux-gnu
   qemu-user mesa-vulkan-drivers libvulkan1 libegl1 libegl-mesa0 libgl1-mesa-dri xvfb xauth
   x11-apps xdotool libx11-xcb1 libxcursor1 libxi6 libxrandr2 libxkbcommon-x11-0 python3
-  genisoimage mame-tools csmith libcsmith-dev pulseaudio pulseaudio-utils apngdis)
+  genisoimage mame-tools csmith libcsmith-dev pulseaudio pulseaudio-utils apngdis python3-xlib)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

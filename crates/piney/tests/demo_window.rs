@@ -27,6 +27,12 @@
 //! selects the next save state slot, F1 saves the machine there (a file in the data folder that
 //! a headless run loads), F3 loads it back (the machine at the saved frame again).
 //!
+//! The wgpu renderer in a window draws on the window's device: the window shows its frame 200
+//! exactly, a `--stats` run shows every picture made on the GPU and none copied back, and a
+//! `--capture` of its run holds the headless frames. F12 at `--render-scale 2` saves the scaled
+//! picture; `--stretch` fills a window of another shape; a program dropped on the window (by
+//! tools/xdnd-drop.py, the XDND protocol a file manager speaks; package `python3-xlib`) boots.
+//!
 //! Its own `main` (harness = false): it starts processes and an X server. Needs Xvfb (package
 //! `xvfb`), xwd (package `x11-apps`) and a wgpu adapter (lavapipe: `mesa-vulkan-drivers
 //! libvulkan1`); a missing one fails the test, naming the package.
@@ -294,6 +300,180 @@ fn screenshot_at_render_scale_2() {
         shot == frame,
         "the F12 screenshot {path} is not the headless frame at scale 2"
     );
+}
+
+/// A program dropped on the window is booted: tools/xdnd-drop.py drops tests/guest/alu.elf on
+/// the demo's window by the XDND protocol, as a file manager would (needs `python3-xlib`); the
+/// demo's run ends, piney boots the program in its place (a new process, a new window), and its
+/// output is the program's expected output.
+fn a_dropped_program_boots() {
+    let (_xvfb, display) = start_xvfb();
+    let (mut child, mut out, mut err) = demo_running(&display);
+    err.wait_for("piney: presenting with", 240);
+    let id = focused_window(&display);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let elf = root.join("tests/guest/alu.elf");
+    let dropped = Command::new("/usr/bin/python3")
+        .arg(root.join("tools/xdnd-drop.py"))
+        .arg(&id)
+        .arg(&elf)
+        .env("DISPLAY", &display)
+        .output()
+        .unwrap_or_else(|e| panic!("running tools/xdnd-drop.py (package python3-xlib): {e}"));
+    assert!(
+        dropped.status.success(),
+        "the drop failed: {}",
+        String::from_utf8_lossy(&dropped.stderr)
+    );
+    err.wait_for("piney: booting", 30);
+    let status = child.0.wait().expect("waiting for piney");
+    assert!(status.success(), "{status}; {}", err.log.join("\n"));
+    let want = std::fs::read_to_string(root.join("tests/guest/alu.stdout")).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        while let Ok(line) = out.rx.try_recv() {
+            out.log.push(line);
+        }
+        if out.log.join("\n").ends_with(want.trim_end()) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the dropped program's output is not alu.stdout: {}",
+            out.log.join("\n")
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// `--capture` given to a window run of the wgpu renderer (whose pictures stay on the GPU): the
+/// animated PNG, split by a decoder not ours (`apngdis`), holds frames 12 to 35, each equal to
+/// the headless software run's frame of that vertical blank.
+fn a_window_run_captures_frames() {
+    let dir = scratch("demo-window-capture");
+    let frames = dir.join("frames");
+    let out = piney()
+        .args(["demo", "--headless", "--frames", "40", "--dump-frames"])
+        .arg(&frames)
+        .stdin(Stdio::null())
+        .output()
+        .expect("running piney demo --headless");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (_xvfb, display) = start_xvfb();
+    let apng = dir.join("window.png");
+    let out = piney()
+        .args(["demo", "--no-audio", "--frames", "40", "--renderer", "wgpu"])
+        .arg("--capture")
+        .arg(&apng)
+        .args(["--capture-frames", "12-35"])
+        .env("DISPLAY", &display)
+        .stdin(Stdio::null())
+        .output()
+        .expect("running piney demo");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("from the renderer's own device"), "{err}");
+    assert!(
+        err.contains(&format!("capture {}: 24 frames", apng.display())),
+        "{err}"
+    );
+    let split = Command::new("apngdis")
+        .arg(&apng)
+        .current_dir(&dir)
+        .output()
+        .unwrap_or_else(|e| panic!("apngdis could not be run ({e}); install Debian's apngdis"));
+    assert!(
+        split.status.success(),
+        "apngdis: {}",
+        String::from_utf8_lossy(&split.stdout)
+    );
+    let mut parts: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("apngframe"))
+                && p.extension().is_some_and(|x| x == "png")
+        })
+        .collect();
+    parts.sort();
+    assert_eq!(parts.len(), 24, "{parts:?}");
+    for (i, p) in parts.iter().enumerate() {
+        let got = Image::read_png(p).unwrap();
+        let want = Image::read_png(&frames.join(Image::frame_file_name(12 + i as u64))).unwrap();
+        assert!(
+            got == want,
+            "capture frame {i} is not headless frame {}",
+            12 + i
+        );
+    }
+}
+
+/// `--stretch` in a window of another shape (800 x 448): the picture fills the whole window, as
+/// piney-frontend's CPU reference of the presenter stretches the display circuits' pixels.
+fn stretch_fills_the_window() {
+    const AT: u64 = 40;
+    const WINDOW: (u32, u32) = (800, 448);
+    let dir = scratch("demo-window-stretch");
+    let out = piney()
+        .args(["demo", "--headless", "--frames", &AT.to_string()])
+        .args(["--dump-format", "display", "--dump-frames"])
+        .arg(&dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("running piney demo --headless");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let path = dir.join(Image::frame_file_name(AT - 1));
+    let display_px = Image::read_png(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let want = piney_frontend::reference::present_with(
+        &Frame::new(display_px.width, display_px.height, display_px.rgba).unwrap(),
+        WINDOW.0,
+        WINDOW.1,
+        piney_frontend::layout::Scaling {
+            filter: piney_frontend::layout::Filter::Nearest,
+            stretch: true,
+        },
+    );
+    let (_xvfb, display) = start_xvfb();
+    let mut child = Killed(
+        piney()
+            .args([
+                "demo",
+                "--no-audio",
+                "--frames",
+                &AT.to_string(),
+                "--hold",
+                "30",
+            ])
+            .args(["--stretch", "--scaling", "nearest"])
+            .args(["--window-size", &format!("{}x{}", WINDOW.0, WINDOW.1)])
+            .env("DISPLAY", &display)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starting piney demo"),
+    );
+    let mut lines = Lines::of(child.0.stderr.take().unwrap());
+    lines.wait_for(&format!("--frames {AT} reached"), 240);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while find(&screenshot(&display), &want, WINDOW).is_none() {
+        assert!(
+            Instant::now() < deadline,
+            "the stretched frame {} never filled the window; log: {}",
+            AT - 1,
+            lines.log.join("\n")
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    }
 }
 
 fn shows_the_demo(extra: &[&str], adapter_line: &str) {
@@ -965,6 +1145,9 @@ fn main() -> ExitCode {
             wgpu_pictures_stay_on_the_gpu,
         ),
         ("screenshot_at_render_scale_2", screenshot_at_render_scale_2),
+        ("a_dropped_program_boots", a_dropped_program_boots),
+        ("a_window_run_captures_frames", a_window_run_captures_frames),
+        ("stretch_fills_the_window", stretch_fills_the_window),
         ("window_plays_the_sound", window_plays_the_sound),
         ("no_sound_device_is_one_line", no_sound_device_is_one_line),
         (
