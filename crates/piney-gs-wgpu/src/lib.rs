@@ -845,6 +845,15 @@ impl Renderer for WgpuRenderer {
                 }
                 self.upload_all();
             }
+            MemCommand::SetSamplePlanes(planes) => {
+                if planes.len() + 1 == self.planes() {
+                    self.download();
+                    for (p, m) in self.cpu.planes_mut()[1..].iter_mut().zip(planes) {
+                        *p = m;
+                    }
+                    self.upload_all();
+                }
+            }
             MemCommand::SetClut(c) => {
                 self.download();
                 self.cpu.set_clut(&c);
@@ -867,6 +876,11 @@ impl Renderer for WgpuRenderer {
     fn read_memory(&mut self) -> Box<LocalMemory> {
         self.download();
         Box::new(self.cpu.mem().clone())
+    }
+
+    fn read_sample_planes(&mut self) -> Vec<LocalMemory> {
+        self.download();
+        self.cpu.planes_mut()[1..].to_vec()
     }
 
     fn read_clut(&mut self) -> Box<[u16; 512]> {

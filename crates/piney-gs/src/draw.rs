@@ -157,6 +157,10 @@ pub enum MemCommand {
     PowerOn,
     /// Replace the CLUT buffer (loading a save state), as 512 halfwords.
     SetClut(Box<[u16; 512]>),
+    /// Replace the sample planes past plane 0 at a render scale (loading a save state made at
+    /// the same scale, after its [`MemCommand::SetMemory`]): ignored unless there are exactly
+    /// as many as the renderer draws (`scale * scale - 1`).
+    SetSamplePlanes(Vec<LocalMemory>),
 }
 
 /// A consumer of the GS's output: it owns local memory. Implementations draw; they see no GIF
@@ -178,6 +182,12 @@ pub trait Renderer {
     fn read_memory(&mut self) -> Box<LocalMemory>;
     /// A copy of the CLUT buffer, 512 halfwords (save states), after every earlier command.
     fn read_clut(&mut self) -> Box<[u16; 512]>;
+    /// Copies of the sample planes past plane 0 (plane 0 is [`Renderer::read_memory`]) at a
+    /// render scale above 1, after every earlier command (save states); empty at scale 1 and
+    /// for renderers without planes.
+    fn read_sample_planes(&mut self) -> Vec<LocalMemory> {
+        Vec::new()
+    }
     /// Shows a frame: the PCRTC's registers for it. The renderer runs the PCRTC over its own
     /// local memory as it stands after every earlier command.
     fn display(&mut self, cmd: &DisplayCommand);
@@ -221,6 +231,9 @@ impl<R: Renderer + ?Sized> Renderer for Box<R> {
     }
     fn read_clut(&mut self) -> Box<[u16; 512]> {
         (**self).read_clut()
+    }
+    fn read_sample_planes(&mut self) -> Vec<LocalMemory> {
+        (**self).read_sample_planes()
     }
     fn display(&mut self, cmd: &DisplayCommand) {
         (**self).display(cmd)
@@ -269,6 +282,10 @@ impl<R: Renderer> Renderer for Option<R> {
             Some(r) => r.read_clut(),
             None => Box::new([0; 512]),
         }
+    }
+    fn read_sample_planes(&mut self) -> Vec<LocalMemory> {
+        self.as_mut()
+            .map_or_else(Vec::new, |r| r.read_sample_planes())
     }
     fn display(&mut self, cmd: &DisplayCommand) {
         if let Some(r) = self {

@@ -255,6 +255,10 @@ pub struct GsState {
     memory: Box<crate::LocalMemory>,
     #[serde(with = "piney_state::boxed")]
     clut: Box<[u16; 512]>,
+    /// The sample planes past plane 0 at a render scale (empty at 1x): a state loaded at the
+    /// scale it was saved at continues with the same fine samples; at another scale they are
+    /// rebuilt from `memory`.
+    sample_planes: Vec<crate::LocalMemory>,
 }
 
 /// Host->local data not yet sent: pixels `start..` of `rect`.
@@ -375,6 +379,7 @@ impl<R: Renderer> Gs<R> {
     pub fn save_state(&mut self) -> GsState {
         let memory = self.out().read_memory();
         let clut = self.renderer.read_clut();
+        let sample_planes = self.renderer.read_sample_planes();
         GsState {
             s: self.s.clone(),
             fifo: self.fifo.clone(),
@@ -384,6 +389,7 @@ impl<R: Renderer> Gs<R> {
             draws: self.draws,
             memory,
             clut,
+            sample_planes,
         }
     }
 
@@ -398,6 +404,8 @@ impl<R: Renderer> Gs<R> {
         self.privileged = st.privileged;
         self.draws = st.draws;
         self.renderer.memory(MemCommand::SetMemory(st.memory));
+        self.renderer
+            .memory(MemCommand::SetSamplePlanes(st.sample_planes));
         self.renderer.memory(MemCommand::SetClut(st.clut));
     }
 

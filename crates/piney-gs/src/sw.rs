@@ -851,6 +851,14 @@ impl Renderer for SoftwareRenderer {
                 self.texcache.written(&PageSet::all());
             }
             MemCommand::SetClut(c) => self.set_clut(&c),
+            MemCommand::SetSamplePlanes(planes) => {
+                if planes.len() + 1 == self.planes.len() {
+                    for (p, m) in self.planes[1..].iter_mut().zip(planes) {
+                        *p = m;
+                    }
+                    self.texcache.written(&PageSet::all());
+                }
+            }
             MemCommand::PowerOn => {
                 self.planes.fill(LocalMemory::new());
                 self.clut.clear();
@@ -863,6 +871,11 @@ impl Renderer for SoftwareRenderer {
     fn read_back(&mut self, rect: &TransferRect, start: u64, count: u64) -> Vec<u8> {
         self.flush();
         self.planes[0].read_transfer(rect, start, count)
+    }
+
+    fn read_sample_planes(&mut self) -> Vec<LocalMemory> {
+        self.flush();
+        self.planes[1..].to_vec()
     }
 
     fn read_memory(&mut self) -> Box<LocalMemory> {

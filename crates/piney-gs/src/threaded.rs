@@ -23,6 +23,7 @@ enum Msg {
     ReadBack(TransferRect, u64, u64, Sender<Vec<u8>>),
     Snapshot(Sender<Box<LocalMemory>>),
     Clut(Sender<Box<[u16; 512]>>),
+    SamplePlanes(Sender<Vec<LocalMemory>>),
     Display(Box<DisplayCommand>),
     Picture(Sender<Image>),
     GpuPicture(Sender<Option<GpuHandle>>),
@@ -88,6 +89,9 @@ impl ThreadedRenderer {
                         }
                         Msg::Clut(reply) => {
                             let _ = reply.send(renderer.read_clut());
+                        }
+                        Msg::SamplePlanes(reply) => {
+                            let _ = reply.send(renderer.read_sample_planes());
                         }
                         Msg::Display(cmd) => renderer.display(&cmd),
                         Msg::Picture(reply) => {
@@ -192,6 +196,12 @@ impl Renderer for ThreadedRenderer {
         let (tx, rx) = bounded(1);
         self.send(Msg::Clut(tx));
         self.wait(&rx).unwrap_or_else(|| Box::new([0; 512]))
+    }
+
+    fn read_sample_planes(&mut self) -> Vec<LocalMemory> {
+        let (tx, rx) = bounded(1);
+        self.send(Msg::SamplePlanes(tx));
+        self.wait(&rx).unwrap_or_default()
     }
 
     fn display(&mut self, cmd: &DisplayCommand) {

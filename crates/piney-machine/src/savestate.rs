@@ -3,7 +3,8 @@
 //! Contract:
 //! - [`Machine::save_state`] writes every unit's state: the EE (its registers, COP0/1/2, VU0),
 //!   RAM, scratchpad, BIOS stubs, VU memories and VU1, the I/O registers, INTC, timers, DMAC,
-//!   VIF0/1, GIF and GS (registers, queues, local memory and CLUT buffer), IPU, SIF, the HLE
+//!   VIF0/1, GIF and GS (registers, queues, local memory, its sample planes at a render scale,
+//!   and the CLUT buffer), IPU, SIF, the HLE
 //!   kernel, the timed events, and the IOP whole (CPU, RAM, devices, SPU2, CDVD, its kernel and
 //!   native modules). The native engine layer keeps its state in guest memory and registers
 //!   (piney-engine's `guest` module), so it is saved with them.
@@ -30,7 +31,8 @@ pub const MAGIC: &[u8; 8] = b"PINEYST\0";
 const MAX_RAW: u64 = 1 << 30;
 
 /// The layout of the payload; a change to any unit's state changes it (with piney's version).
-pub const FORMAT: u32 = 1;
+/// Format 2: the GS's sample planes at a render scale.
+pub const FORMAT: u32 = 2;
 /// piney's version, as states record it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 

@@ -55,12 +55,19 @@ fn determinism(cpu: &str, renderer: &str, n: u64) {
 }
 
 fn determinism_across(cpu: &str, renderer: &str, cpu2: &str, renderer2: &str, n: u64) {
-    let dir = scratch(&format!("{cpu}-{renderer}-{cpu2}-{renderer2}"));
+    determinism_at(cpu, renderer, cpu2, renderer2, n, 1);
+}
+
+/// [`determinism_across`] at render scale `scale` for both runs.
+fn determinism_at(cpu: &str, renderer: &str, cpu2: &str, renderer2: &str, n: u64, scale: u32) {
+    let dir = scratch(&format!("{cpu}-{renderer}-{cpu2}-{renderer2}-{scale}x"));
+    let scale = scale.to_string();
     let (first, second) = (dir.join("first"), dir.join("second"));
     let at = |f: u64, name: &str| [f.to_string(), dir.join(name).display().to_string()];
     let common = ["demo", "--headless", "--cpu", cpu, "--renderer", renderer];
     let err = ok(piney()
         .args(common)
+        .args(["--render-scale", &scale])
         .args(["--frames", &(2 * n).to_string()])
         .arg("--save-state-at")
         .args(at(n, "mid.state"))
@@ -80,6 +87,7 @@ fn determinism_across(cpu: &str, renderer: &str, cpu2: &str, renderer2: &str, n:
     let common = ["demo", "--headless", "--cpu", cpu2, "--renderer", renderer2];
     let err = ok(piney()
         .args(common)
+        .args(["--render-scale", &scale])
         .args(["--frames", &n.to_string()])
         .arg("--load-state")
         .arg(dir.join("mid.state"))
@@ -142,6 +150,19 @@ fn jit_wgpu() {
 #[test]
 fn interp_sw_to_jit_wgpu() {
     determinism_across("interp", "sw", "jit", "wgpu", 8);
+}
+
+/// At render scale 2 a state keeps the fine samples: the frames after a load (twice the size)
+/// are the original run's, bit for bit, on either renderer, and a state saved by one loads in
+/// the other.
+#[test]
+fn jit_sw_at_scale_2() {
+    determinism_at("jit", "sw", "jit", "sw", 30, 2);
+}
+
+#[test]
+fn jit_sw_to_wgpu_at_scale_2() {
+    determinism_at("jit", "sw", "jit", "wgpu", 6, 2);
 }
 
 /// One `--load-state` that must fail: exit status 1, one line on stderr naming the file and
