@@ -148,33 +148,31 @@ pub mod native_device {
     }
 }
 
-/// ioman's native files: the tty's (fds 0 to 2 of every IOP) are saved; a file open on the
-/// host or rom0 is not yet (its host handle or position would be lost), and refuses the save.
+/// ioman's native files: the tty's (fds 0 to 2 of every IOP), and files open on the host or
+/// rom0, saved as what opens them again at their position ([`SavedFile`]); loading a state
+/// opens them again (never creating or truncating), and fails naming the file when a host file
+/// has gone, before anything changes.
 pub mod native_file {
     use super::*;
-    use crate::modules::fileio::{IoFile, Tty};
+    use crate::modules::fileio::{IoFile, SavedFile};
 
-    /// Writes a tty file's mark.
+    /// Writes how to open the file again.
     // serde's `with` hands the field itself: a reference to the Box.
     #[allow(clippy::borrowed_box)]
     pub fn serialize<S: Serializer>(v: &Box<dyn IoFile>, s: S) -> Result<S::Ok, S::Error> {
-        if v.is_tty() {
-            "tty".serialize(s)
-        } else {
-            Err(S::Error::custom(
-                "an IOP program has a host or rom0 file open: states cannot hold open files yet",
-            ))
+        match v.saved() {
+            Some(f) => f.serialize(s),
+            None => Err(S::Error::custom(
+                "an IOP program has a file open whose position cannot be read",
+            )),
         }
     }
 
-    /// Makes the tty file again.
+    /// Opens the file again.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Box<dyn IoFile>, D::Error> {
-        match String::deserialize(d)?.as_str() {
-            "tty" => Ok(Box::new(Tty)),
-            n => Err(D::Error::custom(format!(
-                "an IOP file of a kind piney does not have: {n}"
-            ))),
-        }
+        SavedFile::deserialize(d)?
+            .reopen()
+            .map_err(D::Error::custom)
     }
 }
 

@@ -74,6 +74,8 @@ module_test!(plain_computation, "compute");
 module_test!(files_through_ioman, "ioman");
 module_test!(stdio_through_fd_1_and_stdio_init, "stdioinit");
 module_test!(a_guest_device_driver, "iodriver");
+// Files kept open across frames (crates/piney/tests/save_states.rs saves a state among them).
+module_test!(files_kept_open, "hostlog");
 // The demo title's module on its own (no EE calls it): it starts and stays.
 #[test]
 fn demo_monitor_module_starts() {
@@ -109,6 +111,7 @@ fn every_module_has_a_test() {
         "stopper",
         "compute",
         "ioman",
+        "hostlog",
         "iodriver",
         "lcinfo",
         "dmac",

@@ -165,6 +165,62 @@ fn jit_sw_to_wgpu_at_scale_2() {
     determinism_at("jit", "sw", "jit", "wgpu", 6, 2);
 }
 
+/// Files open on the IOP are part of a state: tests/iop/hostlog.irx keeps a log file, a file
+/// opened for reading and writing and rom0:ROMVER open across frames, a step every 20 ms. A
+/// state saved among its steps, loaded into a new run, carries on with the same files at the
+/// same positions: that run prints the rest of the module's expected output (each "data at N"
+/// and ROM piece where the first run was), and the files it leaves are the first run's. A
+/// state whose host file has gone is refused, naming the file.
+#[test]
+fn open_iop_files_are_saved() {
+    let dir = scratch("open-files");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    std::fs::copy(root.join("tests/iop/hostlog.irx"), dir.join("hostlog.irx")).unwrap();
+    let expected = std::fs::read_to_string(root.join("tests/iop/hostlog.stdout")).unwrap();
+    let state = dir.join("mid.state");
+    let run = |extra: &[&std::ffi::OsStr]| {
+        piney()
+            .current_dir(&dir)
+            .args(["run", "--headless", "hostlog.irx", "--frames", "30"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let first = run(&["--save-state-at".as_ref(), "5".as_ref(), state.as_os_str()]);
+    let out = String::from_utf8_lossy(&first.stdout).into_owned();
+    ok(first);
+    assert!(out.ends_with(&expected), "{out}");
+    let files = |name: &str| std::fs::read(dir.join(name)).unwrap();
+    let (log, data) = (files("hostlog.txt"), files("hostlog.dat"));
+
+    let second = run(&["--load-state".as_ref(), state.as_os_str()]);
+    let rest = String::from_utf8_lossy(&second.stdout).into_owned();
+    ok(second);
+    // The state was saved among the steps: the second run starts at a later step.
+    let first_step = rest
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("step "))
+        .and_then(|l| l.split(':').next())
+        .and_then(|n| n.parse::<u32>().ok())
+        .unwrap_or_else(|| panic!("the loaded run does not start at a step: {rest}"));
+    assert!((1..8).contains(&first_step), "{rest}");
+    assert!(expected.ends_with(&rest), "the loaded run's output: {rest}");
+    assert_eq!(files("hostlog.txt"), log);
+    assert_eq!(files("hostlog.dat"), data);
+
+    std::fs::rename(dir.join("hostlog.txt"), dir.join("moved.txt")).unwrap();
+    let gone = run(&["--load-state".as_ref(), state.as_os_str()]);
+    let err = String::from_utf8_lossy(&gone.stderr).into_owned();
+    assert_eq!(gone.status.code(), Some(1), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("hostlog.txt") && err.contains("cannot be opened"),
+        "{err}"
+    );
+    assert!(gone.stdout.is_empty(), "the program ran");
+}
+
 /// One `--load-state` that must fail: exit status 1, one line on stderr naming the file and
 /// containing `what`, no frame run.
 fn refused(program: &[&str], state: &Path, what: &str) {

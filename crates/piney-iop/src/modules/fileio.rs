@@ -155,9 +155,89 @@ pub trait IoFile {
     fn write(&mut self, data: &[u8], stdout: &mut Vec<u8>) -> i32;
     /// Seek (whence 0 set, 1 current, 2 end); returns the new position.
     fn lseek(&mut self, offset: i32, whence: u32) -> i32;
-    /// Whether this is the tty's file (the only native file a save state holds).
-    fn is_tty(&self) -> bool {
-        false
+    /// What a save state records of the open file to open it again ([`SavedFile`]); `None`
+    /// for a file that cannot be saved.
+    fn saved(&self) -> Option<SavedFile> {
+        None
+    }
+}
+
+/// An open native file as a save state holds it: enough to open the same file again at the
+/// same position when the state is loaded (the file's contents are the host's, not the
+/// state's: a host file changed since is read as it is now).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum SavedFile {
+    /// The console.
+    Tty,
+    /// StdioInit(1)'s `dummytty`.
+    DummyTty,
+    /// A file of `rom0:`, at `pos`.
+    Rom {
+        /// Its path on the device.
+        path: String,
+        /// The position.
+        pos: u64,
+    },
+    /// A host file (`host:` or another host folder device), at `pos`.
+    Host {
+        /// The file on the host.
+        path: PathBuf,
+        /// Opened for reading.
+        read: bool,
+        /// Opened for writing.
+        write: bool,
+        /// Opened O_APPEND.
+        append: bool,
+        /// The position.
+        pos: u64,
+    },
+}
+
+impl SavedFile {
+    /// The file opened again (never created or truncated: a host file that has gone since the
+    /// state was saved is an error naming it).
+    pub fn reopen(&self) -> Result<Box<dyn IoFile>, String> {
+        match self {
+            SavedFile::Tty => Ok(Box::new(Tty)),
+            SavedFile::DummyTty => Ok(Box::new(crate::kernel::ioman::stdio::DummyTty)),
+            SavedFile::Rom { path, pos } => {
+                let data = RomDevice::file(path)
+                    .ok_or_else(|| format!("rom0:{path} is not in piney's ROM"))?;
+                Ok(Box::new(MemFile {
+                    path: path.clone(),
+                    data,
+                    pos: *pos as usize,
+                }))
+            }
+            SavedFile::Host {
+                path,
+                read,
+                write,
+                append,
+                pos,
+            } => {
+                let mut f = fs::OpenOptions::new()
+                    .read(*read)
+                    .write(*write)
+                    .append(*append)
+                    .open(path)
+                    .map_err(|e| {
+                        format!(
+                            "the state's open file {} cannot be opened: {e}",
+                            path.display()
+                        )
+                    })?;
+                f.seek(SeekFrom::Start(*pos))
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                Ok(Box::new(HostFile {
+                    file: f,
+                    path: path.clone(),
+                    read: *read,
+                    write: *write,
+                    append: *append,
+                }))
+            }
+        }
     }
 }
 
@@ -275,8 +355,8 @@ impl IoFile for Tty {
     fn lseek(&mut self, _offset: i32, _whence: u32) -> i32 {
         0
     }
-    fn is_tty(&self) -> bool {
-        true
+    fn saved(&self) -> Option<SavedFile> {
+        Some(SavedFile::Tty)
     }
 }
 
@@ -307,11 +387,19 @@ pub const ROMVER: &[u8; 16] = b"0160AC20020207\n\0";
 /// A read-only file held in memory.
 #[derive(Debug)]
 pub struct MemFile {
+    /// Its path on `rom0:`.
+    path: String,
     data: &'static [u8],
     pos: usize,
 }
 
 impl IoFile for MemFile {
+    fn saved(&self) -> Option<SavedFile> {
+        Some(SavedFile::Rom {
+            path: self.path.clone(),
+            pos: self.pos as u64,
+        })
+    }
     fn read(&mut self, buf: &mut [u8]) -> i32 {
         let n = buf.len().min(self.data.len().saturating_sub(self.pos));
         buf[..n].copy_from_slice(&self.data[self.pos..self.pos + n]);
@@ -361,7 +449,11 @@ impl IoDevice for RomDevice {
             return Err(-errno::EACCES);
         }
         match Self::file(path) {
-            Some(data) => Ok(Box::new(MemFile { data, pos: 0 })),
+            Some(data) => Ok(Box::new(MemFile {
+                path: path.to_string(),
+                data,
+                pos: 0,
+            })),
             None => Err(-errno::ENOENT),
         }
     }
@@ -416,13 +508,31 @@ fn io_err(e: &std::io::Error) -> i32 {
     }
 }
 
-struct HostFile(fs::File);
+/// A file of a host folder device, with what a save state needs to open it again.
+struct HostFile {
+    file: fs::File,
+    path: PathBuf,
+    read: bool,
+    write: bool,
+    append: bool,
+}
 
 impl IoFile for HostFile {
+    fn saved(&self) -> Option<SavedFile> {
+        // The position without moving it (`Seek` for `&File`).
+        let pos = (&self.file).stream_position().ok()?;
+        Some(SavedFile::Host {
+            path: self.path.clone(),
+            read: self.read,
+            write: self.write,
+            append: self.append,
+            pos,
+        })
+    }
     fn read(&mut self, buf: &mut [u8]) -> i32 {
         let mut n = 0;
         while n < buf.len() {
-            match self.0.read(&mut buf[n..]) {
+            match self.file.read(&mut buf[n..]) {
                 Ok(0) => break,
                 Ok(k) => n += k,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
@@ -432,7 +542,7 @@ impl IoFile for HostFile {
         n as i32
     }
     fn write(&mut self, data: &[u8], _stdout: &mut Vec<u8>) -> i32 {
-        match self.0.write_all(data) {
+        match self.file.write_all(data) {
             Ok(()) => data.len() as i32,
             Err(e) => io_err(&e),
         }
@@ -444,7 +554,7 @@ impl IoFile for HostFile {
             2 => SeekFrom::End(offset as i64),
             _ => return -errno::EINVAL,
         };
-        match self.0.seek(to) {
+        match self.file.seek(to) {
             Ok(p) if p <= i32::MAX as u64 => p as i32,
             Ok(_) => -errno::EINVAL,
             Err(e) => io_err(&e),
@@ -462,16 +572,29 @@ impl IoDevice for HostDir {
             return Err(-errno::EISDIR);
         }
         let mut o = fs::OpenOptions::new();
-        o.read(flags & flags::O_RDONLY != 0)
-            .write(flags & flags::O_WRONLY != 0)
-            .append(flags & flags::O_APPEND != 0)
+        let (read, write, append) = (
+            flags & flags::O_RDONLY != 0,
+            flags & flags::O_WRONLY != 0,
+            flags & flags::O_APPEND != 0,
+        );
+        o.read(read)
+            .write(write)
+            .append(append)
             .create(flags & flags::O_CREAT != 0 && flags & flags::O_WRONLY != 0)
             .truncate(flags & flags::O_TRUNC != 0 && flags & flags::O_WRONLY != 0);
         if flags & 3 == 0 {
             return Err(-errno::EINVAL);
         }
         o.open(&p)
-            .map(|f| Box::new(HostFile(f)) as Box<dyn IoFile>)
+            .map(|file| {
+                Box::new(HostFile {
+                    file,
+                    path: p,
+                    read,
+                    write,
+                    append,
+                }) as Box<dyn IoFile>
+            })
             .map_err(|e| io_err(&e))
     }
     fn remove(&mut self, _unit: u32, path: &str) -> i32 {

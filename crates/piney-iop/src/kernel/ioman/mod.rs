@@ -59,7 +59,7 @@
 
 mod exports;
 mod guest;
-mod stdio;
+pub(crate) mod stdio;
 
 use std::collections::HashSet;
 

@@ -3,9 +3,12 @@
 use super::*;
 /// StdioInit(1)'s `dummytty`: writes are taken and dropped, reads find nothing.
 #[derive(serde::Serialize, serde::Deserialize)]
-pub(super) struct DummyTty;
+pub(crate) struct DummyTty;
 
 impl IoFile for DummyTty {
+    fn saved(&self) -> Option<crate::modules::fileio::SavedFile> {
+        Some(crate::modules::fileio::SavedFile::DummyTty)
+    }
     fn read(&mut self, _buf: &mut [u8]) -> i32 {
         0
     }
