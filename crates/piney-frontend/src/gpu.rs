@@ -23,6 +23,7 @@ pub const GPU_PACKAGES: &str =
     "mesa-vulkan-drivers libvulkan1 (Vulkan, lavapipe) or libegl1 libgl1-mesa-dri (GL, llvmpipe)";
 
 /// A wgpu device and queue, with validation errors collected instead of panicking.
+#[derive(Clone)]
 pub struct Gpu {
     pub(crate) instance: wgpu::Instance,
     pub(crate) adapter: wgpu::Adapter,
@@ -44,6 +45,19 @@ impl Gpu {
         instance: wgpu::Instance,
         surface: Option<&wgpu::Surface<'_>>,
     ) -> Result<Gpu, FrontendError> {
+        Gpu::open(instance, surface, "piney", |adapter| {
+            Ok(wgpu::Limits::downlevel_webgl2_defaults().using_resolution(adapter.limits()))
+        })
+    }
+
+    /// A device on `instance` (able to present to `surface` when given) with the limits
+    /// `limits` gives for the adapter found; its uncaptured errors collected.
+    fn open(
+        instance: wgpu::Instance,
+        surface: Option<&wgpu::Surface<'_>>,
+        label: &'static str,
+        limits: impl FnOnce(&wgpu::Adapter) -> Result<wgpu::Limits, String>,
+    ) -> Result<Gpu, FrontendError> {
         let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
             compatible_surface: surface,
             ..Default::default()
@@ -51,10 +65,10 @@ impl Gpu {
         .map_err(|e| {
             FrontendError::NoAdapter(format!("{e}; install {GPU_PACKAGES} for a software one"))
         })?;
+        let required_limits = limits(&adapter).map_err(FrontendError::Gpu)?;
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-            label: Some("piney"),
-            required_limits:
-                wgpu::Limits::downlevel_webgl2_defaults().using_resolution(adapter.limits()),
+            label: Some(label),
+            required_limits,
             ..Default::default()
         }))
         .map_err(|e| FrontendError::Gpu(format!("requesting a device: {e}")))?;
@@ -95,13 +109,7 @@ impl Gpu {
 /// on the same instance and uses this device when the adapter can present to it, and says so
 /// through [`crate::Emulator::gpu_frames`]. Backends follow `WGPU_BACKEND`.
 #[derive(Clone)]
-pub struct SharedGpu {
-    pub(crate) instance: wgpu::Instance,
-    pub(crate) adapter: wgpu::Adapter,
-    pub(crate) device: wgpu::Device,
-    pub(crate) queue: wgpu::Queue,
-    error: Arc<Mutex<Option<String>>>,
-}
+pub struct SharedGpu(pub(crate) Gpu);
 
 impl SharedGpu {
     /// A device with the limits `limits` gives for the adapter found (the renderer's needs;
@@ -111,64 +119,27 @@ impl SharedGpu {
     ) -> Result<SharedGpu, FrontendError> {
         let instance =
             wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle().with_env());
-        let adapter =
-            pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
-                .map_err(|e| {
-                FrontendError::NoAdapter(format!("{e}; install {GPU_PACKAGES} for a software one"))
-            })?;
-        let required_limits = limits(&adapter).map_err(FrontendError::Gpu)?;
-        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-            label: Some("piney (window and renderer)"),
-            required_limits,
-            ..Default::default()
-        }))
-        .map_err(|e| FrontendError::Gpu(format!("requesting a device: {e}")))?;
-        let error = Arc::new(Mutex::new(None::<String>));
-        let slot = error.clone();
-        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
-            let mut s = slot.lock().unwrap_or_else(|p| p.into_inner());
-            s.get_or_insert_with(|| e.to_string());
-        }));
-        Ok(SharedGpu {
-            instance,
-            adapter,
-            device,
-            queue,
-            error,
-        })
+        Gpu::open(instance, None, "piney (window and renderer)", limits).map(SharedGpu)
     }
 
     /// The device.
     pub fn device(&self) -> &wgpu::Device {
-        &self.device
+        &self.0.device
     }
 
     /// Its queue.
     pub fn queue(&self) -> &wgpu::Queue {
-        &self.queue
+        &self.0.queue
     }
 
     /// The adapter's description.
     pub fn adapter_info(&self) -> wgpu::AdapterInfo {
-        self.adapter.get_info()
+        self.0.adapter.get_info()
     }
 
     /// Where the device's uncaptured errors go (the first since it was last emptied).
     pub fn error_slot(&self) -> Arc<Mutex<Option<String>>> {
-        self.error.clone()
-    }
-}
-
-impl Gpu {
-    /// The window's side of a shared device.
-    pub(crate) fn from_shared(shared: &SharedGpu) -> Gpu {
-        Gpu {
-            instance: shared.instance.clone(),
-            adapter: shared.adapter.clone(),
-            device: shared.device.clone(),
-            queue: shared.queue.clone(),
-            error: shared.error.clone(),
-        }
+        self.0.error.clone()
     }
 }
 

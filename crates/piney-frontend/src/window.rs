@@ -245,9 +245,9 @@ impl WindowState {
         // The emulator's device when it can present here (Vulkan and the others need no display
         // handle at the instance; GL does, so a shared GL device falls back here).
         let shared = opts.shared_gpu.as_ref().and_then(|s| {
-            let surface = s.instance.create_surface(window.clone()).ok()?;
-            if s.adapter.is_surface_supported(&surface) {
-                Some((surface, Gpu::from_shared(s)))
+            let surface = s.0.instance.create_surface(window.clone()).ok()?;
+            if s.0.adapter.is_surface_supported(&surface) {
+                Some((surface, s.0.clone()))
             } else {
                 eprintln!(
                     "piney: the renderer's adapter cannot present to this window: presenting with a device of the window's own (each picture through the CPU)"

@@ -3,10 +3,11 @@
 //! into one PNG a frame): the frame count, the size, and every frame equal to what
 //! `--dump-frames` writes for the same vertical blank.
 
+#[path = "piney_support/apng.rs"]
+mod apng;
 mod piney_support;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use piney_gs::Image;
 
@@ -47,29 +48,7 @@ fn an_animated_capture_holds_the_dumped_frames() {
         err.contains(&format!("capture {}: 24 frames", apng.display())),
         "{err}"
     );
-    // apngdis writes apngframeNN.png beside its input, one a frame.
-    let out = Command::new("apngdis")
-        .arg(&apng)
-        .current_dir(&d)
-        .output()
-        .unwrap_or_else(|e| {
-            panic!("apngdis could not be run ({e}); install Debian's apngdis (tools/test.sh does)")
-        });
-    assert!(
-        out.status.success(),
-        "apngdis: {}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    let mut split: Vec<PathBuf> = std::fs::read_dir(&d)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("apngframe"))
-                && p.extension().is_some_and(|x| x == "png")
-        })
-        .collect();
-    split.sort();
+    let split = apng::split(&apng);
     assert_eq!(split.len(), 24, "{split:?}");
     for (i, p) in split.iter().enumerate() {
         let got = Image::read_png(p).unwrap();

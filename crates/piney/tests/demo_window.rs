@@ -37,6 +37,8 @@
 //! `xvfb`), xwd (package `x11-apps`) and a wgpu adapter (lavapipe: `mesa-vulkan-drivers
 //! libvulkan1`); a missing one fails the test, naming the package.
 
+#[path = "piney_support/apng.rs"]
+mod apng;
 mod piney_support;
 
 use std::io::{BufRead, BufReader};
@@ -186,12 +188,13 @@ fn no_display_says_so() {
 }
 
 /// The headless run's frame N-1: the picture the window must hold.
-fn headless_frame() -> Image {
-    let dir = scratch("demo-window-frames");
+/// `piney demo --headless --frames N` with `extra` options, frames dumped into a fresh scratch
+/// folder `name`: the folder.
+fn headless_frames(name: &str, frames: u64, extra: &[&std::ffi::OsStr]) -> PathBuf {
+    let dir = scratch(name);
     let out = piney()
-        .args(["demo", "--headless", "--frames", &FRAMES.to_string()])
-        .arg("--input")
-        .arg(script())
+        .args(["demo", "--headless", "--frames", &frames.to_string()])
+        .args(extra)
         .arg("--dump-frames")
         .arg(&dir)
         .stdin(Stdio::null())
@@ -202,8 +205,24 @@ fn headless_frame() -> Image {
         "headless run failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let path = dir.join(Image::frame_file_name(FRAMES - 1));
+    dir
+}
+
+/// Frame `n` of a [`headless_frames`] folder.
+fn frame_in(dir: &Path, n: u64) -> Image {
+    let path = dir.join(Image::frame_file_name(n));
     Image::read_png(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The headless frame the window tests compare with: frame FRAMES - 1 under the script.
+fn headless_frame() -> Image {
+    let script = script();
+    let dir = headless_frames(
+        "demo-window-frames",
+        FRAMES,
+        &["--input".as_ref(), script.as_os_str()],
+    );
+    frame_in(&dir, FRAMES - 1)
 }
 
 fn window_shows_the_demo() {
@@ -245,21 +264,12 @@ fn wgpu_pictures_stay_on_the_gpu() {
 /// the width rounded to nearest), the same as the headless run's frame at that scale.
 fn screenshot_at_render_scale_2() {
     const AT: u64 = 40;
-    let dir = scratch("demo-window-scale2-frames");
-    let out = piney()
-        .args(["demo", "--headless", "--frames", &AT.to_string()])
-        .args(["--render-scale", "2", "--dump-frames"])
-        .arg(&dir)
-        .stdin(Stdio::null())
-        .output()
-        .expect("running piney demo --headless");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let dir = headless_frames(
+        "demo-window-scale2-frames",
+        AT,
+        &["--render-scale".as_ref(), "2".as_ref()],
     );
-    let path = dir.join(Image::frame_file_name(AT - 1));
-    let frame = Image::read_png(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let frame = frame_in(&dir, AT - 1);
     assert_eq!((frame.width, frame.height), (1195, 896));
 
     let shots = scratch("demo-window-scale2-shots");
@@ -350,19 +360,8 @@ fn a_dropped_program_boots() {
 /// animated PNG, split by a decoder not ours (`apngdis`), holds frames 12 to 35, each equal to
 /// the headless software run's frame of that vertical blank.
 fn a_window_run_captures_frames() {
+    let frames = headless_frames("demo-window-capture-frames", 40, &[]);
     let dir = scratch("demo-window-capture");
-    let frames = dir.join("frames");
-    let out = piney()
-        .args(["demo", "--headless", "--frames", "40", "--dump-frames"])
-        .arg(&frames)
-        .stdin(Stdio::null())
-        .output()
-        .expect("running piney demo --headless");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let (_xvfb, display) = start_xvfb();
     let apng = dir.join("window.png");
     let out = piney()
@@ -381,30 +380,11 @@ fn a_window_run_captures_frames() {
         err.contains(&format!("capture {}: 24 frames", apng.display())),
         "{err}"
     );
-    let split = Command::new("apngdis")
-        .arg(&apng)
-        .current_dir(&dir)
-        .output()
-        .unwrap_or_else(|e| panic!("apngdis could not be run ({e}); install Debian's apngdis"));
-    assert!(
-        split.status.success(),
-        "apngdis: {}",
-        String::from_utf8_lossy(&split.stdout)
-    );
-    let mut parts: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("apngframe"))
-                && p.extension().is_some_and(|x| x == "png")
-        })
-        .collect();
-    parts.sort();
+    let parts = apng::split(&apng);
     assert_eq!(parts.len(), 24, "{parts:?}");
     for (i, p) in parts.iter().enumerate() {
         let got = Image::read_png(p).unwrap();
-        let want = Image::read_png(&frames.join(Image::frame_file_name(12 + i as u64))).unwrap();
+        let want = frame_in(&frames, 12 + i as u64);
         assert!(
             got == want,
             "capture frame {i} is not headless frame {}",
@@ -418,21 +398,12 @@ fn a_window_run_captures_frames() {
 fn stretch_fills_the_window() {
     const AT: u64 = 40;
     const WINDOW: (u32, u32) = (800, 448);
-    let dir = scratch("demo-window-stretch");
-    let out = piney()
-        .args(["demo", "--headless", "--frames", &AT.to_string()])
-        .args(["--dump-format", "display", "--dump-frames"])
-        .arg(&dir)
-        .stdin(Stdio::null())
-        .output()
-        .expect("running piney demo --headless");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let dir = headless_frames(
+        "demo-window-stretch",
+        AT,
+        &["--dump-format".as_ref(), "display".as_ref()],
     );
-    let path = dir.join(Image::frame_file_name(AT - 1));
-    let display_px = Image::read_png(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let display_px = frame_in(&dir, AT - 1);
     let want = piney_frontend::reference::present_with(
         &Frame::new(display_px.width, display_px.height, display_px.rgba).unwrap(),
         WINDOW.0,
@@ -922,19 +893,7 @@ fn pause_frame_advance_and_fast_forward_by_keys() {
     assert!(n >= 2, "{done}");
     let split = scratch("demo-window-capture-split");
     std::fs::copy(&path, split.join("capture.png")).unwrap();
-    let out = Command::new("apngdis")
-        .arg("capture.png")
-        .current_dir(&split)
-        .output()
-        .expect("apngdis (Debian's apngdis package; tools/test.sh installs it)");
-    assert!(out.status.success(), "apngdis {path} failed");
-    let frames: Vec<PathBuf> = std::fs::read_dir(&split)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.to_string_lossy().contains("apngframe") && p.extension().is_some_and(|x| x == "png")
-        })
-        .collect();
+    let frames = apng::split(&split.join("capture.png"));
     assert_eq!(frames.len() as u64, n, "{done}");
     // The presented picture: the demo's 448 lines at 4:3 (597 x 448), as --dump-frames.
     for f in frames {
