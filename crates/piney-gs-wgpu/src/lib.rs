@@ -140,11 +140,17 @@ pub struct GpuPicture {
     pub height: u32,
     /// Pixels from one row to the next (a multiple of 64).
     pub stride: u32,
+    /// Which picture this is: a display command with the same registers and no draw or memory
+    /// command since the last one shows the same picture under the same number (a presenter
+    /// need not present it again).
+    pub serial: u64,
 }
 
-/// The picture of the last display command: on the GPU, on the CPU, or both once copied.
+/// The picture of the last display command: on the GPU, on the CPU, or both once copied; and
+/// what made it (the commands so far and the display registers).
 #[derive(Default)]
 struct Shown {
+    made_from: Option<(u64, DisplayCommand)>,
     gpu: Option<GpuPicture>,
     cpu: Option<Image>,
 }
@@ -182,6 +188,10 @@ pub struct WgpuRenderer {
     cpu: piney_gs::SoftwareRenderer,
     cpu_valid: bool,
     shown: Shown,
+    /// Draw and memory commands taken so far (what a picture was made from).
+    commands: u64,
+    /// The number of the last picture made ([`GpuPicture::serial`]).
+    serial: u64,
     stats: Stats,
     error: Arc<Mutex<Option<String>>>,
 }
@@ -368,6 +378,8 @@ impl WgpuRenderer {
             cpu: piney_gs::SoftwareRenderer::with_scale(scale),
             cpu_valid: true,
             shown: Shown::default(),
+            commands: 0,
+            serial: 0,
             stats: Stats::default(),
             error,
         };
@@ -819,6 +831,7 @@ fn may_alias(r: &TransferRect, end: u64) -> bool {
 
 impl Renderer for WgpuRenderer {
     fn draw(&mut self, cmd: &DrawCommand) {
+        self.commands += 1;
         loop {
             match self.batch.add(cmd) {
                 Added::Yes => return,
@@ -833,6 +846,7 @@ impl Renderer for WgpuRenderer {
     }
 
     fn memory(&mut self, cmd: MemCommand) {
+        self.commands += 1;
         match cmd {
             MemCommand::HostToLocal { rect, start, data } => self.host_to_local(rect, start, data),
             MemCommand::LocalToLocal { src, dst, dir } => self.local_to_local(src, dst, dir),
@@ -889,9 +903,16 @@ impl Renderer for WgpuRenderer {
     }
 
     fn display(&mut self, cmd: &DisplayCommand) {
+        // Nothing drawn or written since a picture of the same registers: the same picture.
+        let made_from = Some((self.commands, *cmd));
+        if self.shown.made_from == made_from {
+            return;
+        }
         self.flush();
         // The buffer of the last picture, reused when this one has its size.
         let last = std::mem::take(&mut self.shown).gpu;
+        self.shown.made_from = made_from;
+        self.serial += 1;
         let Some(setup) = PictureSetup::new(cmd) else {
             return;
         };
@@ -925,7 +946,12 @@ impl Renderer for WgpuRenderer {
                 width,
                 height,
                 stride,
+                serial: 0,
             },
+        };
+        let picture = GpuPicture {
+            serial: self.serial,
+            ..picture
         };
         let group = self.bind(
             &self.pcrtc,
@@ -994,6 +1020,7 @@ impl Renderer for WgpuRenderer {
                 width: image.width,
                 height: image.height,
                 stride,
+                serial: self.serial,
             });
         }
         let p = self.shown.gpu.clone()?;

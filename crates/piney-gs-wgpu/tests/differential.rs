@@ -179,3 +179,45 @@ fn gpu_pcrtc_pictures_equal_the_software_renderers() {
         assert_eq!(s.gpu_pictures, shown as u64, "{s:?}");
     }
 }
+
+/// A display with the same registers and no command since shows the same picture: no PCRTC
+/// pass, the same [`piney_gs_wgpu::GpuPicture::serial`] (a window need not present it again);
+/// a draw or other registers make a new one.
+#[test]
+fn an_unchanged_picture_keeps_its_number() {
+    use piney_gs_wgpu::GpuPicture;
+    let mut gpu = gpu(1);
+    let mut rng = piney_gs::scenes::Rng(7);
+    let cmds = scene(400, 10, false);
+    replay(&mut gpu, &cmds);
+    let cmd = loop {
+        let c = display_command(&mut rng);
+        if c.pmode.0 & 3 != 0 && c.pmode.0 & 1 << 7 == 0 {
+            break c;
+        }
+    };
+    let serial = |gpu: &mut WgpuRenderer| {
+        let h = gpu.display_gpu().expect("a picture on the GPU");
+        h.downcast_ref::<GpuPicture>().expect("a GpuPicture").serial
+    };
+    gpu.display(&cmd);
+    let first = serial(&mut gpu);
+    let made = gpu.stats().gpu_pictures;
+    gpu.display(&cmd);
+    assert_eq!(serial(&mut gpu), first);
+    assert_eq!(
+        gpu.stats().gpu_pictures,
+        made,
+        "the unchanged picture was made again"
+    );
+    replay(&mut gpu, &scene(401, 2, false));
+    gpu.display(&cmd);
+    assert_ne!(serial(&mut gpu), first, "a draw since: a new picture");
+    let other = piney_gs::DisplayCommand {
+        bgcolor: piney_gs::regs::BgColor(cmd.bgcolor.0 ^ 0xff),
+        ..cmd
+    };
+    let second = serial(&mut gpu);
+    gpu.display(&other);
+    assert_ne!(serial(&mut gpu), second, "other registers: a new picture");
+}

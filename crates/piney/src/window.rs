@@ -75,6 +75,8 @@ struct MachineSession<'a> {
     gs_capture_frames: Option<u64>,
     /// The window presents from the renderer's device: pictures stay on the GPU.
     gpu_frames: bool,
+    /// The last picture handed to the window from the GPU: its serial and offset.
+    last_gpu: Option<(u64, (i32, i32))>,
 }
 
 impl MachineSession<'_> {
@@ -108,14 +110,17 @@ impl MachineSession<'_> {
                 return Ok(None);
             };
             let offset = (shown.presenter.offset_x, shown.presenter.offset_y);
-            // Not compared with the last picture (that would need a copy): each display is
-            // presented.
             self.last = None;
             let Some(handle) = shown.picture else {
                 // Nothing displayed (no read circuit on): the window stays as it is.
                 return Ok(None);
             };
             if let Some(p) = handle.downcast_ref::<piney_gs_wgpu::GpuPicture>() {
+                // Only a new picture (or a moved one) is presented again: the renderer numbers
+                // its pictures, so no copy is compared.
+                if self.last_gpu.replace((p.serial, offset)) == Some((p.serial, offset)) {
+                    return Ok(None);
+                }
                 let pixels = piney_frontend::GpuPixels {
                     buffer: p.buffer.clone(),
                     stride: p.stride,
@@ -410,6 +415,7 @@ impl Emulator for MachineSession<'_> {
                     .map_err(|e| format!("slot {slot}: {}: {e}", path.display()))?;
                 // The loaded machine's picture is shown at the next vertical blank.
                 self.last = None;
+                self.last_gpu = None;
                 self.ended = false;
                 Ok(format!(
                     "state loaded from slot {slot} (frame {}): {}",
@@ -540,6 +546,7 @@ pub fn run(
         boot_next: None,
         gs_capture_frames: opts.dump_gs_frames,
         gpu_frames: false,
+        last_gpu: None,
     };
     let mut options = WindowOptions {
         title: format!("piney: {}", names.title),
