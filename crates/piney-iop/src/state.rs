@@ -236,7 +236,7 @@ impl crate::Iop {
             Ok((b[8..8 + len].to_vec(), n + 8 + len))
         };
         let (iop_bytes, mut at) = cut(bytes, 0)?;
-        let iop: Box<crate::Iop> = Box::new(decode(&iop_bytes)?);
+        let mut iop: Box<crate::Iop> = Box::new(decode(&iop_bytes)?);
         if iop.bus.ram.len() != self.bus.ram.len() {
             return Err(format!(
                 "the state's IOP RAM is {} bytes, not {}",
@@ -290,6 +290,9 @@ impl crate::Iop {
                 return Err("the state's IOP has a native server this one lacks".into());
             }
         }
+        // Open `host:` files go under this run's folder (the one the loaded IOP keeps).
+        let root = self.modules.host_root.clone().unwrap_or_else(|| ".".into());
+        iop.modules.ioman.reopen_host_files(&root)?;
         Ok(DecodedIop { iop, servers })
     }
 

@@ -169,8 +169,10 @@ fn jit_sw_to_wgpu_at_scale_2() {
 /// opened for reading and writing and rom0:ROMVER open across frames, a step every 20 ms. A
 /// state saved among its steps, loaded into a new run, carries on with the same files at the
 /// same positions: that run prints the rest of the module's expected output (each "data at N"
-/// and ROM piece where the first run was), and the files it leaves are the first run's. A
-/// state whose host file has gone is refused, naming the file.
+/// and ROM piece where the first run was), and the files it leaves are the first run's. The
+/// files are named by their `host:` paths, so the load works from another folder holding them
+/// (the program and its files moved there); a state whose host file has gone is refused,
+/// naming the file.
 #[test]
 fn open_iop_files_are_saved() {
     let dir = scratch("open-files");
@@ -178,22 +180,31 @@ fn open_iop_files_are_saved() {
     std::fs::copy(root.join("tests/iop/hostlog.irx"), dir.join("hostlog.irx")).unwrap();
     let expected = std::fs::read_to_string(root.join("tests/iop/hostlog.stdout")).unwrap();
     let state = dir.join("mid.state");
-    let run = |extra: &[&std::ffi::OsStr]| {
+    let moved = dir.join("moved");
+    let run_in = |folder: &Path, extra: &[&std::ffi::OsStr]| {
         piney()
-            .current_dir(&dir)
+            .current_dir(folder)
             .args(["run", "--headless", "hostlog.irx", "--frames", "30"])
             .args(extra)
             .output()
             .unwrap()
     };
-    let first = run(&["--save-state-at".as_ref(), "5".as_ref(), state.as_os_str()]);
+    let first = run_in(
+        &dir,
+        &["--save-state-at".as_ref(), "5".as_ref(), state.as_os_str()],
+    );
     let out = String::from_utf8_lossy(&first.stdout).into_owned();
     ok(first);
     assert!(out.ends_with(&expected), "{out}");
-    let files = |name: &str| std::fs::read(dir.join(name)).unwrap();
+    let files = |name: &str| std::fs::read(moved.join(name)).unwrap();
+    // The program and its files move to another folder; the state is loaded there.
+    std::fs::create_dir_all(&moved).unwrap();
+    for name in ["hostlog.irx", "hostlog.txt", "hostlog.dat"] {
+        std::fs::rename(dir.join(name), moved.join(name)).unwrap();
+    }
     let (log, data) = (files("hostlog.txt"), files("hostlog.dat"));
 
-    let second = run(&["--load-state".as_ref(), state.as_os_str()]);
+    let second = run_in(&moved, &["--load-state".as_ref(), state.as_os_str()]);
     let rest = String::from_utf8_lossy(&second.stdout).into_owned();
     ok(second);
     // The state was saved among the steps: the second run starts at a later step.
@@ -209,8 +220,8 @@ fn open_iop_files_are_saved() {
     assert_eq!(files("hostlog.txt"), log);
     assert_eq!(files("hostlog.dat"), data);
 
-    std::fs::rename(dir.join("hostlog.txt"), dir.join("moved.txt")).unwrap();
-    let gone = run(&["--load-state".as_ref(), state.as_os_str()]);
+    std::fs::rename(moved.join("hostlog.txt"), moved.join("renamed.txt")).unwrap();
+    let gone = run_in(&moved, &["--load-state".as_ref(), state.as_os_str()]);
     let err = String::from_utf8_lossy(&gone.stderr).into_owned();
     assert_eq!(gone.status.code(), Some(1), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");

@@ -160,11 +160,19 @@ pub trait IoFile {
     fn saved(&self) -> Option<SavedFile> {
         None
     }
+    /// A host file read from a save state and not yet opened again (see
+    /// [`SavedFile::reopen`]): what opens it.
+    fn pending(&self) -> Option<&SavedFile> {
+        None
+    }
 }
 
 /// An open native file as a save state holds it: enough to open the same file again at the
 /// same position when the state is loaded (the file's contents are the host's, not the
-/// state's: a host file changed since is read as it is now).
+/// state's: a host file changed since is read as it is now). A host file is named by its path
+/// on the `host:` device, never by a host path: a state is opened again under the loading
+/// run's `host:` folder, with the device's own checks (no `..`), so a state file from
+/// elsewhere cannot reach outside that folder.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum SavedFile {
     /// The console.
@@ -178,10 +186,10 @@ pub enum SavedFile {
         /// The position.
         pos: u64,
     },
-    /// A host file (`host:` or another host folder device), at `pos`.
+    /// A file of `host:`, at `pos`.
     Host {
-        /// The file on the host.
-        path: PathBuf,
+        /// Its path on the device.
+        path: String,
         /// Opened for reading.
         read: bool,
         /// Opened for writing.
@@ -194,8 +202,8 @@ pub enum SavedFile {
 }
 
 impl SavedFile {
-    /// The file opened again (never created or truncated: a host file that has gone since the
-    /// state was saved is an error naming it).
+    /// The file opened again; a `host:` file waits for [`HostDir::reopen`] (the loading run's
+    /// folder), which the IOP's state loading calls before anything changes.
     pub fn reopen(&self) -> Result<Box<dyn IoFile>, String> {
         match self {
             SavedFile::Tty => Ok(Box::new(Tty)),
@@ -209,34 +217,7 @@ impl SavedFile {
                     pos: *pos as usize,
                 }))
             }
-            SavedFile::Host {
-                path,
-                read,
-                write,
-                append,
-                pos,
-            } => {
-                let mut f = fs::OpenOptions::new()
-                    .read(*read)
-                    .write(*write)
-                    .append(*append)
-                    .open(path)
-                    .map_err(|e| {
-                        format!(
-                            "the state's open file {} cannot be opened: {e}",
-                            path.display()
-                        )
-                    })?;
-                f.seek(SeekFrom::Start(*pos))
-                    .map_err(|e| format!("{}: {e}", path.display()))?;
-                Ok(Box::new(HostFile {
-                    file: f,
-                    path: path.clone(),
-                    read: *read,
-                    write: *write,
-                    append: *append,
-                }))
-            }
+            SavedFile::Host { .. } => Ok(Box::new(PendingHostFile(self.clone()))),
         }
     }
 }
@@ -338,6 +319,28 @@ pub fn io_time(secs: u64) -> [u8; 8] {
         y0,
         y1,
     ]
+}
+
+/// A `host:` file read from a save state, until [`HostDir::reopen`] opens it (never used as a
+/// file: the state's loading replaces it before the IOP runs).
+struct PendingHostFile(SavedFile);
+
+impl IoFile for PendingHostFile {
+    fn read(&mut self, _buf: &mut [u8]) -> i32 {
+        -errno::EIO
+    }
+    fn write(&mut self, _data: &[u8], _stdout: &mut Vec<u8>) -> i32 {
+        -errno::EIO
+    }
+    fn lseek(&mut self, _offset: i32, _whence: u32) -> i32 {
+        -errno::EIO
+    }
+    fn saved(&self) -> Option<SavedFile> {
+        Some(self.0.clone())
+    }
+    fn pending(&self) -> Option<&SavedFile> {
+        Some(&self.0)
+    }
 }
 
 /// The console: writes go to the guest's stdout, reads find nothing.
@@ -508,10 +511,11 @@ fn io_err(e: &std::io::Error) -> i32 {
     }
 }
 
-/// A file of a host folder device, with what a save state needs to open it again.
+/// A file of a host folder device, with what a save state needs to open it again (its path on
+/// the device, not on the host).
 struct HostFile {
     file: fs::File,
-    path: PathBuf,
+    path: String,
     read: bool,
     write: bool,
     append: bool,
@@ -562,6 +566,51 @@ impl IoFile for HostFile {
     }
 }
 
+impl HostDir {
+    /// A `host:` file of a save state ([`SavedFile::Host`]) opened again under this folder, by
+    /// the device's own path checks, at its position; never created or truncated. `Err` names
+    /// the file when it cannot be.
+    pub fn reopen(&self, saved: &SavedFile) -> Result<Box<dyn IoFile>, String> {
+        let SavedFile::Host {
+            path,
+            read,
+            write,
+            append,
+            pos,
+        } = saved
+        else {
+            return saved.reopen();
+        };
+        let p = self.resolve(path).map_err(|_| {
+            format!(
+                "the state's open file {}:{path} is outside the folder",
+                self.name
+            )
+        })?;
+        let mut file = fs::OpenOptions::new()
+            .read(*read)
+            .write(*write)
+            .append(*append)
+            .open(&p)
+            .map_err(|e| {
+                format!(
+                    "the state's open file {}:{path} ({}) cannot be opened: {e}",
+                    self.name,
+                    p.display()
+                )
+            })?;
+        file.seek(SeekFrom::Start(*pos))
+            .map_err(|e| format!("{}: {e}", p.display()))?;
+        Ok(Box::new(HostFile {
+            file,
+            path: path.clone(),
+            read: *read,
+            write: *write,
+            append: *append,
+        }))
+    }
+}
+
 impl IoDevice for HostDir {
     fn name(&self) -> &str {
         &self.name
@@ -589,7 +638,7 @@ impl IoDevice for HostDir {
             .map(|file| {
                 Box::new(HostFile {
                     file,
-                    path: p,
+                    path: path.to_string(),
                     read,
                     write,
                     append,
@@ -1304,6 +1353,30 @@ mod tests {
         assert_eq!(io_time(0), [0, 0, 0, 0, 1, 1, 0xb2, 0x07]);
         // 2000-02-29 (a leap day) 23:59:59.
         assert_eq!(io_time(951_868_799), [0, 59, 59, 23, 29, 2, 0xd0, 0x07]);
+    }
+
+    /// A save state's `host:` file is opened under the loading run's folder by the device's
+    /// own checks: a state naming `../` cannot reach outside it.
+    #[test]
+    fn a_saved_host_file_stays_in_the_folder() {
+        let h = HostDir::new("host", "/tmp/piney-no-such-folder");
+        let saved = |path: &str| SavedFile::Host {
+            path: path.into(),
+            read: false,
+            write: true,
+            append: false,
+            pos: 0,
+        };
+        let e = h.reopen(&saved("../etc/passwd")).err().unwrap_or_default();
+        assert!(e.contains("outside the folder"), "{e}");
+        let e = h.reopen(&saved("log.txt")).err().unwrap_or_default();
+        assert!(
+            e.contains("host:log.txt") && e.contains("cannot be opened"),
+            "{e}"
+        );
+        // Read back from a state, it waits for the folder.
+        let pending = saved("log.txt").reopen().unwrap();
+        assert_eq!(pending.pending(), Some(&saved("log.txt")));
     }
 
     #[test]

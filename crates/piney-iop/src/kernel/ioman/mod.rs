@@ -188,6 +188,21 @@ impl Default for Ioman {
 }
 
 impl Ioman {
+    /// Opens again the `host:` files of a state just read (see
+    /// [`crate::modules::fileio::SavedFile`]) under `root`, the loading run's `host:` folder;
+    /// `Err` names a file that cannot be.
+    pub(crate) fn reopen_host_files(&mut self, root: &std::path::Path) -> Result<(), String> {
+        let host = HostDir::new("host", root);
+        for file in self.files.iter_mut().flatten() {
+            if let Handle::Native(h) = &mut file.handle
+                && let Some(saved) = h.pending()
+            {
+                *h = host.reopen(saved)?;
+            }
+        }
+        Ok(())
+    }
+
     /// At boot: `tty`, `rom` and `host`; fds 0 (read and write), 1 and 2 (write) open on the
     /// tty, as ioman's StdioInit leaves them (the console opens 0 and 1; piney's 2 is stderr).
     pub fn new() -> Self {
