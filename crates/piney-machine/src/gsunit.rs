@@ -329,13 +329,19 @@ impl GsUnit {
         }
     }
 
-    /// The frame the display circuits show now, or `None` with no renderer attached.
-    pub fn frame(&mut self, pcrtc: Pcrtc) -> Option<Displayed> {
+    /// Sends this frame's display command: the presenter (scaled) and the render scale, or
+    /// `None` with no renderer attached.
+    fn show(&mut self, pcrtc: Pcrtc) -> Option<(Presenter, u32)> {
         if !self.has_renderer() {
             return None;
         }
         let scale = self.gs.renderer().scale();
-        let presenter = self.gs.display(pcrtc).presenter().scaled(scale);
+        Some((self.gs.display(pcrtc).presenter().scaled(scale), scale))
+    }
+
+    /// The frame the display circuits show now, or `None` with no renderer attached.
+    pub fn frame(&mut self, pcrtc: Pcrtc) -> Option<Displayed> {
+        let (presenter, scale) = self.show(pcrtc)?;
         Some(Displayed {
             image: self.gs.renderer_mut().display_image(),
             presenter,
@@ -346,11 +352,7 @@ impl GsUnit {
     /// [`GsUnit::frame`] with the picture left where the renderer made it: its GPU handle, no
     /// CPU copy. `None` with no renderer attached.
     pub fn frame_on_gpu(&mut self, pcrtc: Pcrtc) -> Option<GpuDisplayed> {
-        if !self.has_renderer() {
-            return None;
-        }
-        let scale = self.gs.renderer().scale();
-        let presenter = self.gs.display(pcrtc).presenter().scaled(scale);
+        let (presenter, scale) = self.show(pcrtc)?;
         Some(GpuDisplayed {
             picture: self.gs.renderer_mut().display_gpu(),
             presenter,

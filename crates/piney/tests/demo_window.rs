@@ -188,6 +188,28 @@ fn no_display_says_so() {
 }
 
 /// The headless run's frame N-1: the picture the window must hold.
+/// `piney demo --frames N --hold 30` in a window on `display` with `extra` options (stdout
+/// dropped), once it shows frame N - 1: the child and its stderr lines.
+fn held_window(display: &str, frames: u64, extra: &[&std::ffi::OsStr]) -> (Killed, Lines) {
+    let mut child = Killed(
+        piney()
+            .args(["demo", "--frames", &frames.to_string(), "--hold", "30"])
+            .args(extra)
+            .env("DISPLAY", display)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starting piney demo"),
+    );
+    let mut lines = Lines::of(child.0.stderr.take().unwrap());
+    lines.wait_for(
+        &format!("--frames {frames} reached: showing frame {}", frames - 1),
+        240,
+    );
+    (child, lines)
+}
+
 /// `piney demo --headless --frames N` with `extra` options, frames dumped into a fresh scratch
 /// folder `name`: the folder.
 fn headless_frames(name: &str, frames: u64, extra: &[&std::ffi::OsStr]) -> PathBuf {
@@ -274,28 +296,20 @@ fn screenshot_at_render_scale_2() {
 
     let shots = scratch("demo-window-scale2-shots");
     let (_xvfb, display) = start_xvfb();
-    let mut child = Killed(
-        piney()
-            .args([
-                "demo",
-                "--no-audio",
-                "--frames",
-                &AT.to_string(),
-                "--hold",
-                "30",
-            ])
-            .args(["--render-scale", "2", "--screenshot-dir"])
-            .arg(&shots)
-            .args(["--window-size", &format!("{}x{}", SIZE.0, SIZE.1)])
-            .env("DISPLAY", &display)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("starting piney demo"),
+    let size = format!("{}x{}", SIZE.0, SIZE.1);
+    let (_child, mut lines) = held_window(
+        &display,
+        AT,
+        &[
+            "--no-audio".as_ref(),
+            "--render-scale".as_ref(),
+            "2".as_ref(),
+            "--screenshot-dir".as_ref(),
+            shots.as_os_str(),
+            "--window-size".as_ref(),
+            size.as_ref(),
+        ],
     );
-    let mut lines = Lines::of(child.0.stderr.take().unwrap());
-    lines.wait_for(&format!("--frames {AT} reached"), 240);
     let id = focused_window(&display);
     xdotool(&display, &["key", "--window", &id, "F12"]);
     let line = lines.wait_for("piney: screenshot", 30);
@@ -414,27 +428,19 @@ fn stretch_fills_the_window() {
         },
     );
     let (_xvfb, display) = start_xvfb();
-    let mut child = Killed(
-        piney()
-            .args([
-                "demo",
-                "--no-audio",
-                "--frames",
-                &AT.to_string(),
-                "--hold",
-                "30",
-            ])
-            .args(["--stretch", "--scaling", "nearest"])
-            .args(["--window-size", &format!("{}x{}", WINDOW.0, WINDOW.1)])
-            .env("DISPLAY", &display)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("starting piney demo"),
+    let size = format!("{}x{}", WINDOW.0, WINDOW.1);
+    let (_child, lines) = held_window(
+        &display,
+        AT,
+        &[
+            "--no-audio".as_ref(),
+            "--stretch".as_ref(),
+            "--scaling".as_ref(),
+            "nearest".as_ref(),
+            "--window-size".as_ref(),
+            size.as_ref(),
+        ],
     );
-    let mut lines = Lines::of(child.0.stderr.take().unwrap());
-    lines.wait_for(&format!("--frames {AT} reached"), 240);
     let deadline = Instant::now() + Duration::from_secs(20);
     while find(&screenshot(&display), &want, WINDOW).is_none() {
         assert!(
@@ -482,29 +488,21 @@ fn shows_the_demo(extra: &[&str], adapter_line: &str) {
 
     let shots = scratch("demo-window-shots");
     let (_xvfb, display) = start_xvfb();
-    let mut child = Killed(
-        piney()
-            .args(["demo", "--frames", &FRAMES.to_string(), "--hold", "30"])
-            // Nearest, as the headless 4:3 frame is made (the window's default, sharp bilinear,
-            // is checked against its CPU reference in piney-frontend's headless tests).
-            .args(["--scaling", "nearest"])
-            .args(extra)
-            .arg("--input")
-            .arg(script())
-            .arg("--screenshot-dir")
-            .arg(&shots)
-            .args(["--window-size", &format!("{}x{}", SIZE.0, SIZE.1)])
-            .env("DISPLAY", &display)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("starting piney demo"),
-    );
-    // stderr line by line: the adapter line, then the hold line.
-    let mut lines = Lines::of(child.0.stderr.take().unwrap());
-    let hold_line = format!("--frames {FRAMES} reached: showing frame {}", FRAMES - 1);
-    lines.wait_for(&hold_line, 240);
+    let (script, size) = (script(), format!("{}x{}", SIZE.0, SIZE.1));
+    // Nearest, as the headless 4:3 frame is made (the window's default, sharp bilinear, is
+    // checked against its CPU reference in piney-frontend's headless tests). stderr: the
+    // adapter line, then the hold line.
+    let mut args: Vec<&std::ffi::OsStr> = vec!["--scaling".as_ref(), "nearest".as_ref()];
+    args.extend(extra.iter().map(std::ffi::OsStr::new));
+    args.extend([
+        "--input".as_ref(),
+        script.as_os_str(),
+        "--screenshot-dir".as_ref(),
+        shots.as_os_str(),
+        "--window-size".as_ref(),
+        size.as_ref(),
+    ]);
+    let (_child, mut lines) = held_window(&display, FRAMES, &args);
     // The last picture reaches the screen at the next redraw.
     let deadline = Instant::now() + Duration::from_secs(20);
     let (shot, at) = loop {
