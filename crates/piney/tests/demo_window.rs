@@ -31,7 +31,8 @@
 //! exactly, a `--stats` run shows every picture made on the GPU and none copied back, and a
 //! `--capture` of its run holds the headless frames. F12 at `--render-scale 2` saves the scaled
 //! picture; `--stretch` fills a window of another shape; a program dropped on the window (by
-//! tools/xdnd-drop.py, the XDND protocol a file manager speaks; package `python3-xlib`) boots.
+//! tools/xdnd-drop.py, the XDND protocol a file manager speaks; package `python3-xlib`) boots;
+//! `--speed 2` paces Tab's fast-forward at twice real time.
 //!
 //! Its own `main` (harness = false): it starts processes and an X server. Needs Xvfb (package
 //! `xvfb`), xwd (package `x11-apps`) and a wgpu adapter (lavapipe: `mesa-vulkan-drivers
@@ -451,6 +452,54 @@ fn stretch_fills_the_window() {
         );
         std::thread::sleep(Duration::from_millis(250));
     }
+}
+
+/// `--speed 2`: Tab held fast-forwards at twice real time, paced. The program is the demo's IOP
+/// module alone (demo/iop/ccmon.irx, beside an idle EE program): it waits for vertical blanks
+/// for ever and shows no picture, so the machine itself runs far faster than real time (more
+/// than 4x unpaced, the first run, here ~170x) and only the pacing holds it at 2x.
+fn speed_paces_fast_forward() {
+    let dir = scratch("demo-window-speed");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    std::fs::copy(root.join("demo/iop/ccmon.irx"), dir.join("ccmon.irx")).unwrap();
+    let (_xvfb, display) = start_xvfb();
+    let rate = |extra: &[&str]| -> f64 {
+        let mut child = Killed(
+            piney()
+                .current_dir(&dir)
+                .args(["run", "ccmon.irx", "--no-audio", "--frames", "1000000"])
+                .args(extra)
+                .env("DISPLAY", &display)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("starting piney run"),
+        );
+        let mut lines = Lines::of(child.0.stderr.take().unwrap());
+        lines.wait_for("piney: presenting with", 240);
+        let id = focused_window(&display);
+        xdotool(&display, &["keydown", "--window", &id, "Tab"]);
+        std::thread::sleep(Duration::from_secs(3));
+        xdotool(&display, &["keyup", "--window", &id, "Tab"]);
+        let line = lines.wait_for("piney: fast-forward:", 30);
+        // "... vertical blanks in S s (X.XXx real time)"
+        line.rsplit('(')
+            .next()
+            .and_then(|t| t.split('x').next())
+            .and_then(|x| x.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no speed in {line}"))
+    };
+    let unpaced = rate(&[]);
+    assert!(
+        unpaced > 4.0,
+        "unpaced fast-forward at {unpaced}x: the test cannot tell a cap"
+    );
+    let paced = rate(&["--speed", "2"]);
+    assert!(
+        (1.7..=2.3).contains(&paced),
+        "--speed 2 fast-forwarded at {paced}x real time"
+    );
 }
 
 fn shows_the_demo(extra: &[&str], adapter_line: &str) {
@@ -1105,6 +1154,7 @@ fn main() -> ExitCode {
         ("a_dropped_program_boots", a_dropped_program_boots),
         ("a_window_run_captures_frames", a_window_run_captures_frames),
         ("stretch_fills_the_window", stretch_fills_the_window),
+        ("speed_paces_fast_forward", speed_paces_fast_forward),
         ("window_plays_the_sound", window_plays_the_sound),
         ("no_sound_device_is_one_line", no_sound_device_is_one_line),
         (
