@@ -21,6 +21,8 @@ use crate::regs::Dimx;
 use crate::swizzle::{Offsets, RowOffsets};
 use crate::texcache::TexelRect;
 
+mod wide;
+
 /// Local memory as the fast path takes it.
 pub type Words = [u32; MEM_WORDS];
 
@@ -332,6 +334,8 @@ pub struct Plan<'a> {
     zstore: ZStore,
     /// ALPHA is A = Cs, B = Cd, C = As, D = Cd (blending "over", the usual equation).
     alpha_over: bool,
+    /// Pixels may go a group at a time ([`Plan::groups`]).
+    grouped: bool,
 }
 
 /// The pixels a block fill covered: columns `x0..x1`, rows `y0..y1`.
@@ -493,7 +497,7 @@ impl<'a> Plan<'a> {
             }
         });
         let tex_mode = if tex.is_some() { c.tex } else { 0 };
-        Plan {
+        let mut plan = Plan {
             key: c.key + tex_mode * TEX_UNIT,
             s,
             fb: Offsets::new(s.fpsm, s.fbp, s.fbw),
@@ -523,7 +527,10 @@ impl<'a> Plan<'a> {
                 Psm::Z24 | Psm::Ct24 => ZStore::Low24,
                 _ => ZStore::Word,
             },
-        }
+            grouped: false,
+        };
+        plan.grouped = plan.groups();
+        plan
     }
 
     /// Draws a sprite.
@@ -603,6 +610,12 @@ impl<'a> Plan<'a> {
     /// packed colour, stored after the Z test.
     const fn solid<const K: usize>() -> bool {
         K / TEX_UNIT == 0 && K & (BLEND | EXTRA) == 0
+    }
+
+    /// True when key `K` goes a group of pixels at a time where the plan allows ([`wide`]):
+    /// textured or blended, without the rarer stages.
+    const fn grouped_key<const K: usize>() -> bool {
+        !Self::solid::<K>() && K & EXTRA == 0
     }
 
     /// A solid pixel (see [`Plan::solid`]): Z test, colour, Z.
@@ -770,6 +783,10 @@ fn sprite_k<const K: usize, M: Mem>(p: &Plan, mem: &mut M, sp: &Sprite, band: Ba
             for x in sp.x0..sp.x1 {
                 p.solid_pixel::<K, M>(mem, x as u32, &frow, &zrow, colour, z);
             }
+            continue;
+        }
+        if Plan::grouped_key::<K>() && p.grouped {
+            wide::sprite_row_groups::<K, M>(p, mem, sp, j, axes.as_ref(), &frow, &zrow);
             continue;
         }
         for (i, x) in (sp.x0..sp.x1).enumerate() {
