@@ -947,6 +947,11 @@ pub fn walkable(cmd: &DrawCommand) -> bool {
     area.abs() < MAX_AREA
 }
 
+/// The most columns a span's start may move from one row to the next for [`walk_triangle`]
+/// to step its attributes there rather than divide (a step a column and lane against a
+/// 64-bit division a lane).
+const MAX_ROW_STEPS: i64 = 8;
+
 /// The largest doubled triangle area (in 1/256 pixel squared) the walker takes: remainders
 /// stay below 2^29, and a Z numerator (`area * 2^32` at most) fits in an i64.
 const MAX_AREA: i64 = 1 << 29;
@@ -1097,17 +1102,52 @@ fn walk_triangle(s: &PixelState, cmd: &DrawCommand, band: Band, mut f: impl FnMu
         let x16 = lo * 16;
         let e =
             |a: (i64, i64), c: (i64, i64)| (a.0 - x16) * (c.1 - y16) - (c.0 - x16) * (a.1 - y16);
-        let w = [
-            sign * e(p(1), p(2)),
-            sign * e(p(2), p(0)),
-            sign * e(p(0), p(1)),
-        ];
+        // The barycentric weights at the span's start (wanted at the first row, and at every
+        // row for perspective numerators).
+        let w = || {
+            [
+                sign * e(p(1), p(2)),
+                sign * e(p(2), p(0)),
+                sign * e(p(0), p(1)),
+            ]
+        };
         match anchor {
             None => {
+                let w = w();
                 for (a, val) in attrs.iter_mut().zip(&values) {
                     let n = dot(w, *val);
                     a.q = n.div_euclid(area);
                     a.r = n.rem_euclid(area);
+                }
+            }
+            Some((xa, ya)) if py - ya == 1 && (lo - xa).abs() <= MAX_ROW_STEPS => {
+                // The next row, and the span's start a few columns over: one exact step down
+                // and one a column, each with at most one carry (the remainders' steps are
+                // below `area`), rather than a division a lane.
+                let ddx = lo - xa;
+                for a in attrs.iter_mut() {
+                    a.q += a.dqy;
+                    a.r += a.dry;
+                    if a.r >= area {
+                        a.r -= area;
+                        a.q += 1;
+                    }
+                    for _ in 0..ddx.max(0) {
+                        a.q += a.dqx;
+                        a.r += a.drx;
+                        if a.r >= area {
+                            a.r -= area;
+                            a.q += 1;
+                        }
+                    }
+                    for _ in 0..(-ddx).max(0) {
+                        a.q -= a.dqx;
+                        a.r -= a.drx;
+                        if a.r < 0 {
+                            a.r += area;
+                            a.q -= 1;
+                        }
+                    }
                 }
             }
             Some((xa, ya)) => {
@@ -1146,7 +1186,10 @@ fn walk_triangle(s: &PixelState, cmd: &DrawCommand, band: Band, mut f: impl FnMu
             lanes,
             den,
             persp: persp_step,
-            n: persp.map_or([0; 3], |p| p.fixed.map(|fx| dot(w, fx))),
+            n: persp.map_or([0; 3], |p| {
+                let w = w();
+                p.fixed.map(|fx| dot(w, fx))
+            }),
         });
     }
     true
