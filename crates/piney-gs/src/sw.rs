@@ -38,6 +38,8 @@ pub struct SoftwareRenderer {
     batch: Batch,
     /// The workers: `None` draws everything on the calling thread.
     pool: Option<Arc<rayon::ThreadPool>>,
+    /// The instruction set of the specialised paths (crate::sw_fast::Isa).
+    isa: crate::sw_fast::Isa,
 }
 
 /// What the software renderer drew, and how.
@@ -97,6 +99,7 @@ impl SoftwareRenderer {
             },
             batch: Batch::new(1),
             pool: None,
+            isa: crate::sw_fast::Isa::detect(),
         }
     }
 
@@ -147,6 +150,7 @@ impl SoftwareRenderer {
             &self.clut,
             &mut self.texcache,
             &pool,
+            self.isa,
             &mut self.stats.fast_keys,
         );
         // Textures decoded for the batch saw memory before it: drop them where it drew.
@@ -181,6 +185,13 @@ impl SoftwareRenderer {
             self.stats.unsplit_draws += 1;
         }
         joined
+    }
+
+    /// The specialised paths in the target's baseline instruction set even where the processor
+    /// has more (tests compare the two; the pixels are the same).
+    pub fn baseline_isa(mut self) -> Self {
+        self.isa = crate::sw_fast::Isa::Baseline;
+        self
     }
 
     /// A renderer that draws everything through the general path (the reference the
@@ -783,7 +794,7 @@ impl SoftwareRenderer {
             (Some(t), Some(r)) => Some(texcache.texels(&planes[0], clut, t, r)),
             _ => None,
         };
-        let plan = Plan::new(s, &class, texels);
+        let plan = Plan::new(s, &class, texels, self.isa);
         let Ok(mem) = <&mut Words>::try_from(planes[0].words_mut()) else {
             return false;
         };

@@ -189,6 +189,7 @@ impl Batch {
         clut: &Clut,
         texcache: &mut TexCache,
         pool: &Arc<rayon::ThreadPool>,
+        isa: crate::sw_fast::Isa,
         stats: &mut [u64],
     ) -> PageSet {
         let draws = std::mem::take(&mut self.draws);
@@ -217,7 +218,9 @@ impl Batch {
             let plans: Vec<Plan> = draws
                 .iter()
                 .zip(&keys)
-                .map(|(d, k)| Plan::new(&d.s, &d.class, k.as_ref().and_then(|k| tc.decoded(k))))
+                .map(|(d, k)| {
+                    Plan::new(&d.s, &d.class, k.as_ref().and_then(|k| tc.decoded(k)), isa)
+                })
                 .collect();
             for p in &plans {
                 if let Some(n) = stats.get_mut(p.key) {

@@ -8,6 +8,9 @@
 //! - Frame and Z addresses come from [`crate::swizzle`]'s tables (one add and one table read a
 //!   pixel); texels from [`crate::texcache`]'s decoded textures (a wrap and one read a texel;
 //!   bilinear filtering in two 32-bit lanes of 16 bits).
+//! - Sprites (and bilinear triangles in x86-64-v3) go eight pixels at a time through vector
+//!   arithmetic (`wide`); the span and sprite functions are compiled for the target's baseline
+//!   and again for x86-64-v3, chosen at run time ([`Isa`]).
 //! - Draws this path does not take (lines, points, mipmapping, region wraps reaching outside
 //!   the texture, a texture that overlaps the pages the draw writes, render scales above 1) go
 //!   the general way. Both paths are checked against each other on random states and
@@ -166,6 +169,96 @@ macro_rules! dispatch {
             _ => unreachable!("fast-path keys run to {}", KEYS - 1),
         }
     };
+}
+
+/// The instruction set the pixel pipelines run in: the target's baseline, or (on x86-64
+/// processors that have them) AVX2 and the other x86-64-v3 extensions, for which every span
+/// and sprite function is compiled a second time. Same source, same integer arithmetic: the
+/// same pixels (the random scenes of sw_fast_tests.rs run both).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Isa {
+    /// The target's baseline (SSE2 on x86-64).
+    Baseline,
+    /// x86-64-v3: AVX2, BMI1/2, FMA, LZCNT, POPCNT (checked at run time).
+    X86V3,
+}
+
+impl Isa {
+    /// The best the processor running this has.
+    pub fn detect() -> Isa {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("bmi1")
+                && std::arch::is_x86_feature_detected!("bmi2")
+                && std::arch::is_x86_feature_detected!("fma")
+                && std::arch::is_x86_feature_detected!("lzcnt")
+                && std::arch::is_x86_feature_detected!("popcnt")
+            {
+                return Isa::X86V3;
+            }
+        }
+        Isa::Baseline
+    }
+}
+
+/// The span and sprite functions compiled for x86-64-v3 (see [`Isa`]).
+#[cfg(target_arch = "x86_64")]
+mod v3 {
+    use super::{Band, Mem, Plan, Row, Sprite};
+
+    #[target_feature(enable = "avx2,bmi1,bmi2,fma,lzcnt,popcnt")]
+    pub(super) fn sprite<const K: usize, M: Mem>(p: &Plan, mem: &mut M, sp: &Sprite, band: Band) {
+        super::sprite_k::<K, M>(p, mem, sp, band);
+    }
+
+    #[target_feature(enable = "avx2,bmi1,bmi2,fma,lzcnt,popcnt")]
+    pub(super) fn span<const K: usize, M: Mem>(
+        p: &Plan,
+        mem: &mut M,
+        flat: [i32; 4],
+        gouraud: bool,
+        row: &Row,
+    ) {
+        super::span_k::<K, M>(p, mem, flat, gouraud, row);
+    }
+}
+
+/// [`sprite_k`] in the plan's instruction set.
+#[inline(never)]
+fn sprite_in<const K: usize, M: Mem>(p: &Plan, mem: &mut M, sp: &Sprite, band: Band) {
+    #[cfg(target_arch = "x86_64")]
+    if p.isa == Isa::X86V3 {
+        // Allowed: the function's only requirement is the processor features it is compiled
+        // for, and a plan is X86V3 only where Isa::detect found every one of them.
+        #[allow(unsafe_code)]
+        unsafe {
+            v3::sprite::<K, M>(p, mem, sp, band)
+        };
+        return;
+    }
+    sprite_k::<K, M>(p, mem, sp, band);
+}
+
+/// [`span_k`] in the plan's instruction set.
+#[inline(never)]
+fn span_in<const K: usize, M: Mem>(
+    p: &Plan,
+    mem: &mut M,
+    flat: [i32; 4],
+    gouraud: bool,
+    row: &Row,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if p.isa == Isa::X86V3 {
+        // Allowed: as in sprite_in.
+        #[allow(unsafe_code)]
+        unsafe {
+            v3::span::<K, M>(p, mem, flat, gouraud, row)
+        };
+        return;
+    }
+    span_k::<K, M>(p, mem, flat, gouraud, row);
 }
 
 /// CLAMP's rule for one axis, branch-free: `((c & and) | or).clamp(lo, hi)`. REPEAT is
@@ -336,6 +429,8 @@ pub struct Plan<'a> {
     alpha_over: bool,
     /// Pixels may go a group at a time ([`Plan::groups`]).
     grouped: bool,
+    /// The instruction set its pipelines run in.
+    isa: Isa,
 }
 
 /// The pixels a block fill covered: columns `x0..x1`, rows `y0..y1`.
@@ -485,8 +580,9 @@ fn min_max(v: &[i32]) -> Option<(i32, i32)> {
 }
 
 impl<'a> Plan<'a> {
-    /// The plan of a classified draw; `texels` the decoded level 0 when textured.
-    pub fn new(s: &'a PixelState, c: &Classified, texels: Option<&'a [u32]>) -> Plan<'a> {
+    /// The plan of a classified draw, drawn in `isa`; `texels` the decoded level 0 when
+    /// textured.
+    pub fn new(s: &'a PixelState, c: &Classified, texels: Option<&'a [u32]>, isa: Isa) -> Plan<'a> {
         let tex = s.tex.as_ref().zip(texels).map(|(t, texels)| {
             let cl = t.clamp;
             TexView {
@@ -528,6 +624,7 @@ impl<'a> Plan<'a> {
                 _ => ZStore::Word,
             },
             grouped: false,
+            isa,
         };
         plan.grouped = plan.groups();
         plan
@@ -535,7 +632,7 @@ impl<'a> Plan<'a> {
 
     /// Draws a sprite.
     pub fn sprite<M: Mem>(&self, mem: &mut M, sp: &Sprite, band: Band) -> u64 {
-        dispatch!(self.key, sprite_k, (self, mem, sp, band));
+        dispatch!(self.key, sprite_in, (self, mem, sp, band));
         let rows = (sp.y0..sp.y1).filter(|&y| band.has(y)).count() as u64;
         (sp.x1 - sp.x0).max(0) as u64 * rows
     }
@@ -548,7 +645,7 @@ impl<'a> Plan<'a> {
         let mut pixels = 0;
         walk_triangle(self.s, cmd, band, |row| {
             pixels += (row.hi - row.lo) as u64;
-            dispatch!(self.key, span_k, (self, mem, flat, gouraud, row))
+            dispatch!(self.key, span_in, (self, mem, flat, gouraud, row))
         })
         .then_some(pixels)
     }
@@ -740,6 +837,7 @@ impl<'a> Plan<'a> {
     }
 }
 
+#[inline(always)]
 fn sprite_k<const K: usize, M: Mem>(p: &Plan, mem: &mut M, sp: &Sprite, band: Band) {
     let b = &sp.base;
     let tex = K / TEX_UNIT;
@@ -814,6 +912,7 @@ fn sprite_k<const K: usize, M: Mem>(p: &Plan, mem: &mut M, sp: &Sprite, band: Ba
     }
 }
 
+#[inline(always)]
 fn span_k<const K: usize, M: Mem>(p: &Plan, mem: &mut M, flat: [i32; 4], gouraud: bool, row: &Row) {
     let y = row.y as u32;
     if p.row_masked(y) {
@@ -833,6 +932,18 @@ fn span_k<const K: usize, M: Mem>(p: &Plan, mem: &mut M, flat: [i32; 4], gouraud
             p.solid_pixel::<K, M>(mem, x as u32, &frow, &zrow, colour, z);
             l.step(row.den);
         }
+        return;
+    }
+    // Triangles go a group at a time where the filter's arithmetic dominates (bilinear) and
+    // the lanes are eight wide (x86-64-v3): measured faster there (gs_bench), slower for the
+    // other keys and on the baseline.
+    if K / TEX_UNIT == TEX_LINEAR
+        && Plan::grouped_key::<K>()
+        && p.grouped
+        && p.isa == Isa::X86V3
+        && row.persp.is_none()
+    {
+        wide::span_groups::<K, M>(p, mem, flat, gouraud, row, &frow, &zrow);
         return;
     }
     let mut n = row.n;

@@ -1,6 +1,7 @@
 //! The software renderer's specialised paths against its general path: random scenes
 //! (crate::scenes) drawn both ways give the same local memory, word for word, and the same
-//! readbacks; every specialisation is taken by some draw.
+//! readbacks; every specialisation is taken by some draw. The specialised paths run in the
+//! instruction set the processor has (crate::sw_fast::Isa) and in the baseline one.
 
 use crate::scenes::{first_difference, replay, scene_with};
 use crate::sw::SoftwareRenderer;
@@ -14,15 +15,20 @@ fn fast_paths_equal_the_general_path_on_random_scenes() {
         // uploads, copies and draws changing what it decoded.
         let cmds = scene_with(seed, 60, seed % 4 == 0, seed % 2 == 1);
         let mut reference = SoftwareRenderer::general_only(1);
-        let mut fast = SoftwareRenderer::new();
         let want = replay(&mut reference, &cmds);
+        // Every other four scenes in the baseline instruction set (both kinds of scene each).
+        let (mut fast, isa) = if (seed / 4) % 2 == 1 {
+            (SoftwareRenderer::new().baseline_isa(), "baseline")
+        } else {
+            (SoftwareRenderer::new(), "detected")
+        };
         let got = replay(&mut fast, &cmds);
-        assert_eq!(want, got, "scene {seed}: readbacks differ");
+        assert_eq!(want, got, "scene {seed} ({isa} ISA): readbacks differ");
         if let Some(d) = first_difference(
             std::slice::from_ref(reference.mem()),
             std::slice::from_ref(fast.mem()),
         ) {
-            panic!("scene {seed}: {d}");
+            panic!("scene {seed} ({isa} ISA): {d}");
         }
         let st = fast.stats();
         for (u, n) in used.iter_mut().zip(&st.fast_keys) {

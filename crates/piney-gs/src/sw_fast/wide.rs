@@ -1,9 +1,9 @@
-//! Sprites' pixels [`W`] at a time: a row's pixels are gathered into a group (colour, Z and
-//! texel as arrays of `W` lanes; the texels fetched one by one from the sprite's wrapped
-//! columns and rows), and the arithmetic of a textured or blended pixel (bilinear filtering,
-//! the texture function, blending, clamping, packing) is done on the arrays, lane by lane in
-//! loops the compiler turns into vector instructions. Memory is read (Z, the destination) for
-//! the whole group before any pixel of it is written, and written pixel by pixel in order.
+//! Pixels [`W`] at a time: a row's pixels are gathered into a group (colour, Z and texel as
+//! arrays of `W` lanes; the texels fetched one by one), and the arithmetic of a textured or
+//! blended pixel (bilinear filtering, the texture function, blending, clamping, packing) is
+//! done on the arrays, lane by lane in loops the compiler turns into vector instructions.
+//! Memory is read (Z, the destination) for the whole group before any pixel of it is written,
+//! and written pixel by pixel in order.
 //!
 //! That order equals one pixel after another only when no pixel of a group reads what another
 //! writes: the pixels of a row have distinct frame addresses and distinct Z addresses, a
@@ -13,12 +13,17 @@
 //! and frames of 32 and 24 bits; everything else goes one pixel at a time. The random scenes
 //! of sw_fast_tests.rs check both against the general path.
 //!
-//! Triangles stay one pixel at a time: gathering their interpolants into groups measured
-//! slower than the per-pixel span on this machine's SSE2 baseline (gs_bench: bilinear blended
-//! triangles 35 against 41 Mpixels/s), where a 32-bit multiply of four lanes takes several
-//! instructions.
+//! Sprites go by groups in every instruction set. Triangles (whose interpolants must be
+//! gathered into the lanes first) go by groups only when bilinear and in x86-64-v3
+//! (super::Isa): measured with gs_bench, groups were slower for them on the SSE2 baseline
+//! (bilinear blended triangles 35 against 41 Mpixels/s, a 32-bit multiply of four lanes
+//! taking several instructions there) and for the cheaper keys, and faster for bilinear ones
+//! with eight-lane AVX2 (47 against 44).
 
-use super::{Axis, BLEND, Mem, Plan, TEX_LINEAR, TEX_UNIT, ZTEST, ZWRITE, bilerp};
+use super::{
+    Axis, BLEND, LANE_U, LANE_V, LANE_Z, Lanes, Mem, Plan, Row, TEX_LINEAR, TEX_UNIT, TexView,
+    ZTEST, ZWRITE, bilerp,
+};
 use crate::mem::MEM_WORDS;
 use crate::swizzle::RowOffsets;
 
@@ -101,6 +106,30 @@ fn tfx(mode: u32, tcc: bool, t: &[Lane<i32>; 4], f: &[Lane<i32>; 4]) -> [Lane<i3
         }
     }
     c
+}
+
+impl TexView<'_> {
+    /// [`TexView::bilinear`] of each lane's (u, v): the texels fetched one lane at a time, the
+    /// filter on all lanes.
+    #[inline(always)]
+    fn bilinear_lanes(&self, u: &Lane<i32>, v: &Lane<i32>) -> Lane<u32> {
+        let (mut c00, mut c10, mut c01, mut c11) = ([0; W], [0; W], [0; W], [0; W]);
+        let (mut fx, mut fy) = ([0; W], [0; W]);
+        for k in 0..W {
+            let (u, v) = (u[k] - 8, v[k] - 8);
+            let (x0, y0) = (u >> 4, v >> 4);
+            let (xa, xb) = (self.wrap_u.apply(x0), self.wrap_u.apply(x0 + 1));
+            let ra = (self.wrap_v.apply(y0) as usize) << self.w_log;
+            let rb = (self.wrap_v.apply(y0 + 1) as usize) << self.w_log;
+            c00[k] = self.at(ra, xa);
+            c10[k] = self.at(ra, xb);
+            c01[k] = self.at(rb, xa);
+            c11[k] = self.at(rb, xb);
+            fx[k] = (u & 15) as u32;
+            fy[k] = (v & 15) as u32;
+        }
+        std::array::from_fn(|k| bilerp(c00[k], c10[k], c01[k], c11[k], fx[k], fy[k]))
+    }
 }
 
 impl Plan<'_> {
@@ -230,6 +259,52 @@ impl Plan<'_> {
         let (z0, z1) = extent(s.zbp, s.zpsm.transfer_bits());
         // Within memory's 16384 blocks, without wrapping, and apart.
         f1 <= 16384 && z1 <= 16384 && (f1 <= z0 || z1 <= f0)
+    }
+}
+
+/// A triangle's span a group at a time (key `K` without `EXTRA`, affine texture coordinates).
+#[inline(always)]
+pub(super) fn span_groups<const K: usize, M: Mem>(
+    p: &Plan,
+    mem: &mut M,
+    flat: [i32; 4],
+    gouraud: bool,
+    row: &Row,
+    frow: &RowOffsets,
+    zrow: &RowOffsets,
+) {
+    let mut l: Lanes = row.lanes;
+    let mut x = row.lo;
+    while x < row.hi {
+        let n = ((row.hi - x) as usize).min(W);
+        let mut g = Group::new(x as u32, n);
+        // The interpolants of each pixel, then each one's lanes.
+        let mut q = [[0i32; 8]; W];
+        for qk in q.iter_mut().take(n) {
+            *qk = l.q;
+            l.step(row.den);
+        }
+        for c in 0..4 {
+            g.rgba[c] = if gouraud {
+                std::array::from_fn(|k| q[k][c].clamp(0, 255))
+            } else {
+                [flat[c]; W]
+            };
+        }
+        g.z = std::array::from_fn(|k| (q[k][LANE_Z] as u32 as u64).min(p.zmax) as u32);
+        if let Some(t) = &p.tex
+            && K / TEX_UNIT != 0
+        {
+            let u: Lane<i32> = std::array::from_fn(|k| q[k][LANE_U]);
+            let v: Lane<i32> = std::array::from_fn(|k| q[k][LANE_V]);
+            g.texel = if K / TEX_UNIT == TEX_LINEAR {
+                t.bilinear_lanes(&u, &v)
+            } else {
+                std::array::from_fn(|k| t.nearest(u[k], v[k]))
+            };
+        }
+        p.shade_group::<K, M>(mem, frow, zrow, &g);
+        x += n as i64;
     }
 }
 
