@@ -20,8 +20,12 @@
 //! - At `--render-scale N` the buffer holds the software renderer's N x N sample planes (plane 0
 //!   is local memory as the guest sees it) and the shader runs on the fine grid by the same
 //!   rules, so every plane equals the software reference's at every scale (DESIGN.md).
-//! - Readback (the GS FIFO, a memory copy) copies local memory back and answers after every
-//!   earlier command.
+//! - Readback (the GS FIFO, a memory copy) and the CPU's draws work on a CPU copy of local
+//!   memory kept page by page: only the pages the GPU wrote since the copy was last brought up
+//!   to date are copied back (in every sample plane), and a command done on the CPU sends back
+//!   only the pages it may write (a feedback draw's frame and Z pages), not all of memory
+//!   (4 MiB a sample plane: 64 MiB each way at scale 4). Readback answers after every earlier
+//!   command.
 //! - The PCRTC runs on the GPU (`shaders/gs_pcrtc.wgsl`): a display command makes the picture
 //!   from every sample plane into a buffer of its own, by piney-gs's [`PictureSetup`] and the
 //!   CPU's merge arithmetic; only [`Renderer::display_image`] copies that picture (never local
@@ -58,6 +62,8 @@ pub const MEMORY_WGSL: &str = concat!(
 
 /// Bytes of one sample plane of local memory.
 const PLANE_BYTES: u64 = (MEM_WORDS * 4) as u64;
+/// Bytes of one page of local memory (8 KiB; 512 pages a plane).
+const PAGE_BYTES: u64 = 8192;
 /// The first plane in the second buffer (`shaders/gs_common.wgsl`'s HI_WORDS).
 const HI_PLANE: usize = 32;
 
@@ -72,7 +78,8 @@ pub struct Stats {
     pub cpu_draws: u64,
     /// Memory commands done on the CPU (overlapping copies, self-wrapping uploads).
     pub cpu_memory: u64,
-    /// Copies of local memory back to the CPU.
+    /// Times the CPU copy of local memory was brought up to date (the pages the GPU wrote
+    /// since the last time).
     pub downloads: u64,
     /// Pictures the PCRTC made on the GPU.
     pub gpu_pictures: u64,
@@ -184,9 +191,13 @@ pub struct WgpuRenderer {
     max_picture_bytes: u64,
     batch: Batch,
     scale: u32,
-    /// The CPU's copy for readback and CPU-side commands; `cpu_valid` when it equals the GPU's.
+    /// The CPU's copy for readback and CPU-side commands: equal to the GPU's but for the pages
+    /// in `stale` (written on the GPU since, in every sample plane) and the CLUT when
+    /// `clut_stale`. A readback copies only those back; a command run on the CPU sends back only
+    /// the pages it may write.
     cpu: piney_gs::SoftwareRenderer,
-    cpu_valid: bool,
+    stale: pack::Pages,
+    clut_stale: bool,
     shown: Shown,
     /// Draw and memory commands taken so far (what a picture was made from).
     commands: u64,
@@ -376,7 +387,8 @@ impl WgpuRenderer {
             batch: Batch::new(scale),
             scale,
             cpu: piney_gs::SoftwareRenderer::with_scale(scale),
-            cpu_valid: true,
+            stale: pack::Pages::default(),
+            clut_stale: false,
             shown: Shown::default(),
             commands: 0,
             serial: 0,
@@ -461,6 +473,7 @@ impl WgpuRenderer {
         self.stats.gpu_prims += self.batch.prims as u64;
         self.prims
             .write(&self.device, &self.queue, &self.batch.words);
+        self.stale.union(&self.batch.written());
         let (tiles, n) = self.batch.take_tiles();
         self.tiles.write(&self.device, &self.queue, &tiles);
         let group = self.bind(
@@ -484,26 +497,37 @@ impl WgpuRenderer {
                 t.elapsed()
             );
         }
-        self.cpu_valid = false;
     }
 
-    /// Brings the CPU copy (memory and CLUT) up to date.
+    /// Brings the CPU copy (memory and CLUT) up to date: the pages the GPU wrote since, in
+    /// every sample plane, and the CLUT if the GPU loaded it.
     fn download(&mut self) {
         self.flush();
-        if self.cpu_valid {
+        if self.stale.is_empty() && !self.clut_stale {
             return;
         }
         self.stats.downloads += 1;
+        let runs = self.stale.runs();
         let mut enc = self
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
-        let lo = self.vram.size();
         let mem_bytes = self.planes() as u64 * PLANE_BYTES;
-        enc.copy_buffer_to_buffer(&self.vram, 0, &self.staging, 0, lo);
-        if mem_bytes > lo {
-            enc.copy_buffer_to_buffer(&self.vram_hi, 0, &self.staging, lo, mem_bytes - lo);
+        for k in 0..self.planes() {
+            let at = plane_offset(k);
+            let buffer = if k < HI_PLANE {
+                &self.vram
+            } else {
+                &self.vram_hi
+            };
+            for &(first, end) in &runs {
+                let (from, len) = (first as u64 * PAGE_BYTES, (end - first) as u64 * PAGE_BYTES);
+                let to = k as u64 * PLANE_BYTES + from;
+                enc.copy_buffer_to_buffer(buffer, at + from, &self.staging, to, len);
+            }
         }
-        enc.copy_buffer_to_buffer(&self.clut, 0, &self.staging, mem_bytes, 512 * 4);
+        if self.clut_stale {
+            enc.copy_buffer_to_buffer(&self.clut, 0, &self.staging, mem_bytes, 512 * 4);
+        }
         self.queue.submit([enc.finish()]);
         let slice = self.staging.slice(..);
         slice.map_async(wgpu::MapMode::Read, |_| {});
@@ -515,49 +539,70 @@ impl WgpuRenderer {
             }
             Ok(view) => {
                 let plane_bytes = MEM_WORDS * 4;
+                let page_words = PAGE_BYTES as usize / 4;
                 for (k, plane) in self.cpu.planes_mut().iter_mut().enumerate() {
-                    let src = &view[k * plane_bytes..(k + 1) * plane_bytes];
-                    for (w, b) in plane.words_mut().iter_mut().zip(src.chunks_exact(4)) {
-                        *w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                    let words = plane.words_mut();
+                    for &(first, end) in &runs {
+                        let (w0, w1) = (first as usize * page_words, end as usize * page_words);
+                        let src = &view[k * plane_bytes + w0 * 4..k * plane_bytes + w1 * 4];
+                        for (w, b) in words[w0..w1].iter_mut().zip(src.chunks_exact(4)) {
+                            *w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                        }
                     }
                 }
-                let mut clut = [0u16; 512];
-                for (c, b) in clut
-                    .iter_mut()
-                    .zip(view[mem_bytes as usize..].chunks_exact(4))
-                {
-                    *c = u16::from_le_bytes([b[0], b[1]]);
+                if self.clut_stale {
+                    let mut clut = [0u16; 512];
+                    for (c, b) in clut
+                        .iter_mut()
+                        .zip(view[mem_bytes as usize..].chunks_exact(4))
+                    {
+                        *c = u16::from_le_bytes([b[0], b[1]]);
+                    }
+                    self.cpu.set_clut(&clut);
                 }
-                self.cpu.set_clut(&clut);
             }
         }
         self.staging.unmap();
-        self.cpu_valid = true;
+        self.stale = pack::Pages::default();
+        self.clut_stale = false;
     }
 
     /// Sends the CPU copy (after a CPU-side command) back to the GPU.
     fn upload_all(&mut self) {
-        for (k, plane) in self.cpu.planes_mut().iter().enumerate() {
-            let (buffer, k) = if k < HI_PLANE {
-                (&self.vram, k)
-            } else {
-                (&self.vram_hi, k - HI_PLANE)
-            };
-            let at = k as u64 * PLANE_BYTES;
-            self.queue
-                .write_buffer(buffer, at, &as_bytes(plane.words()));
-        }
-        let clut: Vec<u32> = self.cpu.clut().iter().map(|&c| c as u32).collect();
-        self.queue.write_buffer(&self.clut, 0, &as_bytes(&clut));
+        self.upload(&pack::Pages::all(), true);
     }
 
-    /// Runs `f` on the CPU copy and sends the result back.
-    fn on_cpu(&mut self, f: impl FnOnce(&mut piney_gs::SoftwareRenderer)) {
+    /// Sends pages `pages` of every sample plane of the CPU copy, and the CLUT when `clut`, to
+    /// the GPU.
+    fn upload(&mut self, pages: &pack::Pages, clut: bool) {
+        let runs = pages.runs();
+        let page_words = PAGE_BYTES as usize / 4;
+        for k in 0..self.planes() {
+            let at = plane_offset(k);
+            let buffer = if k < HI_PLANE {
+                &self.vram
+            } else {
+                &self.vram_hi
+            };
+            let words = self.cpu.planes_mut()[k].words();
+            for &(first, end) in &runs {
+                let (w0, w1) = (first as usize * page_words, end as usize * page_words);
+                self.queue
+                    .write_buffer(buffer, at + w0 as u64 * 4, &as_bytes(&words[w0..w1]));
+            }
+        }
+        if clut {
+            let clut: Vec<u32> = self.cpu.clut().iter().map(|&c| c as u32).collect();
+            self.queue.write_buffer(&self.clut, 0, &as_bytes(&clut));
+        }
+    }
+
+    /// Runs `f` on the CPU copy (brought up to date first) and sends back `pages`, the pages
+    /// of local memory `f` may write.
+    fn on_cpu(&mut self, pages: pack::Pages, f: impl FnOnce(&mut piney_gs::SoftwareRenderer)) {
         self.download();
         f(&mut self.cpu);
-        self.upload_all();
-        // The copies are equal again.
-        self.cpu_valid = true;
+        self.upload(&pages, false);
     }
 
     fn set_params(&self, words: &[u32]) {
@@ -636,7 +681,10 @@ impl WgpuRenderer {
         }
         if may_alias(&rect, start + count) {
             self.stats.cpu_memory += 1;
-            self.on_cpu(|r| r.memory(MemCommand::HostToLocal { rect, start, data }));
+            let pages = rect_pages(&rect);
+            self.on_cpu(pages, |r| {
+                r.memory(MemCommand::HostToLocal { rect, start, data })
+            });
             return;
         }
         self.flush();
@@ -678,7 +726,7 @@ impl WgpuRenderer {
             ],
         );
         self.dispatch(&self.upload, &group, Self::groups(count));
-        self.cpu_valid = false;
+        self.stale.union(&rect_pages(&rect));
     }
 
     fn local_to_local(&mut self, src: TransferRect, dst: TransferRect, dir: u32) {
@@ -696,7 +744,9 @@ impl WgpuRenderer {
             || rect_pages(&src_rect).overlaps(&rect_pages(&dst));
         if overlap {
             self.stats.cpu_memory += 1;
-            self.on_cpu(|r| r.memory(MemCommand::LocalToLocal { src, dst, dir }));
+            self.on_cpu(rect_pages(&dst), |r| {
+                r.memory(MemCommand::LocalToLocal { src, dst, dir })
+            });
             return;
         }
         self.flush();
@@ -722,7 +772,7 @@ impl WgpuRenderer {
             &[(0, &self.vram), (5, &self.vram_hi), (1, &self.params)],
         );
         self.dispatch(&self.copy, &group, Self::groups(n));
-        self.cpu_valid = false;
+        self.stale.union(&rect_pages(&dst));
     }
 
     fn clut_load(&mut self, tex0: piney_gs::regs::Tex0, texclut: piney_gs::regs::TexClut) {
@@ -747,7 +797,7 @@ impl WgpuRenderer {
             ],
         );
         self.dispatch(&self.load_clut, &group, (4, 1));
-        self.cpu_valid = false;
+        self.clut_stale = true;
     }
 }
 
@@ -806,6 +856,13 @@ fn adapter_name(info: &wgpu::AdapterInfo) -> String {
     format!("{} ({:?})", info.name, info.backend)
 }
 
+/// Where sample plane `k` starts in its buffer (`vram` holds planes below [`HI_PLANE`],
+/// `vram_hi` the rest).
+fn plane_offset(k: usize) -> u64 {
+    let k = if k < HI_PLANE { k } else { k - HI_PLANE };
+    k as u64 * PLANE_BYTES
+}
+
 /// The pages of a transfer rectangle.
 fn rect_pages(r: &TransferRect) -> pack::Pages {
     if r.x + r.w > 2048 || r.y + r.h > 2048 {
@@ -836,9 +893,9 @@ impl Renderer for WgpuRenderer {
             match self.batch.add(cmd) {
                 Added::Yes => return,
                 Added::Flush => self.flush(),
-                Added::Feedback => {
+                Added::Feedback(pages) => {
                     self.stats.cpu_draws += 1;
-                    self.on_cpu(|r| r.draw(cmd));
+                    self.on_cpu(pages, |r| r.draw(cmd));
                     return;
                 }
             }
@@ -877,7 +934,8 @@ impl Renderer for WgpuRenderer {
                 self.batch = Batch::new(self.scale);
                 self.cpu.memory(MemCommand::PowerOn);
                 self.upload_all();
-                self.cpu_valid = true;
+                self.stale = pack::Pages::default();
+                self.clut_stale = false;
             }
         }
     }

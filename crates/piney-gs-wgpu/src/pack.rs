@@ -69,10 +69,31 @@ impl Pages {
         self.0.iter().zip(&o.0).any(|(a, b)| a & b != 0)
     }
 
-    fn union(&mut self, o: &Pages) {
+    /// Adds every page of `o`.
+    pub fn union(&mut self, o: &Pages) {
         for (a, b) in self.0.iter_mut().zip(&o.0) {
             *a |= b;
         }
+    }
+
+    /// True when the set has no page.
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(|&w| w == 0)
+    }
+
+    /// The set as runs of consecutive pages, `(first, end)` in order.
+    pub fn runs(&self) -> Vec<(u32, u32)> {
+        let mut runs: Vec<(u32, u32)> = Vec::new();
+        for p in 0..512u32 {
+            if self.0[(p >> 6) as usize] & (1 << (p & 63)) == 0 {
+                continue;
+            }
+            match runs.last_mut() {
+                Some((_, end)) if *end == p => *end = p + 1,
+                _ => runs.push((p, p + 1)),
+            }
+        }
+        runs
     }
 
     /// The pages holding pixels `x0..x1` by `y0..y1` of a buffer (`bp` in blocks, `bw` in 64
@@ -498,14 +519,20 @@ pub enum Added {
     Yes,
     /// The batch must be drawn first; call again after.
     Flush,
-    /// The draw reads what it writes: draw it alone, in order (on the CPU).
-    Feedback,
+    /// The draw reads what it writes: draw it alone, in order (on the CPU); the pages it may
+    /// write.
+    Feedback(Pages),
 }
 
 impl Batch {
     /// True when nothing is queued.
     pub fn is_empty(&self) -> bool {
         self.prims == 0
+    }
+
+    /// The frame and Z pages the queued draws may write.
+    pub fn written(&self) -> Pages {
+        self.written
     }
 
     /// Adds a draw, unless it must wait for the batch (see [`Added`]).
@@ -527,7 +554,7 @@ impl Batch {
         let fp = footprint(&s, &p, &tex, self.scale);
         if fp.feeds_back() {
             return if self.is_empty() {
-                Added::Feedback
+                Added::Feedback(fp.written)
             } else {
                 Added::Flush
             };
