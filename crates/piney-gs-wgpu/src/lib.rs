@@ -513,12 +513,7 @@ impl WgpuRenderer {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
         let mem_bytes = self.planes() as u64 * PLANE_BYTES;
         for k in 0..self.planes() {
-            let at = plane_offset(k);
-            let buffer = if k < HI_PLANE {
-                &self.vram
-            } else {
-                &self.vram_hi
-            };
+            let (buffer, at) = plane_in(&self.vram, &self.vram_hi, k);
             for &(first, end) in &runs {
                 let (from, len) = (first as u64 * PAGE_BYTES, (end - first) as u64 * PAGE_BYTES);
                 let to = k as u64 * PLANE_BYTES + from;
@@ -578,12 +573,7 @@ impl WgpuRenderer {
         let runs = pages.runs();
         let page_words = PAGE_BYTES as usize / 4;
         for k in 0..self.planes() {
-            let at = plane_offset(k);
-            let buffer = if k < HI_PLANE {
-                &self.vram
-            } else {
-                &self.vram_hi
-            };
+            let (buffer, at) = plane_in(&self.vram, &self.vram_hi, k);
             let words = self.cpu.planes_mut()[k].words();
             for &(first, end) in &runs {
                 let (w0, w1) = (first as usize * page_words, end as usize * page_words);
@@ -856,11 +846,18 @@ fn adapter_name(info: &wgpu::AdapterInfo) -> String {
     format!("{} ({:?})", info.name, info.backend)
 }
 
-/// Where sample plane `k` starts in its buffer (`vram` holds planes below [`HI_PLANE`],
-/// `vram_hi` the rest).
-fn plane_offset(k: usize) -> u64 {
-    let k = if k < HI_PLANE { k } else { k - HI_PLANE };
-    k as u64 * PLANE_BYTES
+/// The buffer holding sample plane `k` and where the plane starts in it: `vram` holds the
+/// planes below [`HI_PLANE`], `vram_hi` the rest.
+fn plane_in<'a>(
+    vram: &'a wgpu::Buffer,
+    vram_hi: &'a wgpu::Buffer,
+    k: usize,
+) -> (&'a wgpu::Buffer, u64) {
+    if k < HI_PLANE {
+        (vram, k as u64 * PLANE_BYTES)
+    } else {
+        (vram_hi, (k - HI_PLANE) as u64 * PLANE_BYTES)
+    }
 }
 
 /// The pages of a transfer rectangle.
