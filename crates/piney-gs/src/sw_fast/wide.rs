@@ -325,17 +325,46 @@ pub(super) fn sprite_row_groups<const K: usize, M: Mem>(
     let len = (sp.x1 - sp.x0).max(0) as usize;
     let rgba = b.rgba.map(|c| [c; W]);
     let z = [b.z.min(p.zmax) as u32; W];
+    let mut g = Group::new(0, W);
+    g.rgba = rgba;
+    g.z = z;
     let mut i = 0;
     while i < len {
         let n = (len - i).min(W);
-        let mut g = Group::new((sp.x0 + i as i64) as u32, n);
-        g.rgba = rgba;
-        g.z = z;
+        g.x0 = (sp.x0 + i as i64) as u32;
+        g.n = n;
         if let (Some((cols, rows)), Some(t)) = (axes, &p.tex)
             && K / TEX_UNIT != 0
         {
             let ra = rows.a[j] as usize;
-            if linear {
+            // A whole group: the texel rows and the group's columns as slices, each texel
+            // read in bounds or as 0 (TexView::at), with no other check.
+            let whole = (n == W)
+                .then(|| {
+                    let lanes =
+                        |v: &[i32]| -> Option<[i32; W]> { v.get(i..i + W)?.try_into().ok() };
+                    Some((lanes(&cols.a)?, lanes(&cols.b)?))
+                })
+                .flatten();
+            if let Some((ca, cb)) = whole {
+                let row = |r: usize| t.texels.get(r..).unwrap_or(&[]);
+                let at = |row: &[u32], x: i32| row.get(x as usize).copied().unwrap_or(0);
+                let row_a = row(ra);
+                if linear {
+                    let row_b = row(rows.b[j] as usize);
+                    let fx: [u32; W] =
+                        std::array::from_fn(|k| cols.f.get(i + k).copied().unwrap_or(0));
+                    let c00: [u32; W] = std::array::from_fn(|k| at(row_a, ca[k]));
+                    let c10: [u32; W] = std::array::from_fn(|k| at(row_a, cb[k]));
+                    let c01: [u32; W] = std::array::from_fn(|k| at(row_b, ca[k]));
+                    let c11: [u32; W] = std::array::from_fn(|k| at(row_b, cb[k]));
+                    let fy = rows.f[j];
+                    g.texel =
+                        std::array::from_fn(|k| bilerp(c00[k], c10[k], c01[k], c11[k], fx[k], fy));
+                } else {
+                    g.texel = std::array::from_fn(|k| at(row_a, ca[k]));
+                }
+            } else if linear {
                 let (rb, fy) = (rows.b[j] as usize, rows.f[j]);
                 let (mut c00, mut c10, mut c01, mut c11, mut fx) =
                     ([0; W], [0; W], [0; W], [0; W], [0; W]);
