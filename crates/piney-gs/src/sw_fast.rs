@@ -205,7 +205,7 @@ impl Isa {
 /// The span and sprite functions compiled for x86-64-v3 (see [`Isa`]).
 #[cfg(target_arch = "x86_64")]
 mod v3 {
-    use super::{Band, Mem, Plan, Row, Sprite};
+    use super::{Band, DrawCommand, Mem, Plan, Sprite};
 
     #[target_feature(enable = "avx2,bmi1,bmi2,fma,lzcnt,popcnt")]
     pub(super) fn sprite<const K: usize, M: Mem>(p: &Plan, mem: &mut M, sp: &Sprite, band: Band) {
@@ -213,14 +213,13 @@ mod v3 {
     }
 
     #[target_feature(enable = "avx2,bmi1,bmi2,fma,lzcnt,popcnt")]
-    pub(super) fn span<const K: usize, M: Mem>(
+    pub(super) fn triangle<const K: usize, M: Mem>(
         p: &Plan,
         mem: &mut M,
-        flat: [i32; 4],
-        gouraud: bool,
-        row: &Row,
-    ) {
-        super::span_k::<K, M>(p, mem, flat, gouraud, row);
+        cmd: &DrawCommand,
+        band: Band,
+    ) -> Option<u64> {
+        super::triangle_k::<K, M>(p, mem, cmd, band)
     }
 }
 
@@ -240,25 +239,57 @@ fn sprite_in<const K: usize, M: Mem>(p: &Plan, mem: &mut M, sp: &Sprite, band: B
     sprite_k::<K, M>(p, mem, sp, band);
 }
 
-/// [`span_k`] in the plan's instruction set.
+/// [`triangle_k`] in the plan's instruction set.
 #[inline(never)]
-fn span_in<const K: usize, M: Mem>(
+fn triangle_in<const K: usize, M: Mem>(
+    p: &Plan,
+    mem: &mut M,
+    cmd: &DrawCommand,
+    band: Band,
+) -> Option<u64> {
+    #[cfg(target_arch = "x86_64")]
+    if p.isa == Isa::X86V3 {
+        // Allowed: as in sprite_in.
+        #[allow(unsafe_code)]
+        return unsafe { v3::triangle::<K, M>(p, mem, cmd, band) };
+    }
+    triangle_k::<K, M>(p, mem, cmd, band)
+}
+
+/// [`span_k`] of a solid key, as a function of its own (measured faster than inlined into the
+/// walk: gs_bench's untextured Z-tested triangles).
+#[inline(never)]
+fn solid_span<const K: usize, M: Mem>(
     p: &Plan,
     mem: &mut M,
     flat: [i32; 4],
     gouraud: bool,
     row: &Row,
 ) {
-    #[cfg(target_arch = "x86_64")]
-    if p.isa == Isa::X86V3 {
-        // Allowed: as in sprite_in.
-        #[allow(unsafe_code)]
-        unsafe {
-            v3::span::<K, M>(p, mem, flat, gouraud, row)
-        };
-        return;
-    }
     span_k::<K, M>(p, mem, flat, gouraud, row);
+}
+
+/// A triangle's rows, each span drawn by key `K`'s span function: the pixels covered, or
+/// `None` (nothing drawn) when it is too large for the walker.
+#[inline(always)]
+fn triangle_k<const K: usize, M: Mem>(
+    p: &Plan,
+    mem: &mut M,
+    cmd: &DrawCommand,
+    band: Band,
+) -> Option<u64> {
+    let flat = cmd.vertices[2].rgba.map(|c| c as i32);
+    let gouraud = cmd.prim.iip() != 0;
+    let mut pixels = 0;
+    walk_triangle(p.s, cmd, band, |row| {
+        pixels += (row.hi - row.lo) as u64;
+        if Plan::solid::<K>() {
+            solid_span::<K, M>(p, mem, flat, gouraud, row);
+        } else {
+            span_k::<K, M>(p, mem, flat, gouraud, row);
+        }
+    })
+    .then_some(pixels)
 }
 
 /// CLAMP's rule for one axis, branch-free: `((c & and) | or).clamp(lo, hi)`. REPEAT is
@@ -640,14 +671,7 @@ impl<'a> Plan<'a> {
     /// Draws a triangle: the pixels it covered, or `None` (nothing drawn) when it is too
     /// large for the fast walker.
     pub fn triangle<M: Mem>(&self, mem: &mut M, cmd: &DrawCommand, band: Band) -> Option<u64> {
-        let flat = cmd.vertices[2].rgba.map(|c| c as i32);
-        let gouraud = cmd.prim.iip() != 0;
-        let mut pixels = 0;
-        walk_triangle(self.s, cmd, band, |row| {
-            pixels += (row.hi - row.lo) as u64;
-            dispatch!(self.key, span_in, (self, mem, flat, gouraud, row))
-        })
-        .then_some(pixels)
+        dispatch!(self.key, triangle_in, (self, mem, cmd, band))
     }
 
     /// The stored form of colour `c` with no blend and no dither: each channel clamped
@@ -1113,6 +1137,7 @@ impl Edge {
 /// dividing for every span. `f` gets the row, the columns and the lanes at the first column
 /// (and the perspective numerators there). False when the triangle is too large for the lanes
 /// (nothing was drawn; the caller walks it the general way).
+#[inline(always)]
 fn walk_triangle(s: &PixelState, cmd: &DrawCommand, band: Band, mut f: impl FnMut(&Row)) -> bool {
     let v = &cmd.vertices;
     let p = |i: usize| (v[i].x as i64, v[i].y as i64);
