@@ -646,4 +646,18 @@ mod tests {
         let t = Pages::of_rect(Psm::T4, 0, 2, (0, 256), (0, 128));
         assert_eq!(t.0[0], 0b11);
     }
+
+    /// A set's runs of consecutive pages, across the words of the set and to its last page.
+    #[test]
+    fn runs_of_pages() {
+        let mut p = Pages::default();
+        assert!(p.is_empty());
+        assert_eq!(p.runs(), []);
+        for page in [0, 1, 2, 5, 63, 64, 65, 511] {
+            p.add(page);
+        }
+        assert!(!p.is_empty());
+        assert_eq!(p.runs(), [(0, 3), (5, 6), (63, 66), (511, 512)]);
+        assert_eq!(Pages::all().runs(), [(0, 512)]);
+    }
 }
