@@ -93,29 +93,33 @@ impl PageSet {
         let spill = bp & 31 != 0;
         let base = bp >> 5;
         // Page rows and columns of the rectangle, the coordinates wrapped as the swizzle wraps
-        // them (at most 2048 / 32 rows and 2048 / 64 columns of pages).
-        let grid = |lo: u32, hi: u32, size: u32| -> Vec<u32> {
+        // them, as bit masks (at most 2048 / 32 = 64 rows and 2048 / 64 columns of pages).
+        let grid = |lo: u32, hi: u32, size: u32| -> u64 {
+            let n = 2048 / size;
             if hi - lo >= 2047 {
-                return (0..2048 / size).collect();
+                return u64::MAX >> (64 - n);
             }
-            let mut v: Vec<u32> = Vec::new();
+            let mut m = 0u64;
             let mut c = lo;
             loop {
-                let p = (c & 2047) / size;
-                if v.last() != Some(&p) && !v.contains(&p) {
-                    v.push(p);
-                }
+                m |= 1 << ((c & 2047) / size);
                 if c >= hi {
                     break;
                 }
                 c = (c / size + 1) * size;
                 c = c.min(hi);
             }
-            v
+            m
         };
         let cols = grid(x0, x1, pw);
-        for py in grid(y0, y1, ph) {
-            for &px in &cols {
+        let mut rows = grid(y0, y1, ph);
+        while rows != 0 {
+            let py = rows.trailing_zeros();
+            rows &= rows - 1;
+            let mut c = cols;
+            while c != 0 {
+                let px = c.trailing_zeros();
+                c &= c - 1;
                 let p = base + py * bwp + px;
                 self.insert(p);
                 if spill {
@@ -189,6 +193,9 @@ struct Entry {
     /// One bit a tile, row-major, `tiles_w` tiles a row.
     valid: Vec<u64>,
     tiles_w: u32,
+    /// Tiles in all, and how many of them are valid (when all are, a draw checks none).
+    tiles: u32,
+    decoded: u32,
     last_use: u64,
     /// Prepared for draws that have not run yet: not evicted until [`TexCache::unpin`].
     pinned: bool,
@@ -298,9 +305,13 @@ impl TexCache {
             .any(|(&p, &g)| page_gen[p as usize] != g)
         {
             e.valid.fill(0);
+            e.decoded = 0;
             for (g, &p) in e.gens.iter_mut().zip(&e.pages) {
                 *g = page_gen[p as usize];
             }
+        }
+        if e.decoded == e.tiles {
+            return key;
         }
         let (w, h) = (1u32 << key.tw, 1u32 << key.th);
         let off = Offsets::new(key.psm, key.bp, key.bw);
@@ -311,6 +322,7 @@ impl TexCache {
                     continue;
                 }
                 e.valid[bit / 64] |= 1 << (bit % 64);
+                e.decoded += 1;
                 self.tiles_decoded += 1;
                 for y in ty * TILE..((ty + 1) * TILE).min(h) {
                     let row = off.row(y);
@@ -379,6 +391,8 @@ impl TexCache {
             data: vec![0; texels],
             valid: vec![0; tiles.div_ceil(64)],
             tiles_w,
+            tiles: tiles as u32,
+            decoded: 0,
             last_use: self.tick,
             pinned: false,
         });
