@@ -9,8 +9,9 @@
 //!   pixel); texels from [`crate::texcache`]'s decoded textures (a wrap and one read a texel;
 //!   bilinear filtering in two 32-bit lanes of 16 bits).
 //! - Sprites (and bilinear triangles in x86-64-v3) go eight pixels at a time through vector
-//!   arithmetic (`wide`); the span and sprite functions are compiled for the target's baseline
-//!   and again for x86-64-v3, chosen at run time ([`Isa`]).
+//!   arithmetic (`wide`); each key's triangle function (the walk and its spans) and sprite
+//!   function are compiled for the target's baseline and again for x86-64-v3, chosen at run
+//!   time ([`Isa`]), once a primitive.
 //! - Draws this path does not take (lines, points, mipmapping, region wraps reaching outside
 //!   the texture, a texture that overlaps the pages the draw writes, render scales above 1) go
 //!   the general way. Both paths are checked against each other on random states and
@@ -172,8 +173,8 @@ macro_rules! dispatch {
 }
 
 /// The instruction set the pixel pipelines run in: the target's baseline, or (on x86-64
-/// processors that have them) AVX2 and the other x86-64-v3 extensions, for which every span
-/// and sprite function is compiled a second time. Same source, same integer arithmetic: the
+/// processors that have them) AVX2 and the other x86-64-v3 extensions, for which every
+/// triangle and sprite function is compiled a second time. Same source, same integer arithmetic: the
 /// same pixels (the random scenes of sw_fast_tests.rs run both).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Isa {
@@ -202,7 +203,7 @@ impl Isa {
     }
 }
 
-/// The span and sprite functions compiled for x86-64-v3 (see [`Isa`]).
+/// The triangle and sprite functions compiled for x86-64-v3 (see [`Isa`]).
 #[cfg(target_arch = "x86_64")]
 mod v3 {
     use super::{Band, DrawCommand, Mem, Plan, Sprite};
