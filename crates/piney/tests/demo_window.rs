@@ -211,6 +211,28 @@ fn held_window(display: &str, frames: u64, extra: &[&std::ffi::OsStr]) -> (Kille
     (child, lines)
 }
 
+/// `cmd` (a piney run) in a window on `display`, stdout and stderr read line by line: the
+/// child (killed on drop), its stdout and its stderr lines.
+fn in_window(mut cmd: Command, display: &str) -> (Killed, Lines, Lines) {
+    let mut child = Killed(
+        cmd.env("DISPLAY", display)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starting piney"),
+    );
+    let out = Lines::of(child.0.stdout.take().unwrap());
+    let err = Lines::of(child.0.stderr.take().unwrap());
+    (child, out, err)
+}
+
+/// Waits (on the run's stderr `err`) until the window presents; its window id.
+fn presenting(err: &mut Lines, display: &str) -> String {
+    err.wait_for("piney: presenting with", 240);
+    focused_window(display)
+}
+
 /// `piney demo --headless --frames N` with `extra` options, frames dumped into a fresh scratch
 /// folder `name`: the folder.
 fn headless_frames(name: &str, frames: u64, extra: &[&std::ffi::OsStr]) -> PathBuf {
@@ -334,8 +356,7 @@ fn screenshot_at_render_scale_2() {
 fn a_dropped_program_boots() {
     let (_xvfb, display) = start_xvfb();
     let (mut child, mut out, mut err) = demo_running(&display);
-    err.wait_for("piney: presenting with", 240);
-    let id = focused_window(&display);
+    let id = presenting(&mut err, &display);
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let elf = root.join("tests/guest/alu.elf");
     let dropped = Command::new("/usr/bin/python3")
@@ -464,21 +485,12 @@ fn speed_paces_fast_forward() {
     std::fs::copy(root.join("demo/iop/ccmon.irx"), dir.join("ccmon.irx")).unwrap();
     let (_xvfb, display) = start_xvfb();
     let rate = |extra: &[&str]| -> f64 {
-        let mut child = Killed(
-            piney()
-                .current_dir(&dir)
-                .args(["run", "ccmon.irx", "--no-audio", "--frames", "1000000"])
-                .args(extra)
-                .env("DISPLAY", &display)
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("starting piney run"),
-        );
-        let mut lines = Lines::of(child.0.stderr.take().unwrap());
-        lines.wait_for("piney: presenting with", 240);
-        let id = focused_window(&display);
+        let mut cmd = piney();
+        cmd.current_dir(&dir)
+            .args(["run", "ccmon.irx", "--no-audio", "--frames", "1000000"])
+            .args(extra);
+        let (_child, _, mut lines) = in_window(cmd, &display);
+        let id = presenting(&mut lines, &display);
         xdotool(&display, &["keydown", "--window", &id, "Tab"]);
         std::thread::sleep(Duration::from_secs(3));
         xdotool(&display, &["keyup", "--window", &id, "Tab"]);
@@ -802,22 +814,12 @@ fn no_sound_device_is_one_line() {
 /// the child (killed on drop), its stdout (the demo's own lines) and its stderr (piney's), each
 /// read line by line.
 fn demo_running(display: &str) -> (Killed, Lines, Lines) {
-    let mut child = Killed(
-        piney()
-            .args(["demo", "--frames", "100000", "--no-audio"])
-            .args(["--window-size", &format!("{}x{}", SIZE.0, SIZE.1)])
-            .arg("--screenshot-dir")
-            .arg(scratch("demo-window-running-shots"))
-            .env("DISPLAY", display)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("starting piney demo"),
-    );
-    let out = Lines::of(child.0.stdout.take().unwrap());
-    let err = Lines::of(child.0.stderr.take().unwrap());
-    (child, out, err)
+    let mut cmd = piney();
+    cmd.args(["demo", "--frames", "100000", "--no-audio"])
+        .args(["--window-size", &format!("{}x{}", SIZE.0, SIZE.1)])
+        .arg("--screenshot-dir")
+        .arg(scratch("demo-window-running-shots"));
+    in_window(cmd, display)
 }
 
 /// A key tapped as `xdotool key` taps it (down and up at once, between two pad reads) reaches
@@ -838,8 +840,7 @@ fn a_tapped_key_reaches_the_demo() {
 fn pause_frame_advance_and_fast_forward_by_keys() {
     let (_xvfb, display) = start_xvfb();
     let (_child, _, mut lines) = demo_running(&display);
-    lines.wait_for("piney: presenting with", 240);
-    let id = focused_window(&display);
+    let id = presenting(&mut lines, &display);
     let key = |args: &[&str]| {
         xdotool(&display, args);
     };
@@ -980,22 +981,12 @@ fn pause_frame_advance_and_fast_forward_by_keys() {
 fn save_state_keys() {
     let dir = scratch("demo-window-states");
     let (_xvfb, display) = start_xvfb();
-    let mut child = Killed(
-        piney()
-            .args(["demo", "--frames", "100000", "--no-audio"])
-            .args(["--window-size", &format!("{}x{}", SIZE.0, SIZE.1)])
-            .env("DISPLAY", &display)
-            .env("XDG_DATA_HOME", &dir)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("starting piney demo"),
-    );
-    let mut out = Lines::of(child.0.stdout.take().unwrap());
-    let mut err = Lines::of(child.0.stderr.take().unwrap());
-    err.wait_for("piney: presenting with", 240);
-    let id = focused_window(&display);
+    let mut cmd = piney();
+    cmd.args(["demo", "--frames", "100000", "--no-audio"])
+        .args(["--window-size", &format!("{}x{}", SIZE.0, SIZE.1)])
+        .env("XDG_DATA_HOME", &dir);
+    let (child, mut out, mut err) = in_window(cmd, &display);
+    let id = presenting(&mut err, &display);
     let key = |k: &str| {
         xdotool(&display, &["key", "--window", &id, k]);
     };
@@ -1070,20 +1061,11 @@ fn a_window_run_writes_the_settings_file() {
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "volume = 35\n");
     // The window remembers its size: resized by the player (xdotool), closed with Escape, the
     // file gets window_size and keeps the rest; the next run opens at that size.
-    let mut child = Killed(
-        piney()
-            .args(["demo", "--frames", "100000", "--no-audio"])
-            .env("DISPLAY", &display)
-            .env("XDG_CONFIG_HOME", &dir)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("starting piney demo"),
-    );
-    let mut lines = Lines::of(child.0.stderr.take().unwrap());
-    lines.wait_for("piney: presenting with", 240);
-    let id = focused_window(&display);
+    let mut cmd = piney();
+    cmd.args(["demo", "--frames", "100000", "--no-audio"])
+        .env("XDG_CONFIG_HOME", &dir);
+    let (_child, _, mut lines) = in_window(cmd, &display);
+    let id = presenting(&mut lines, &display);
     xdotool(&display, &["windowsize", &id, "700", "500"]);
     std::thread::sleep(Duration::from_secs(2));
     xdotool(&display, &["key", "--window", &id, "Escape"]);
