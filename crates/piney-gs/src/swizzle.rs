@@ -203,6 +203,23 @@ impl RowOffsets<'_> {
     pub fn address(&self, x: u32) -> u32 {
         self.base.wrapping_add(self.column[(x & 2047) as usize]) & self.unit_mask
     }
+
+    /// The addresses of `N` columns from `x`, each [`RowOffsets::address`]'s (one slice of the
+    /// column table unless the columns wrap at 2048).
+    #[inline(always)]
+    pub fn addresses<const N: usize>(&self, x: u32) -> [u32; N] {
+        let x = (x & 2047) as usize;
+        match self.column.get(x..x + N) {
+            Some(cols) => {
+                let mut out = [0u32; N];
+                for (o, &c) in out.iter_mut().zip(cols) {
+                    *o = self.base.wrapping_add(c) & self.unit_mask;
+                }
+                out
+            }
+            None => std::array::from_fn(|k| self.address((x + k) as u32)),
+        }
+    }
 }
 
 /// Builds every layout's column table now (a renderer about to draw from several threads, or a

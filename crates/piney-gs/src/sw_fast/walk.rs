@@ -62,16 +62,40 @@ pub(super) struct Row {
     pub(super) n: [i64; 3],
 }
 
-/// One interpolant's exact quotient and remainder at a span's start, and its steps one pixel
-/// right and one row down.
+/// The interpolants (the lanes of [`Lanes`]) as exact quotients and remainders over the
+/// doubled area at a span's start, and their steps one pixel right and one row down: each
+/// field one value a lane, so that a row's update runs on all lanes at once.
 #[derive(Clone, Copy, Debug, Default)]
-struct RowAttr {
-    q: i64,
-    r: i64,
-    dqx: i64,
-    drx: i64,
-    dqy: i64,
-    dry: i64,
+struct RowAttrs {
+    q: [i64; 8],
+    r: [i64; 8],
+    dqx: [i64; 8],
+    drx: [i64; 8],
+    dqy: [i64; 8],
+    dry: [i64; 8],
+}
+
+/// One exact step of every lane: `(q, r) += (dq, dr)` with the remainder kept in
+/// `0..area` (one carry at most: both remainders are below `area`).
+#[inline(always)]
+fn step_up(q: &mut [i64; 8], r: &mut [i64; 8], dq: &[i64; 8], dr: &[i64; 8], area: i64) {
+    for i in 0..8 {
+        let s = r[i] + dr[i];
+        let carry = -((s >= area) as i64);
+        r[i] = s - (area & carry);
+        q[i] = q[i] + dq[i] - carry;
+    }
+}
+
+/// One exact step back: `(q, r) -= (dq, dr)`, the remainder kept in `0..area`.
+#[inline(always)]
+fn step_down(q: &mut [i64; 8], r: &mut [i64; 8], dq: &[i64; 8], dr: &[i64; 8], area: i64) {
+    for i in 0..8 {
+        let s = r[i] - dr[i];
+        let borrow = -((s < 0) as i64);
+        r[i] = s + (area & borrow);
+        q[i] = q[i] - dq[i] + borrow;
+    }
 }
 
 /// True when [`super::Plan::triangle`] takes the triangle (its area is within the lanes' range).
@@ -156,7 +180,17 @@ pub(super) fn walk_triangle(
         return false;
     }
     let mut idx = [0usize, 1, 2];
-    idx.sort_by_key(|&i| (v[i].y, i));
+    // By y, then by index (a sorting network of three).
+    let key = |i: usize| (v[i].y, i);
+    if key(idx[1]) < key(idx[0]) {
+        idx.swap(0, 1);
+    }
+    if key(idx[2]) < key(idx[1]) {
+        idx.swap(1, 2);
+    }
+    if key(idx[1]) < key(idx[0]) {
+        idx.swap(0, 1);
+    }
     let (t, m, b) = (p(idx[0]), p(idx[1]), p(idx[2]));
     // Weights' steps one pixel right (x16 + 16) and one row down (y16 + 16).
     let dw = [
@@ -170,33 +204,38 @@ pub(super) fn walk_triangle(
         sign * 16 * (p(1).0 - p(0).0),
     ];
     let dot = |w: [i64; 3], a: [i64; 3]| w[0] * a[0] + w[1] * a[1] + w[2] * a[2];
-    // The lanes' vertex values (zeros for what the draw does not interpolate).
+    // The lanes' vertex values (zeros for what the draw does not interpolate). Loops rather
+    // than array maps: the maps' closures were not inlined into the x86-64-v3 copy.
     let mut values = [[0i64; 3]; 8];
-    if cmd.prim.iip() != 0 {
-        for (c, lane) in values.iter_mut().take(4).enumerate() {
-            *lane = [0, 1, 2].map(|k| v[k].rgba[c] as i64);
+    let gouraud = cmd.prim.iip() != 0;
+    let uv = s.tex.is_some() && s.fst;
+    for k in 0..3 {
+        if gouraud {
+            for (lane, &c) in values.iter_mut().zip(&v[k].rgba) {
+                lane[k] = c as i64;
+            }
+        }
+        if s.fog.is_some() {
+            values[LANE_FOG][k] = v[k].f as i64;
+        }
+        if uv {
+            values[LANE_U][k] = v[k].u as i64;
+            values[LANE_V][k] = v[k].v as i64;
+        }
+        if s.need_z {
+            values[LANE_Z][k] = v[k].z as i64;
         }
     }
-    if s.fog.is_some() {
-        values[LANE_FOG] = [0, 1, 2].map(|k| v[k].f as i64);
+    let mut attrs = RowAttrs::default();
+    // Lanes the draw does not interpolate stay zero (no divisions for them).
+    let used = |a: &[i64; 3]| *a != [0; 3];
+    for (i, a) in values.iter().enumerate().filter(|(_, a)| used(a)) {
+        let (nx, ny) = (dot(dw, *a), dot(dwy, *a));
+        attrs.dqx[i] = nx.div_euclid(area);
+        attrs.drx[i] = nx.rem_euclid(area);
+        attrs.dqy[i] = ny.div_euclid(area);
+        attrs.dry[i] = ny.rem_euclid(area);
     }
-    if s.tex.is_some() && s.fst {
-        values[LANE_U] = [0, 1, 2].map(|k| v[k].u as i64);
-        values[LANE_V] = [0, 1, 2].map(|k| v[k].v as i64);
-    }
-    if s.need_z {
-        values[LANE_Z] = [0, 1, 2].map(|k| v[k].z as i64);
-    }
-    let mut attrs = values.map(|a| {
-        let (nx, ny) = (dot(dw, a), dot(dwy, a));
-        RowAttr {
-            dqx: nx.div_euclid(area),
-            drx: nx.rem_euclid(area),
-            dqy: ny.div_euclid(area),
-            dry: ny.rem_euclid(area),
-            ..RowAttr::default()
-        }
-    });
     let persp = (s.tex.is_some() && !s.fst).then(|| {
         let (tw, th) = s.tex_log2();
         crate::raster::persp_setup(v, tw, th)
@@ -252,13 +291,14 @@ pub(super) fn walk_triangle(
                 sign * e(p(0), p(1)),
             ]
         };
+        let a = &mut attrs;
         match anchor {
             None => {
                 let w = w();
-                for (a, val) in attrs.iter_mut().zip(&values) {
+                for (i, val) in values.iter().enumerate().filter(|(_, a)| used(a)) {
                     let n = dot(w, *val);
-                    a.q = n.div_euclid(area);
-                    a.r = n.rem_euclid(area);
+                    a.q[i] = n.div_euclid(area);
+                    a.r[i] = n.rem_euclid(area);
                 }
             }
             Some((xa, ya)) if py - ya == 1 && (lo - xa).abs() <= MAX_ROW_STEPS => {
@@ -266,59 +306,43 @@ pub(super) fn walk_triangle(
                 // and one a column, each with at most one carry (the remainders' steps are
                 // below `area`), rather than a division a lane.
                 let ddx = lo - xa;
-                for a in attrs.iter_mut() {
-                    a.q += a.dqy;
-                    a.r += a.dry;
-                    if a.r >= area {
-                        a.r -= area;
-                        a.q += 1;
-                    }
-                    for _ in 0..ddx.max(0) {
-                        a.q += a.dqx;
-                        a.r += a.drx;
-                        if a.r >= area {
-                            a.r -= area;
-                            a.q += 1;
-                        }
-                    }
-                    for _ in 0..(-ddx).max(0) {
-                        a.q -= a.dqx;
-                        a.r -= a.drx;
-                        if a.r < 0 {
-                            a.r += area;
-                            a.q -= 1;
-                        }
-                    }
+                step_up(&mut a.q, &mut a.r, &a.dqy, &a.dry, area);
+                for _ in 0..ddx.max(0) {
+                    step_up(&mut a.q, &mut a.r, &a.dqx, &a.drx, area);
+                }
+                for _ in 0..(-ddx).max(0) {
+                    step_down(&mut a.q, &mut a.r, &a.dqx, &a.drx, area);
                 }
             }
             Some((xa, ya)) => {
                 let (ddx, ddy) = (lo - xa, py - ya);
-                for a in attrs.iter_mut() {
-                    a.q += ddy * a.dqy + ddx * a.dqx;
-                    a.r += ddy * a.dry + ddx * a.drx;
-                    if a.r >= area {
-                        if a.r < 2 * area {
-                            a.r -= area;
-                            a.q += 1;
+                for i in 0..8 {
+                    let (q, r) = (&mut a.q[i], &mut a.r[i]);
+                    *q += ddy * a.dqy[i] + ddx * a.dqx[i];
+                    *r += ddy * a.dry[i] + ddx * a.drx[i];
+                    if *r >= area {
+                        if *r < 2 * area {
+                            *r -= area;
+                            *q += 1;
                         } else {
-                            a.q += a.r / area;
-                            a.r %= area;
+                            *q += *r / area;
+                            *r %= area;
                         }
-                    } else if a.r < 0 {
-                        let k = (-a.r + area - 1) / area;
-                        a.q -= k;
-                        a.r += k * area;
+                    } else if *r < 0 {
+                        let k = (-*r + area - 1) / area;
+                        *q -= k;
+                        *r += k * area;
                     }
                 }
             }
         }
         anchor = Some((lo, py));
         let mut lanes = Lanes::default();
-        for (i, a) in attrs.iter().enumerate() {
-            lanes.q[i] = a.q as i32;
-            lanes.r[i] = a.r as i32;
-            lanes.dq[i] = a.dqx as i32;
-            lanes.dr[i] = a.drx as i32;
+        for i in 0..8 {
+            lanes.q[i] = a.q[i] as i32;
+            lanes.r[i] = a.r[i] as i32;
+            lanes.dq[i] = a.dqx[i] as i32;
+            lanes.dr[i] = a.drx[i] as i32;
         }
         f(&Row {
             y: py,

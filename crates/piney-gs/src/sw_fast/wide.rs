@@ -1,9 +1,11 @@
 //! Pixels [`W`] at a time: a row's pixels are gathered into a group (colour, Z and texel as
-//! arrays of `W` lanes; the texels fetched one by one), and the arithmetic of a textured or
-//! blended pixel (bilinear filtering, the texture function, blending, clamping, packing) is
-//! done on the arrays, lane by lane in loops the compiler turns into vector instructions.
-//! Memory is read (Z, the destination) for the whole group before any pixel of it is written,
-//! and written pixel by pixel in order.
+//! arrays of `W` lanes), and the arithmetic of a textured or blended pixel (bilinear
+//! filtering, the texture function, blending, clamping, packing) is done on the arrays, lane
+//! by lane in loops the compiler turns into vector instructions. Texels are fetched by AVX2
+//! gathers in x86-64-v3 (super::Isa), one by one otherwise. Memory is read (Z, the
+//! destination) for the whole group before any pixel of it is written, and written pixel by
+//! pixel in order (one load a lane: measured faster than a gather, which waits for the
+//! previous group's stores).
 //!
 //! That order equals one pixel after another only when no pixel of a group reads what another
 //! writes: the pixels of a row have distinct frame addresses and distinct Z addresses, a
@@ -13,18 +15,18 @@
 //! and frames of 32 and 24 bits; everything else goes one pixel at a time. The random scenes
 //! of sw_fast_tests.rs check both against the general path.
 //!
-//! Sprites go by groups in every instruction set. Triangles (whose interpolants must be
-//! gathered into the lanes first) go by groups only when bilinear and in x86-64-v3
-//! (super::Isa): measured with gs_bench, groups were slower for them on the SSE2 baseline
-//! (bilinear blended triangles 35 against 41 Mpixels/s, a 32-bit multiply of four lanes
-//! taking several instructions there) and for the cheaper keys, and faster for bilinear ones
-//! with eight-lane AVX2 (47 against 44).
+//! Sprites go by groups in every instruction set. A triangle's interpolants are kept across
+//! a group's pixels ([`Attr`], exact quotients and remainders stepped a group at a time by
+//! [`GroupSteps`]); its spans go by groups when textured and in x86-64-v3 (measured with
+//! gs_bench: faster there, slower for untextured keys; on the SSE2 baseline groups were
+//! slower, a 32-bit multiply of four lanes taking several instructions there).
 
 use super::{
-    Axis, BLEND, LANE_U, LANE_V, LANE_Z, Lanes, Mem, Plan, Row, TEX_LINEAR, TEX_UNIT, TexView,
+    Axis, BLEND, Isa, LANE_U, LANE_V, LANE_Z, Lanes, Mem, Plan, Row, TEX_LINEAR, TEX_UNIT, TexView,
     ZTEST, ZWRITE, bilerp,
 };
 use crate::mem::MEM_WORDS;
+use crate::raster::persp_coord;
 use crate::swizzle::RowOffsets;
 
 /// Pixels in a group.
@@ -109,26 +111,64 @@ fn tfx(mode: u32, tcc: bool, t: &[Lane<i32>; 4], f: &[Lane<i32>; 4]) -> [Lane<i3
 }
 
 impl TexView<'_> {
+    /// The texels at indices `idx` (row << w_log plus column), each in bounds or 0
+    /// ([`TexView::at`]): one gather where the lanes are eight wide.
+    #[inline(always)]
+    fn fetch(&self, isa: Isa, idx: &Lane<i32>) -> Lane<u32> {
+        #[cfg(target_arch = "x86_64")]
+        if isa == Isa::X86V3 {
+            // Allowed: gather needs only AVX2, which an X86V3 plan's processor has (Isa::detect).
+            #[allow(unsafe_code)]
+            return unsafe { super::v3::gather(self.texels, idx) };
+        }
+        let _ = isa;
+        let mut out = [0; W];
+        for k in 0..W {
+            out[k] = self.at(0, idx[k]);
+        }
+        out
+    }
+
+    /// [`TexView::nearest`] of each lane's (u, v).
+    #[inline(always)]
+    fn nearest_lanes(&self, isa: Isa, u: &Lane<i32>, v: &Lane<i32>, out: &mut Lane<u32>) {
+        let mut idx = [0i32; W];
+        for k in 0..W {
+            idx[k] = (self.wrap_v.apply(v[k] >> 4) << self.w_log) + self.wrap_u.apply(u[k] >> 4);
+        }
+        *out = self.fetch(isa, &idx);
+    }
+
     /// [`TexView::bilinear`] of each lane's (u, v): the texels fetched one lane at a time, the
     /// filter on all lanes.
     #[inline(always)]
-    fn bilinear_lanes(&self, u: &Lane<i32>, v: &Lane<i32>) -> Lane<u32> {
-        let (mut c00, mut c10, mut c01, mut c11) = ([0; W], [0; W], [0; W], [0; W]);
+    fn bilinear_lanes(&self, isa: Isa, u: &Lane<i32>, v: &Lane<i32>, out: &mut Lane<u32>) {
+        // The coordinates, weights and wrapped rows and columns lane by lane, then the
+        // fetches (each in bounds or 0, TexView::at), then the filter.
+        let (mut xa, mut xb, mut ra, mut rb) = ([0i32; W], [0i32; W], [0i32; W], [0i32; W]);
         let (mut fx, mut fy) = ([0; W], [0; W]);
         for k in 0..W {
             let (u, v) = (u[k] - 8, v[k] - 8);
             let (x0, y0) = (u >> 4, v >> 4);
-            let (xa, xb) = (self.wrap_u.apply(x0), self.wrap_u.apply(x0 + 1));
-            let ra = (self.wrap_v.apply(y0) as usize) << self.w_log;
-            let rb = (self.wrap_v.apply(y0 + 1) as usize) << self.w_log;
-            c00[k] = self.at(ra, xa);
-            c10[k] = self.at(ra, xb);
-            c01[k] = self.at(rb, xa);
-            c11[k] = self.at(rb, xb);
+            xa[k] = self.wrap_u.apply(x0);
+            xb[k] = self.wrap_u.apply(x0 + 1);
+            ra[k] = self.wrap_v.apply(y0) << self.w_log;
+            rb[k] = self.wrap_v.apply(y0 + 1) << self.w_log;
             fx[k] = (u & 15) as u32;
             fy[k] = (v & 15) as u32;
         }
-        std::array::from_fn(|k| bilerp(c00[k], c10[k], c01[k], c11[k], fx[k], fy[k]))
+        let (mut i00, mut i10, mut i01, mut i11) = ([0i32; W], [0i32; W], [0i32; W], [0i32; W]);
+        for k in 0..W {
+            i00[k] = ra[k] + xa[k];
+            i10[k] = ra[k] + xb[k];
+            i01[k] = rb[k] + xa[k];
+            i11[k] = rb[k] + xb[k];
+        }
+        let (c00, c10) = (self.fetch(isa, &i00), self.fetch(isa, &i10));
+        let (c01, c11) = (self.fetch(isa, &i01), self.fetch(isa, &i11));
+        for k in 0..W {
+            out[k] = bilerp(c00[k], c10[k], c01[k], c11[k], fx[k], fy[k]);
+        }
     }
 }
 
@@ -150,32 +190,35 @@ impl Plan<'_> {
         } else {
             g.rgba
         };
-        let mut zaddr = [0u32; W];
-        if K & (ZTEST | ZWRITE) != 0 {
-            for (k, a) in zaddr.iter_mut().enumerate().take(n) {
-                *a = zrow.address(g.x0 + k as u32);
-            }
-        }
+        // Addresses and reads for every lane (reading memory has no effect; lanes past `n`
+        // are never stored), so that the loops have a fixed length.
+        let zaddr: Lane<u32> = if K & (ZTEST | ZWRITE) != 0 {
+            zrow.addresses::<W>(g.x0)
+        } else {
+            [0; W]
+        };
         let mut pass = [true; W];
         if K & ZTEST != 0 {
             let ztst = s.test.ztst();
-            for k in 0..n {
-                let zd = self.load_z(mem, zaddr[k]);
+            let mut zd = [0u32; W];
+            for k in 0..W {
+                zd[k] = self.load_z(mem, zaddr[k]);
+            }
+            for k in 0..W {
                 pass[k] = match ztst {
                     0 => false,
-                    2 => g.z[k] >= zd,
-                    _ => g.z[k] > zd,
+                    2 => g.z[k] >= zd[k],
+                    _ => g.z[k] > zd[k],
                 };
             }
         }
-        let mut faddr = [0u32; W];
-        for (k, a) in faddr.iter_mut().enumerate().take(n) {
-            *a = frow.address(g.x0 + k as u32);
-        }
+        let faddr: Lane<u32> = frow.addresses::<W>(g.x0);
         let mut out = [c[0], c[1], c[2]];
         if K & BLEND != 0 {
+            // One load a lane: measured faster than an AVX2 gather here (the previous group's
+            // stores are still in flight).
             let mut dst = [0u32; W];
-            for k in 0..n {
+            for k in 0..W {
                 dst[k] = mem.word(faddr[k] as usize & (MEM_WORDS - 1));
             }
             let mut d = channels(&dst);
@@ -262,7 +305,89 @@ impl Plan<'_> {
     }
 }
 
-/// A triangle's span a group at a time (key `K` without `EXTRA`, affine texture coordinates).
+/// The steps of a triangle's interpolants across a group, for each lane of [`Lanes`] (the
+/// attribute `a`): `k` pixels right as an exact quotient and remainder (`mq[a][k]`,
+/// `mr[a][k]`, the remainder below the divisor), and `W` pixels right (`wq[a]`, `wr[a]`). The
+/// same for every span of the triangle.
+pub(super) struct GroupSteps {
+    mq: [Lane<i32>; 8],
+    mr: [Lane<i32>; 8],
+    wq: [i32; 8],
+    wr: [i32; 8],
+}
+
+impl GroupSteps {
+    /// The steps of `l`'s one-pixel steps, over divisor `den`: every lane stepped at once,
+    /// pixel by pixel. (A function of its own: inlined, it made the bilinear triangle
+    /// functions slower, 96 -> 42 Mpixels/s in gs_bench.)
+    #[inline(never)]
+    pub(super) fn new(l: &Lanes, den: i32) -> GroupSteps {
+        let mut st = GroupSteps {
+            mq: [[0; W]; 8],
+            mr: [[0; W]; 8],
+            wq: [0; 8],
+            wr: [0; 8],
+        };
+        let (mut q, mut r) = ([0i32; 8], [0i32; 8]);
+        for k in 0..W {
+            for a in 0..8 {
+                st.mq[a][k] = q[a];
+                st.mr[a][k] = r[a];
+            }
+            for a in 0..8 {
+                // Both below `den` < 2^29: one carry at most, no overflow.
+                let s = r[a] + l.dr[a];
+                let carry = -((s >= den) as i32);
+                r[a] = s - (den & carry);
+                q[a] = q[a].wrapping_add(l.dq[a]).wrapping_sub(carry);
+            }
+        }
+        st.wq = q;
+        st.wr = r;
+        st
+    }
+}
+
+/// One interpolant across a group: pixel `k`'s exact quotient and remainder.
+#[derive(Clone, Copy)]
+struct Attr {
+    q: Lane<i32>,
+    r: Lane<i32>,
+}
+
+impl Attr {
+    /// Lane `a` of a span's start (`l`) and the `k`-pixel steps: `floor((N + k dN) / den)`
+    /// for each pixel, one carry at most as both remainders are below `den`.
+    #[inline(always)]
+    fn at(l: &Lanes, a: usize, st: &GroupSteps, den: i32) -> Attr {
+        let mut out = Attr {
+            q: [0; W],
+            r: [0; W],
+        };
+        for k in 0..W {
+            let s = l.r[a] + st.mr[a][k];
+            let carry = -((s >= den) as i32);
+            out.r[k] = s - (den & carry);
+            out.q[k] = l.q[a].wrapping_add(st.mq[a][k]).wrapping_sub(carry);
+        }
+        out
+    }
+
+    /// Every pixel `W` to the right (lane `a`'s steps).
+    #[inline(always)]
+    fn step(&mut self, a: usize, st: &GroupSteps, den: i32) {
+        for k in 0..W {
+            let s = self.r[k] + st.wr[a];
+            let carry = -((s >= den) as i32);
+            self.r[k] = s - (den & carry);
+            self.q[k] = self.q[k].wrapping_add(st.wq[a]).wrapping_sub(carry);
+        }
+    }
+}
+
+/// A triangle's span a group at a time (key `K` without `EXTRA`):
+/// each interpolant it needs kept across the group's pixels ([`Attr`]) and stepped a group
+/// at a time by `steps` (the triangle's [`GroupSteps`]).
 #[inline(always)]
 pub(super) fn span_groups<const K: usize, M: Mem>(
     p: &Plan,
@@ -270,41 +395,98 @@ pub(super) fn span_groups<const K: usize, M: Mem>(
     flat: [i32; 4],
     gouraud: bool,
     row: &Row,
-    frow: &RowOffsets,
-    zrow: &RowOffsets,
+    steps: &GroupSteps,
 ) {
-    let mut l: Lanes = row.lanes;
+    let y = row.y as u32;
+    if p.row_masked(y) {
+        return;
+    }
+    let (frow, zrow) = (p.fb.row(y), p.z.row(y));
+    let (l, den) = (&row.lanes, row.den);
+    let textured = K / TEX_UNIT != 0 && p.tex.is_some();
+    let zbuf = K & (ZTEST | ZWRITE) != 0;
+    // (Loops rather than array maps: the maps' closures were not inlined into the x86-64-v3
+    // copy of this function.)
+    let zero = Attr {
+        q: [0; W],
+        r: [0; W],
+    };
+    let mut colour = [zero; 4];
+    if gouraud {
+        for (a, c) in colour.iter_mut().enumerate() {
+            *c = Attr::at(l, a, steps, den);
+        }
+    }
+    let (mut u, mut v) = (zero, zero);
+    // Perspective coordinates: the S, T and Q numerators, stepped a pixel at a time.
+    let persp = row.persp.filter(|_| textured);
+    let mut nums = row.n;
+    if textured && persp.is_none() {
+        u = Attr::at(l, LANE_U, steps, den);
+        v = Attr::at(l, LANE_V, steps, den);
+    }
+    let mut z = zero;
+    if zbuf {
+        z = Attr::at(l, LANE_Z, steps, den);
+    }
+    // Z saturates to the format's largest value (at most 2^32 - 1).
+    let zmax = p.zmax.min(u32::MAX as u64) as u32;
+    let mut flat_lanes = [[0; W]; 4];
+    for (f, &c) in flat_lanes.iter_mut().zip(&flat) {
+        *f = [c; W];
+    }
     let mut x = row.lo;
     while x < row.hi {
         let n = ((row.hi - x) as usize).min(W);
         let mut g = Group::new(x as u32, n);
-        // The interpolants of each pixel, then each one's lanes.
-        let mut q = [[0i32; 8]; W];
-        for qk in q.iter_mut().take(n) {
-            *qk = l.q;
-            l.step(row.den);
+        if gouraud {
+            for (ch, a) in g.rgba.iter_mut().zip(&colour) {
+                for (c, q) in ch.iter_mut().zip(&a.q) {
+                    *c = (*q).clamp(0, 255);
+                }
+            }
+        } else {
+            g.rgba = flat_lanes;
         }
-        for c in 0..4 {
-            g.rgba[c] = if gouraud {
-                std::array::from_fn(|k| q[k][c].clamp(0, 255))
-            } else {
-                [flat[c]; W]
-            };
+        if zbuf {
+            for k in 0..W {
+                g.z[k] = (z.q[k] as u32).min(zmax);
+            }
         }
-        g.z = std::array::from_fn(|k| (q[k][LANE_Z] as u32 as u64).min(p.zmax) as u32);
+        if let Some(pp) = &persp {
+            for k in 0..W {
+                u.q[k] = persp_coord(nums[0], nums[2], pp.sh_s);
+                v.q[k] = persp_coord(nums[1], nums[2], pp.sh_t);
+                for (n, d) in nums.iter_mut().zip(pp.dn) {
+                    *n += d;
+                }
+            }
+        }
         if let Some(t) = &p.tex
-            && K / TEX_UNIT != 0
+            && textured
         {
-            let u: Lane<i32> = std::array::from_fn(|k| q[k][LANE_U]);
-            let v: Lane<i32> = std::array::from_fn(|k| q[k][LANE_V]);
-            g.texel = if K / TEX_UNIT == TEX_LINEAR {
-                t.bilinear_lanes(&u, &v)
+            if K / TEX_UNIT == TEX_LINEAR {
+                t.bilinear_lanes(p.isa, &u.q, &v.q, &mut g.texel);
             } else {
-                std::array::from_fn(|k| t.nearest(u[k], v[k]))
-            };
+                t.nearest_lanes(p.isa, &u.q, &v.q, &mut g.texel);
+            }
         }
-        p.shade_group::<K, M>(mem, frow, zrow, &g);
+        p.shade_group::<K, M>(mem, &frow, &zrow, &g);
         x += n as i64;
+        if x < row.hi {
+            if gouraud {
+                for (a, c) in colour.iter_mut().enumerate() {
+                    c.step(a, steps, den);
+                }
+            }
+            if textured && persp.is_none() {
+                u.step(LANE_U, steps, den);
+                v.step(LANE_V, steps, den);
+            }
+            if zbuf {
+                z.step(LANE_Z, steps, den);
+            }
+        }
     }
 }
 
@@ -347,22 +529,33 @@ pub(super) fn sprite_row_groups<const K: usize, M: Mem>(
                 })
                 .flatten();
             if let Some((ca, cb)) = whole {
-                let row = |r: usize| t.texels.get(r..).unwrap_or(&[]);
-                let at = |row: &[u32], x: i32| row.get(x as usize).copied().unwrap_or(0);
-                let row_a = row(ra);
+                // Texel indices (wrapped row << w_log plus wrapped column, both below 2^22),
+                // fetched as TexView::at does, by gathers where the ISA has them.
+                let ra = ra as i32;
+                let (mut ia, mut ib) = ([0i32; W], [0i32; W]);
+                for k in 0..W {
+                    ia[k] = ra + ca[k];
+                    ib[k] = ra + cb[k];
+                }
                 if linear {
-                    let row_b = row(rows.b[j] as usize);
-                    let fx: [u32; W] =
-                        std::array::from_fn(|k| cols.f.get(i + k).copied().unwrap_or(0));
-                    let c00: [u32; W] = std::array::from_fn(|k| at(row_a, ca[k]));
-                    let c10: [u32; W] = std::array::from_fn(|k| at(row_a, cb[k]));
-                    let c01: [u32; W] = std::array::from_fn(|k| at(row_b, ca[k]));
-                    let c11: [u32; W] = std::array::from_fn(|k| at(row_b, cb[k]));
+                    let rb = rows.b[j];
+                    let mut fx = [0u32; W];
+                    for (k, f) in fx.iter_mut().enumerate() {
+                        *f = cols.f.get(i + k).copied().unwrap_or(0);
+                    }
+                    let (mut ja, mut jb) = ([0i32; W], [0i32; W]);
+                    for k in 0..W {
+                        ja[k] = rb + ca[k];
+                        jb[k] = rb + cb[k];
+                    }
+                    let (c00, c10) = (t.fetch(p.isa, &ia), t.fetch(p.isa, &ib));
+                    let (c01, c11) = (t.fetch(p.isa, &ja), t.fetch(p.isa, &jb));
                     let fy = rows.f[j];
-                    g.texel =
-                        std::array::from_fn(|k| bilerp(c00[k], c10[k], c01[k], c11[k], fx[k], fy));
+                    for k in 0..W {
+                        g.texel[k] = bilerp(c00[k], c10[k], c01[k], c11[k], fx[k], fy);
+                    }
                 } else {
-                    g.texel = std::array::from_fn(|k| at(row_a, ca[k]));
+                    g.texel = t.fetch(p.isa, &ia);
                 }
             } else if linear {
                 let (rb, fy) = (rows.b[j] as usize, rows.f[j]);
@@ -386,5 +579,62 @@ pub(super) fn sprite_row_groups<const K: usize, M: Mem>(
         }
         p.shade_group::<K, M>(mem, frow, zrow, &g);
         i += n;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Attr, GroupSteps, Lanes, W};
+
+    /// A group's interpolants, made from a span's start and stepped a group at a time, are
+    /// `floor((N + x dN) / den)` at every pixel `x`: random numerators, steps of both signs
+    /// and divisors from 1 (where a remainder meets the divisor exactly at many pixels) to
+    /// the walker's largest.
+    #[test]
+    fn group_steps_equal_exact_division() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for case in 0..2000 {
+            let den: i64 = match case % 4 {
+                0 => 1 + (next() % 8) as i64,
+                1 => 1 + (next() % 300) as i64,
+                2 => 1 + (next() % (1 << 20)) as i64,
+                _ => (1 << 29) - 1 - (next() % 1000) as i64,
+            };
+            let mut lanes = Lanes::default();
+            let mut n0 = [0i64; 8];
+            let mut dn = [0i64; 8];
+            for a in 0..8 {
+                // Values that stay within i32 over the span (as the walker's do).
+                let q = (next() % 4096) as i64 - 2048;
+                n0[a] = q * den + (next() % den as u64) as i64;
+                dn[a] = ((next() % 64) as i64 - 32) * den / 7 + (next() % 17) as i64 - 8;
+                lanes.q[a] = n0[a].div_euclid(den) as i32;
+                lanes.r[a] = n0[a].rem_euclid(den) as i32;
+                lanes.dq[a] = dn[a].div_euclid(den) as i32;
+                lanes.dr[a] = dn[a].rem_euclid(den) as i32;
+            }
+            let steps = GroupSteps::new(&lanes, den as i32);
+            for a in 0..8 {
+                let mut g = Attr::at(&lanes, a, &steps, den as i32);
+                for group in 0..5 {
+                    for k in 0..W {
+                        let x = (group * W + k) as i64;
+                        let n = n0[a] + x * dn[a];
+                        assert_eq!(
+                            (g.q[k], g.r[k]),
+                            (n.div_euclid(den) as i32, n.rem_euclid(den) as i32),
+                            "case {case}, lane {a}, pixel {x}, den {den}"
+                        );
+                    }
+                    g.step(a, &steps, den as i32);
+                }
+            }
+        }
     }
 }
