@@ -313,21 +313,45 @@ fn triangle_k<const K: usize, M: Mem>(
     let c = &cmd.vertices[2].rgba;
     let flat = [c[0] as i32, c[1] as i32, c[2] as i32, c[3] as i32];
     let gouraud = cmd.prim.iip() != 0;
-    let mut pixels = 0;
-    // The interpolants' steps across a group, made at the first grouped span.
-    let mut steps: Option<wide::GroupSteps> = None;
-    walk_triangle(p.s, cmd, band, |row| {
-        pixels += (row.hi - row.lo) as u64;
+    let mut spans = TriangleSpans::<K, M> {
+        p,
+        mem,
+        flat,
+        gouraud,
+        steps: None,
+        pixels: 0,
+    };
+    walk_triangle(p.s, cmd, band, &mut spans).then_some(spans.pixels)
+}
+
+/// A triangle's spans of key `K` ([`walk::Spans`]).
+struct TriangleSpans<'a, 'p, const K: usize, M: Mem> {
+    p: &'a Plan<'p>,
+    mem: &'a mut M,
+    flat: [i32; 4],
+    gouraud: bool,
+    /// The interpolants' steps across a group, made at the first grouped span.
+    steps: Option<wide::GroupSteps>,
+    /// Pixels covered.
+    pixels: u64,
+}
+
+impl<const K: usize, M: Mem> walk::Spans for TriangleSpans<'_, '_, K, M> {
+    #[inline(always)]
+    fn span(&mut self, row: &Row) {
+        let (p, flat, gouraud) = (self.p, self.flat, self.gouraud);
+        self.pixels += (row.hi - row.lo) as u64;
         if Plan::solid::<K>() {
-            solid_span::<K, M>(p, mem, flat, gouraud, row);
+            solid_span::<K, M>(p, self.mem, flat, gouraud, row);
         } else if p.triangle_groups::<K>() {
-            let steps = steps.get_or_insert_with(|| wide::GroupSteps::new(&row.lanes, row.den));
-            wide::span_groups::<K, M>(p, mem, flat, gouraud, row, steps);
+            let steps = self
+                .steps
+                .get_or_insert_with(|| wide::GroupSteps::new(&row.lanes, row.den));
+            wide::span_groups::<K, M>(p, self.mem, flat, gouraud, row, steps);
         } else {
-            span_k::<K, M>(p, mem, flat, gouraud, row);
+            span_k::<K, M>(p, self.mem, flat, gouraud, row);
         }
-    })
-    .then_some(pixels)
+    }
 }
 
 /// CLAMP's rule for one axis, branch-free: `((c & and) | or).clamp(lo, hi)`. REPEAT is

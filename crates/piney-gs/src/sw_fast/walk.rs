@@ -156,6 +156,14 @@ impl Edge {
     }
 }
 
+/// What draws a triangle's spans for [`walk_triangle`]. A trait with an always-inlined
+/// method rather than a closure: a closure was not always inlined into the x86-64-v3 copies
+/// (with the workers' memory type its spans ran as baseline code, half as fast).
+pub(super) trait Spans {
+    /// Draws one span.
+    fn span(&mut self, row: &Row);
+}
+
 /// Walks a triangle's spans at scale 1 exactly as [`crate::raster::triangle`] does (the same
 /// rows, columns and values), stepping edges and interpolants from row to row instead of
 /// dividing for every span. `f` gets the row, the columns and the lanes at the first column
@@ -166,7 +174,7 @@ pub(super) fn walk_triangle(
     s: &PixelState,
     cmd: &DrawCommand,
     band: Band,
-    mut f: impl FnMut(&Row),
+    f: &mut impl Spans,
 ) -> bool {
     let v = &cmd.vertices;
     let p = |i: usize| (v[i].x as i64, v[i].y as i64);
@@ -344,7 +352,7 @@ pub(super) fn walk_triangle(
             lanes.dq[i] = a.dqx[i] as i32;
             lanes.dr[i] = a.drx[i] as i32;
         }
-        f(&Row {
+        f.span(&Row {
             y: py,
             lo,
             hi,
