@@ -8,10 +8,11 @@
 //! - Frame and Z addresses come from [`crate::swizzle`]'s tables (one add and one table read a
 //!   pixel); texels from [`crate::texcache`]'s decoded textures (a wrap and one read a texel;
 //!   bilinear filtering in two 32-bit lanes of 16 bits).
-//! - Sprites (and bilinear triangles in x86-64-v3) go eight pixels at a time through vector
-//!   arithmetic (`wide`); each key's triangle function (the walk and its spans) and sprite
-//!   function are compiled for the target's baseline and again for x86-64-v3, chosen at run
-//!   time ([`Isa`]), once a primitive.
+//! - Sprites (and textured triangles in x86-64-v3) go eight pixels at a time through vector
+//!   arithmetic (`wide`), their texels fetched by AVX2 gathers in x86-64-v3; each key's
+//!   triangle function (the walk and its spans) and sprite function are compiled for the
+//!   target's baseline and again for x86-64-v3, chosen at run time ([`Isa`]), once a
+//!   primitive.
 //! - Draws this path does not take (lines, points, mipmapping, region wraps reaching outside
 //!   the texture, a texture that overlaps the pages the draw writes, render scales above 1) go
 //!   the general way. Both paths are checked against each other on random states and

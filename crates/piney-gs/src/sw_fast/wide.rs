@@ -592,13 +592,8 @@ mod tests {
     /// the walker's largest.
     #[test]
     fn group_steps_equal_exact_division() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = crate::scenes::Rng(0x9e37_79b9_7f4a_7c15);
+        let mut next = move || rng.next_u64();
         for case in 0..2000 {
             let den: i64 = match case % 4 {
                 0 => 1 + (next() % 8) as i64,
