@@ -148,6 +148,20 @@ impl Band {
     fn has(&self, y: i64) -> bool {
         self.of <= 1 || Band::worker_of(y as u32, self.of) == self.worker
     }
+
+    /// True when one of rows `y0..y1` is this worker's (a draw wholly in other workers'
+    /// strips is skipped before any setup: every worker sees every draw of a batch).
+    #[inline]
+    fn meets(&self, y0: i64, y1: i64) -> bool {
+        if y0 >= y1 {
+            return false;
+        }
+        if self.of <= 1 || y1 - y0 >= (STRIP_ROWS * self.of) as i64 {
+            return true;
+        }
+        let strip = |y: i64| y.div_euclid(STRIP_ROWS as i64);
+        (strip(y0)..=strip(y1 - 1)).any(|s| s.rem_euclid(self.of as i64) == self.worker as i64)
+    }
 }
 
 /// Key bits (see the module's text). Texturing is the key divided by [`TEX_UNIT`].
@@ -935,6 +949,9 @@ impl<'a> Plan<'a> {
 
 #[inline(always)]
 fn sprite_k<const K: usize, M: Mem>(p: &Plan, mem: &mut M, sp: &Sprite, band: Band) {
+    if !band.meets(sp.y0, sp.y1) {
+        return;
+    }
     let b = &sp.base;
     let tex = K / TEX_UNIT;
     let linear = tex == TEX_LINEAR;
@@ -1283,5 +1300,26 @@ fn shade<const K: usize, M: Mem>(
     }
     if z_write {
         p.store_z(mem, zaddr, zv);
+    }
+}
+
+#[cfg(test)]
+mod band_tests {
+    use super::Band;
+
+    /// [`Band::meets`] says whether any row of a range is the worker's, as asking
+    /// [`Band::has`] of every row does: ranges across strip edges, long and empty ones.
+    #[test]
+    fn meets_is_has_of_some_row() {
+        let mut rng = crate::scenes::Rng(0x5eed_ba4d);
+        for _ in 0..20_000 {
+            let of = 1 + rng.below(5) as u32;
+            let worker = rng.below(of as u64) as u32;
+            let band = Band { worker, of };
+            let y0 = rng.below(2048) as i64;
+            let y1 = y0 + rng.below(700) as i64 - 20;
+            let want = (y0..y1).any(|y| band.has(y));
+            assert_eq!(band.meets(y0, y1), want, "{band:?} rows {y0}..{y1}");
+        }
     }
 }

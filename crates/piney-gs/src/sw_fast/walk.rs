@@ -200,6 +200,13 @@ pub(super) fn walk_triangle(
         idx.swap(0, 1);
     }
     let (t, m, b) = (p(idx[0]), p(idx[1]), p(idx[2]));
+    let (sx0, sx1, sy0, sy1) = s.scissor;
+    let (sx0, sx1) = (sx0 as i64, sx1 as i64);
+    let ystart = ceil_div(t.1, 16).max(sy0 as i64);
+    let yend = ceil_div(b.1, 16).min(sy1 as i64 + 1);
+    if ystart >= yend || !band.meets(ystart, yend) {
+        return true;
+    }
     // Weights' steps one pixel right (x16 + 16) and one row down (y16 + 16).
     let dw = [
         sign * 16 * (p(1).1 - p(2).1),
@@ -253,13 +260,6 @@ pub(super) fn walk_triangle(
         sh_s: p.sh_s,
         sh_t: p.sh_t,
     });
-    let (sx0, sx1, sy0, sy1) = s.scissor;
-    let (sx0, sx1) = (sx0 as i64, sx1 as i64);
-    let ystart = ceil_div(t.1, 16).max(sy0 as i64);
-    let yend = ceil_div(b.1, 16).min(sy1 as i64 + 1);
-    if ystart >= yend {
-        return true;
-    }
     let mut long = Edge::at(t, b, ystart);
     let mut upper = (m.1 > t.1).then(|| Edge::at(t, m, ystart));
     let mut lower: Option<Edge> = None;
