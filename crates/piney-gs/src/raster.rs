@@ -318,6 +318,7 @@ pub const DIV_SATURATE: u64 = 1 << 31;
 
 /// `floor(a * 2^sh / b)` for `a < 2^62` and `0 < b < 2^62`, saturated at [`DIV_SATURATE`], and
 /// whether the division was exact. The wgpu renderer's shader runs these same steps.
+#[inline]
 pub fn div_scaled(a: u64, b: u64, sh: i32) -> (u64, bool) {
     // The same quotient by one division where `a * 2^sh` fits in 64 or 128 bits (the
     // exactness flag only matters below the saturation bound, where both ways agree).
@@ -339,6 +340,7 @@ pub fn div_scaled(a: u64, b: u64, sh: i32) -> (u64, bool) {
 }
 
 /// [`div_scaled`] a bit at a time (the steps the wgpu renderer's shader runs).
+#[inline(never)]
 fn div_scaled_stepwise(a: u64, b: u64, sh: i32) -> (u64, bool) {
     let (mut q, mut r) = (a / b, a % b);
     if sh < 0 {
@@ -367,6 +369,7 @@ fn div_scaled_stepwise(a: u64, b: u64, sh: i32) -> (u64, bool) {
 
 /// A perspective texel coordinate in sixteenths: `floor(ns * 2^sh / nq)` saturated to +-2^30
 /// (0 when `nq` is 0).
+#[inline]
 pub fn persp_coord(ns: i64, nq: i64, sh: i32) -> i32 {
     if nq == 0 {
         return 0;
