@@ -483,20 +483,27 @@ impl TexView<'_> {
 /// A sprite's texel columns or rows, wrapped once per sprite: for each pixel the first and
 /// second texel (the second for bilinear; rows already multiplied by the texture's width) and
 /// the weight in sixteenths.
+#[derive(Default)]
 struct Axis {
     a: Vec<i32>,
     b: Vec<i32>,
     f: Vec<u32>,
 }
 
+thread_local! {
+    /// The columns and rows of the last textured sprite drawn on this thread, reused by the
+    /// next ([`sprite_k`]).
+    static SPRITE_AXES: std::cell::Cell<Option<Box<(Axis, Axis)>>> =
+        const { std::cell::Cell::new(None) };
+}
+
 impl Axis {
-    fn new(coords: &[i32], wrap: &Wrap, linear: bool, scale: i32) -> Axis {
-        let n = coords.len();
-        let mut ax = Axis {
-            a: Vec::with_capacity(n),
-            b: Vec::with_capacity(n),
-            f: Vec::with_capacity(n),
-        };
+    /// The axis of `coords` (replacing what it held).
+    fn fill(&mut self, coords: &[i32], wrap: &Wrap, linear: bool, scale: i32) {
+        let ax = self;
+        ax.a.clear();
+        ax.b.clear();
+        ax.f.clear();
         for &c in coords {
             let (i, f) = if linear {
                 ((c - 8) >> 4, ((c - 8) & 15) as u32)
@@ -507,7 +514,6 @@ impl Axis {
             ax.b.push(wrap.apply(i + 1) * scale);
             ax.f.push(f);
         }
-        ax
     }
 }
 
@@ -956,12 +962,13 @@ fn sprite_k<const K: usize, M: Mem>(p: &Plan, mem: &mut M, sp: &Sprite, band: Ba
     let tex = K / TEX_UNIT;
     let linear = tex == TEX_LINEAR;
     // Texel columns and rows wrapped once for the whole sprite (U depends on the column
-    // only, V on the row only).
+    // only, V on the row only), into this thread's axes kept from the last sprite (no
+    // allocation a sprite once they are long enough).
     let axes = p.tex.filter(|_| tex != 0).map(|t| {
-        (
-            Axis::new(&sp.us, &t.wrap_u, linear, 1),
-            Axis::new(&sp.vs, &t.wrap_v, linear, 1 << t.w_log),
-        )
+        let mut ax = SPRITE_AXES.take().unwrap_or_default();
+        ax.0.fill(&sp.us, &t.wrap_u, linear, 1);
+        ax.1.fill(&sp.vs, &t.wrap_v, linear, 1 << t.w_log);
+        ax
     });
     // A solid sprite: one colour and one Z for every pixel.
     let solid = Plan::solid::<K>().then(|| (p.pack(b.rgba), b.z.min(p.zmax) as u32));
@@ -997,11 +1004,11 @@ fn sprite_k<const K: usize, M: Mem>(p: &Plan, mem: &mut M, sp: &Sprite, band: Ba
             continue;
         }
         if Plan::grouped_key::<K>() && p.grouped {
-            wide::sprite_row_groups::<K, M>(p, mem, sp, j, axes.as_ref(), &frow, &zrow);
+            wide::sprite_row_groups::<K, M>(p, mem, sp, j, axes.as_deref(), &frow, &zrow);
             continue;
         }
         for (i, x) in (sp.x0..sp.x1).enumerate() {
-            let texel = match (&axes, &p.tex) {
+            let texel = match (axes.as_deref(), &p.tex) {
                 (Some((cols, rows)), Some(t)) => {
                     let (ra, xa) = (rows.a[j] as usize, cols.a[i]);
                     if linear {
@@ -1022,6 +1029,9 @@ fn sprite_k<const K: usize, M: Mem>(p: &Plan, mem: &mut M, sp: &Sprite, band: Ba
             };
             shade::<K, M>(p, mem, x as u32, y, &frow, &zrow, b.rgba, b.z, b.f, texel);
         }
+    }
+    if let Some(ax) = axes {
+        SPRITE_AXES.set(Some(ax));
     }
 }
 
