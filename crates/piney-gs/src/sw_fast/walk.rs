@@ -166,8 +166,8 @@ pub(super) trait Spans {
 
 /// Walks a triangle's spans at scale 1 exactly as [`crate::raster::triangle`] does (the same
 /// rows, columns and values), stepping edges and interpolants from row to row instead of
-/// dividing for every span. `f` gets the row, the columns and the lanes at the first column
-/// (and the perspective numerators there). False when the triangle is too large for the lanes
+/// dividing for every span. `f.span` gets the row, the columns and the lanes at the first
+/// column (and the perspective numerators there). False when the triangle is too large for the lanes
 /// (nothing was drawn; the caller walks it the general way).
 #[inline(always)]
 pub(super) fn walk_triangle(

@@ -139,8 +139,8 @@ impl TexView<'_> {
         *out = self.fetch(isa, &idx);
     }
 
-    /// [`TexView::bilinear`] of each lane's (u, v): the texels fetched one lane at a time, the
-    /// filter on all lanes.
+    /// [`TexView::bilinear`] of each lane's (u, v): the four texels of every lane fetched by
+    /// [`TexView::fetch`] (gathers in x86-64-v3), the filter on all lanes.
     #[inline(always)]
     fn bilinear_lanes(&self, isa: Isa, u: &Lane<i32>, v: &Lane<i32>, out: &mut Lane<u32>) {
         // The coordinates, weights and wrapped rows and columns lane by lane, then the
