@@ -8,6 +8,8 @@
 //! like any exit. Past a J or an unconditional B and its slot it goes on at the jump's target (a
 //! trace, with no exit there) unless that target is already in the block or in another
 //! segment; the block then covers several ranges of memory, each tracked for invalidation.
+//! A block ends before the head of a loop it took in (an instruction other than its first that
+//! one of its later branches goes back to): the loop is a block of its own.
 //! Every instruction
 //! is compiled natively, or runs the interpreter's own `exec` from the opcode table: through
 //! [`crate::ctx::h_exec`] when it only touches registers (FPU and VU0 macro arithmetic, most
@@ -292,6 +294,20 @@ impl Compiler {
         let loops = insns
             .iter()
             .any(|i| !i.slot && static_target(i) == Some(start));
+        // A loop with one way back and no likely branch (which may skip a slot) completes the
+        // same number of instructions every pass: the instructions of earlier passes are then
+        // a multiple of the passes, with no count of their own carried around the loop.
+        let backs: Vec<usize> = insns
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| !i.slot && static_target(i) == Some(start))
+            .map(|(n, _)| n)
+            .collect();
+        let likely = insns.iter().any(|i| i.info.flags.contains(OpFlags::LIKELY));
+        let pass_len = match backs[..] {
+            [n] if !likely && insns.get(n + 1).is_some_and(|i| i.slot) => Some(n as u32 + 2),
+            _ => None,
+        };
         {
             let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
             let entry = b.create_block();
@@ -347,9 +363,11 @@ impl Compiler {
                 last_index: insns.len() as u32 - 1,
                 start,
                 loops,
+                pass_len,
                 at_header: 0,
                 dirty_at_header: 0,
                 likely_not_taken: None,
+                branch_taken: None,
             };
             g.prologue(insns, loops);
             g.body(insns, loops, &mut native, &mut fallback);
@@ -501,6 +519,9 @@ struct Gen<'a> {
     start: u32,
     /// The block loops back to its start.
     loops: bool,
+    /// Instructions in every pass of the loop when they are the same for all (see
+    /// [`Gen::earlier_passes`]).
+    pass_len: Option<u32>,
     /// Registers loaded before the loop header.
     at_header: u64,
     /// Registers dirty at the loop header.
@@ -508,6 +529,10 @@ struct Gen<'a> {
     /// Where a likely branch in the middle of the block goes on when not taken, and the state
     /// there (set by [`Gen::branch_to`], used after the slot).
     likely_not_taken: Option<(Block, Saved)>,
+    /// The condition of the branch whose slot is being compiled, when it was compiled natively
+    /// ([`Gen::branch_to`]): where the branch goes then follows from it, with no comparison of
+    /// `npc` (see [`Gen::after_slot`]).
+    branch_taken: Option<Value>,
 }
 
 /// See [`Gen::save`].
@@ -688,10 +713,23 @@ impl Gen<'_> {
         self.st(c, CYCLES);
     }
 
+    /// The instructions completed in the passes before the current one: `insns`, or with
+    /// passes of a fixed length, that length times the passes before this one.
+    fn earlier_passes(&mut self) -> Value {
+        match self.pass_len {
+            Some(n) => {
+                let r = self.b.use_var(self.runs);
+                let before = self.b.ins().iadd_imm_s(r, -1);
+                self.b.ins().imul_imm_s(before, n as i64)
+            }
+            None => self.b.use_var(self.insns),
+        }
+    }
+
     /// Add this block's counts to the `Ctx`'s counters, with `done` instructions of the current
     /// pass completed.
     fn count(&mut self, done: u32) {
-        let i = self.b.use_var(self.insns);
+        let i = self.earlier_passes();
         let i = self.b.ins().iadd_imm_s(i, done as i64);
         self.add_ctx(CTX_INSNS, i);
         let r = self.b.use_var(self.runs);
@@ -879,7 +917,7 @@ impl Gen<'_> {
             let f = self.c64(h_interp_leave as *const () as usize as u64);
             let site = self.c64(&self.sites[self.index as usize] as *const Site as usize as u64);
             let done = self.done();
-            let i = self.b.use_var(self.insns);
+            let i = self.earlier_passes();
             let i = self.b.ins().iadd_imm_s(i, done as i64);
             let r = self.b.use_var(self.runs);
             let call = self
@@ -926,7 +964,8 @@ impl Gen<'_> {
         let one = self.c64(1);
         self.add_ctx(CTX_BUDGET_STOPS, one);
         let s = self.b.ins().iconst(types::I32, status::BUDGET as i64);
-        self.ret_counted(s, 0);
+        // No pass began: nothing to count.
+        self.b.ins().return_(&[s]);
         self.b.switch_to_block(go);
         if loops {
             // Every register the loop touches lives in a variable across iterations; those it
@@ -963,6 +1002,7 @@ impl Gen<'_> {
             let f = insn.info.flags;
             if f.contains(OpFlags::BRANCH) && !f.contains(OpFlags::COP0) {
                 branch = Some(*insn);
+                self.branch_taken = None;
             }
             if !killed && self.native(insn) {
                 native[cat.index()] += 1;
@@ -1041,15 +1081,22 @@ impl Gen<'_> {
             self.skipped += 1;
             return;
         }
+        let fall = br.addr.wrapping_add(8);
+        // A native branch to a fixed target other than its fall-through: it went there exactly
+        // when its condition held.
+        let taken = self
+            .branch_taken
+            .take()
+            .filter(|_| static_target(br).is_some_and(|t| t != fall));
         let n = self.b.use_var(self.npc);
-        let again = if back {
-            let again = self
-                .b
-                .ins()
-                .icmp_imm_s(IntCC::Equal, n, self.start as i32 as i64);
-            Some(again)
-        } else {
-            None
+        let again = match (back, taken) {
+            (false, _) => None,
+            (true, Some(c)) => Some(c),
+            (true, None) => Some(self.b.ins().icmp_imm_s(
+                IntCC::Equal,
+                n,
+                self.start as i32 as i64,
+            )),
         };
         if self.index == self.last_index {
             if let Some(again) = again {
@@ -1061,17 +1108,31 @@ impl Gen<'_> {
         let here = self.save();
         let leave = self.b.create_block();
         let cont = self.b.create_block();
-        let fall = br.addr.wrapping_add(8);
-        let goes = self
-            .b
-            .ins()
-            .icmp_imm_s(IntCC::NotEqual, n, fall as i32 as i64);
+        let goes = match taken {
+            Some(c) => c,
+            None => self
+                .b
+                .ins()
+                .icmp_imm_s(IntCC::NotEqual, n, fall as i32 as i64),
+        };
         self.b.ins().brif(goes, leave, &[], cont, &[]);
         self.b.switch_to_block(leave);
+        // Taken: a native branch's target is known here (no lookup by a computed pc).
+        let to = match (taken, static_target(br)) {
+            (Some(_), Some(t)) => Pc::Const(t),
+            _ => Pc::Npc,
+        };
         if let Some(again) = again {
+            // Within the taken path the loop's own condition holds: always back while the
+            // budget allows.
+            let again = if taken.is_some() {
+                self.b.ins().iconst(types::I8, 1)
+            } else {
+                again
+            };
             self.loop_back(again);
         }
-        self.exit_chain(slot.addr, true, Pc::Npc, self.done());
+        self.exit_chain(slot.addr, true, to, self.done());
         self.b.switch_to_block(cont);
         self.restore(here);
     }
@@ -1101,9 +1162,13 @@ impl Gen<'_> {
         self.loaded |= missing;
         self.reload(missing);
         let done = self.done();
-        let i = self.b.use_var(self.insns);
-        let i = self.b.ins().iadd_imm_s(i, done as i64);
-        self.b.def_var(self.insns, i);
+        if let Some(n) = self.pass_len {
+            debug_assert_eq!(n, done, "a loop's passes are all {n} instructions long");
+        } else {
+            let i = self.b.use_var(self.insns);
+            let i = self.b.ins().iadd_imm_s(i, done as i64);
+            self.b.def_var(self.insns, i);
+        }
         self.b.def_var(self.base, next);
         self.b.ins().jump(self.header, &[]);
         self.b.switch_to_block(out);
@@ -1135,6 +1200,7 @@ impl Gen<'_> {
         let fall = self.c32(insn.addr.wrapping_add(8));
         let n = self.b.ins().select(taken, target, fall);
         self.b.def_var(self.npc, n);
+        self.branch_taken = Some(taken);
         if insn.info.flags.contains(OpFlags::LIKELY) {
             let out = self.b.create_block();
             let cont = self.b.create_block();

@@ -12,7 +12,9 @@
 //!   instructions, before a hooked pc, or after 64 instructions; past a conditional branch and
 //!   its slot a block goes on with the fall-through path (a superblock; the taken path leaves),
 //!   and past a J or an unconditional B at its target (a trace) when that is not in the block
-//!   yet (else the block ends there, looping on itself when it jumps to its start). Each
+//!   yet (else the block ends there, looping on itself when it jumps to its start). A block
+//!   that took in the head of a loop (a later branch of it goes back there) ends before that
+//!   head, so every loop is a block of its own, looping on itself. Each
 //!   instruction is compiled natively (ALU, shifts, immediates, LUI, HI/LO, MULT/DIV, SA
 //!   moves, branches and jumps, loads and stores of every width including
 //!   LWL/LWR/LDL/LDR/SWL/SWR/SDL/SDR through a RAM and scratchpad fast path, some MMI, COP1

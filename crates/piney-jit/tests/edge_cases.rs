@@ -195,3 +195,41 @@ fn a_long_run_of_zero_words_costs_no_compilation() {
 fn end_instructions(cpu: &Cpu) -> u64 {
     cpu.cycles
 }
+
+/// A loop that a block reaches by falling into it (`addiu $2, $2, 1`, then `L: addiu $3, $3,
+/// -1; bne $3, $0, L; nop; syscall`) is a block of its own: the block before it ends at its
+/// head, and the loop's body is compiled once (4 + 1 instructions), not once inside the block
+/// that fell into it and again from its head (5 + 4). Both end in the interpreter's state.
+#[test]
+fn a_loop_inside_a_block_starts_a_block_of_its_own() {
+    let mut bus = FlatBus::new(0x10000);
+    for (i, w) in [0x2442_0001u32, 0x2463_ffff, 0x1460_fffe, 0, 0x0000_000c]
+        .iter()
+        .enumerate()
+    {
+        let at = CODE as usize + 4 * i;
+        bus.mem[at..at + 4].copy_from_slice(&w.to_le_bytes());
+    }
+    let mut cpu = Cpu::new();
+    cpu.jump_to(CODE);
+    cpu.gpr[3] = 1000;
+    let (mut ci, mut bi) = (
+        cpu.clone(),
+        FlatBus {
+            mem: bus.mem.clone(),
+        },
+    );
+    let ri = interp_run(&mut ci, &mut bi, 1_000_000);
+    let mut jit = Jit::new().unwrap();
+    jit.set_hot_threshold(0);
+    let rj = jit.run(&mut cpu, &mut bus, 1_000_000);
+    assert_eq!(ri, rj);
+    assert_eq!(ci, cpu);
+    let s = jit.stats();
+    assert_eq!(
+        (s.blocks_compiled, s.compiled_instructions),
+        (2, 5),
+        "{s:?}"
+    );
+    assert_eq!(s.loop_passes, 999, "{s:?}");
+}
