@@ -7,25 +7,37 @@ use piney_jit::{Jit, interp_run};
 
 const CODE: u32 = 0x1000;
 
-/// Run `words` + SYSCALL with $2 = a, $3 = b on both engines and compare everything.
-fn same(words: &[u32], a: u64, b: u64) {
+/// A 64 KiB bus holding `words` at [`CODE`].
+fn program(words: &[u32]) -> FlatBus {
     let mut bus = FlatBus::new(0x10000);
-    for (i, w) in words.iter().chain(&[0x0000_000c]).enumerate() {
+    for (i, w) in words.iter().enumerate() {
         let at = CODE as usize + 4 * i;
         bus.mem[at..at + 4].copy_from_slice(&w.to_le_bytes());
     }
+    bus
+}
+
+/// A copy of a CPU and its bus, for the interpreter's run beside the recompiler's.
+fn twin(cpu: &Cpu, bus: &FlatBus) -> (Cpu, FlatBus) {
+    (
+        cpu.clone(),
+        FlatBus {
+            mem: bus.mem.clone(),
+        },
+    )
+}
+
+/// Run `words` + SYSCALL with $2 = a, $3 = b on both engines and compare everything.
+fn same(words: &[u32], a: u64, b: u64) {
+    let words_and_syscall: Vec<u32> = words.iter().copied().chain([0x0000_000c]).collect();
+    let mut bus = program(&words_and_syscall);
     let mut cpu = Cpu::new();
     cpu.jump_to(CODE);
     cpu.gpr[2] = a as u128 | 0x1234_u128 << 64;
     cpu.gpr[3] = b as u128;
     cpu.hi = 0xdead_u128 << 64;
     cpu.lo = 0xbeef_u128 << 64;
-    let (mut ci, mut bi) = (
-        cpu.clone(),
-        FlatBus {
-            mem: bus.mem.clone(),
-        },
-    );
+    let (mut ci, mut bi) = twin(&cpu, &bus);
     let ri = interp_run(&mut ci, &mut bi, 1000);
     let mut jit = Jit::new().unwrap();
     // Each block runs once: compile it at its first visit, so that the native code is what runs.
@@ -101,12 +113,7 @@ fn code_that_runs_once_is_not_compiled() {
     let mut bus = FlatBus::new(0x10_0000);
     let mut cpu = Cpu::new();
     cpu.jump_to(0);
-    let (mut ci, mut bi) = (
-        cpu.clone(),
-        FlatBus {
-            mem: bus.mem.clone(),
-        },
-    );
+    let (mut ci, mut bi) = twin(&cpu, &bus);
     // 200,000 nops: 3,125 blocks' worth, each reached once.
     let target = 200_000;
     let ri = interp_run(&mut ci, &mut bi, target);
@@ -122,14 +129,7 @@ fn code_that_runs_once_is_not_compiled() {
     assert_eq!(jit.stats().blocks_compiled, 0, "{:?}", jit.stats());
     // A loop's body is compiled once HOT_INSTRUCTIONS of it ran interpreted, and runs native
     // from there: `L: addiu $2, $2, 1; bne $2, $3, L; nop`, 10,000 passes of 3 instructions.
-    let mut bus = FlatBus::new(0x10000);
-    for (i, w) in [0x2442_0001u32, 0x1443_fffe, 0, 0x0000_000c]
-        .iter()
-        .enumerate()
-    {
-        let at = CODE as usize + 4 * i;
-        bus.mem[at..at + 4].copy_from_slice(&w.to_le_bytes());
-    }
+    let mut bus = program(&[0x2442_0001, 0x1443_fffe, 0, 0x0000_000c]);
     let mut cpu = Cpu::new();
     cpu.jump_to(CODE);
     cpu.gpr[3] = 10_000;
@@ -164,12 +164,7 @@ fn a_long_run_of_zero_words_costs_no_compilation() {
     bus.mem[LOOP_AT as usize..LOOP_AT as usize + 4].copy_from_slice(&0x0000_0008u32.to_le_bytes());
     let mut cpu = Cpu::new();
     cpu.jump_to(0);
-    let (mut ci, mut bi) = (
-        cpu.clone(),
-        FlatBus {
-            mem: bus.mem.clone(),
-        },
-    );
+    let (mut ci, mut bi) = twin(&cpu, &bus);
     // Five passes over the zero words, in budgets of odd sizes (as timed events cut them).
     let end = 5 * (LOOP_AT as u64 / 4 + 2);
     let mut jit = Jit::new().unwrap();
@@ -202,23 +197,11 @@ fn end_instructions(cpu: &Cpu) -> u64 {
 /// that fell into it and again from its head (5 + 4). Both end in the interpreter's state.
 #[test]
 fn a_loop_inside_a_block_starts_a_block_of_its_own() {
-    let mut bus = FlatBus::new(0x10000);
-    for (i, w) in [0x2442_0001u32, 0x2463_ffff, 0x1460_fffe, 0, 0x0000_000c]
-        .iter()
-        .enumerate()
-    {
-        let at = CODE as usize + 4 * i;
-        bus.mem[at..at + 4].copy_from_slice(&w.to_le_bytes());
-    }
+    let mut bus = program(&[0x2442_0001, 0x2463_ffff, 0x1460_fffe, 0, 0x0000_000c]);
     let mut cpu = Cpu::new();
     cpu.jump_to(CODE);
     cpu.gpr[3] = 1000;
-    let (mut ci, mut bi) = (
-        cpu.clone(),
-        FlatBus {
-            mem: bus.mem.clone(),
-        },
-    );
+    let (mut ci, mut bi) = twin(&cpu, &bus);
     let ri = interp_run(&mut ci, &mut bi, 1_000_000);
     let mut jit = Jit::new().unwrap();
     jit.set_hot_threshold(0);
