@@ -20,8 +20,10 @@
 //! returns to the dispatcher (see [`Gen::join`]).
 //!
 //! The generated function (Cranelift's `tail` convention, `(ctx, cpu) -> status`):
-//! - starts only when every instruction of it may start before the run's cycle target (else it
-//!   returns [`status::BUDGET`] having changed nothing);
+//! - starts only when every instruction of its first segment may start before the run's cycle
+//!   target (else it returns [`status::BUDGET`] having changed nothing), and goes on into each
+//!   later segment (after a conditional branch's slot) only when all of it may (else it leaves
+//!   there with the state written and [`status::BUDGET`]);
 //! - keeps the GPRs it uses in host registers, written through to the [`Cpu`] at every write
 //!   (so helper calls and exits need no flush; after a helper only what the instruction writes,
 //!   as the opcode table says, is read again); a block whose branch returns to its own start
@@ -276,9 +278,7 @@ impl Compiler {
         self.ctx.func.signature = sig;
         let mut native = [0u32; Category::COUNT];
         let mut fallback = 0;
-        let total: u64 = insns.iter().map(|i| i.info.cycles as u64).sum();
-        let last = insns.last().map_or(0, |i| i.info.cycles as u64);
-        let need = total - last;
+        let need = segment_needs(insns);
         let start = insns.first().map_or(0, |i| i.addr);
         let sites: Box<[Site]> = insns
             .iter()
@@ -368,9 +368,11 @@ impl Compiler {
                 dirty_at_header: 0,
                 likely_not_taken: None,
                 branch_taken: None,
+                pending: Vec::new(),
             };
             g.prologue(insns, loops);
             g.body(insns, loops, &mut native, &mut fallback);
+            g.slow_paths();
             g.b.seal_all_blocks();
             g.b.finalize(self.module.as_ref().expect("module").target_config());
         }
@@ -493,9 +495,11 @@ struct Gen<'a> {
     env: Env,
     /// Where the block's first instruction begins.
     header: Block,
-    /// Cycles the block needs left in the budget to run whole: its cost minus its last
-    /// instruction's (the interpreter starts an instruction while `cycles < target`).
-    need: u64,
+    /// Per instruction that starts a segment (the block's first, and the first after each
+    /// conditional branch's slot where the block goes on), the cycles the segment needs left in
+    /// the budget to run whole: its cost minus its last instruction's (the interpreter starts
+    /// an instruction while `cycles < target`). See [`segment_needs`].
+    need: Vec<u64>,
     /// One variable per cached register (see [`REGS`]), holding its low 64 bits.
     regs: [Variable; REGS],
     /// The same registers' low 32 bits, where the last write was a 32-bit result (so reading
@@ -533,6 +537,21 @@ struct Gen<'a> {
     /// ([`Gen::branch_to`]): where the branch goes then follows from it, with no comparison of
     /// `npc` (see [`Gen::after_slot`]).
     branch_taken: Option<Value>,
+    /// Slow paths to fill in after the body.
+    pending: Vec<Pending>,
+}
+
+/// A slow path to fill in after the body (see [`Gen::join`]), and the state of its
+/// instruction.
+struct Pending {
+    block: Block,
+    /// The registers dirty before the instruction.
+    dirty: u64,
+    index: u32,
+    skipped: u32,
+    off: u64,
+    /// The instruction is a delay slot (the interpreter is told where its branch goes).
+    slot: bool,
 }
 
 /// See [`Gen::save`].
@@ -545,9 +564,8 @@ struct Saved {
     skipped: u32,
 }
 
-/// Where a guarded native instruction meets its slow path.
+/// A guarded native instruction's slow path.
 struct Join {
-    join: Block,
     /// The slow path, once a guard needs it.
     slow: Option<Block>,
     /// The registers dirty before the instruction: its slow path writes them back before the
@@ -557,6 +575,32 @@ struct Join {
 
 fn mf() -> MemFlagsData {
     MemFlagsData::trusted()
+}
+
+/// The budget each segment of a block needs, by the index of the segment's first instruction
+/// (0 for other indices). A block is cut into segments after each conditional branch's delay
+/// slot where it goes on (the fall-through path of a superblock): the block starts when its
+/// first segment fits in the budget, and each later one is checked where it begins
+/// ([`Gen::segment_check`]), so that a long superblock still runs under the short budgets of a
+/// busy machine (events every few instructions) instead of leaving them to the interpreter.
+fn segment_needs(insns: &[Insn]) -> Vec<u64> {
+    let mut need = vec![0u64; insns.len()];
+    let last = insns.len().saturating_sub(1);
+    let mut start = 0;
+    let mut sum = 0u64;
+    for (i, insn) in insns.iter().enumerate() {
+        let cost = insn.info.cycles as u64;
+        let end = i == last || (insn.slot && i >= 1 && scan::conditional(insns[i - 1].word));
+        if end {
+            // Every instruction of the segment but its last must start within the budget.
+            need[start] = sum;
+            start = i + 1;
+            sum = 0;
+        } else {
+            sum += cost;
+        }
+    }
+    need
 }
 
 impl Gen<'_> {
@@ -862,13 +906,13 @@ impl Gen<'_> {
 
     fn new_join(&mut self) -> Join {
         Join {
-            join: self.b.create_block(),
             slow: None,
             dirty: self.dirty,
         }
     }
 
-    /// The slow path of the instruction for `j` (one per join, filled in by [`Gen::join`]):
+    /// The slow path of the instruction for `j` (one per instruction, filled in after the
+    /// block's body by [`Gen::slow_paths`]):
     /// the interpreter runs the instruction and the block returns to the dispatcher. The
     /// registers must be written back before the first guard that branches here.
     fn slow_path(&mut self, j: &mut Join) -> Block {
@@ -890,25 +934,43 @@ impl Gen<'_> {
         self.b.switch_to_block(hot);
     }
 
-    /// End a native instruction's hot path and meet its slow path. The slow path leaves the
-    /// block whatever the interpreter's function returns: with the state it wrote (registers
-    /// written back first, this instruction completed or its exception entered), the
-    /// dispatcher goes on at the next pc. Slow paths that could go on in the block are rare (a
-    /// fault, a device, a store into a code page all stop the block anyway), and with nothing
-    /// of the block live across the call a block with no other call needs no callee-saved
-    /// registers (no saves and restores at every entry and exit).
+    /// End a native instruction's hot path: it goes on in the current Cranelift block (no join:
+    /// the slow path never comes back). The slow path leaves the block whatever the
+    /// interpreter's function returns: with the state it wrote (registers written back first,
+    /// this instruction completed or its exception entered), the dispatcher goes on at the next
+    /// pc. Slow paths that could go on in the block are rare (a fault, a device, a store into a
+    /// code page all stop the block anyway), and with nothing of the block live across the call
+    /// a block with no other call needs no callee-saved registers (no saves and restores at
+    /// every entry and exit). Its code is emitted after the body ([`Gen::slow_paths`]): fewer
+    /// Cranelift blocks and jumps to compile.
     fn join(&mut self, insn: &Insn, j: Join) {
-        self.b.ins().jump(j.join, &[]);
-        if let Some(cold) = j.slow {
-            self.b.switch_to_block(cold);
+        if let Some(block) = j.slow {
+            self.pending.push(Pending {
+                block,
+                dirty: j.dirty,
+                index: self.index,
+                skipped: self.skipped,
+                off: self.off,
+                slot: insn.slot,
+            });
+        }
+    }
+
+    /// Fill in the slow paths [`Gen::join`] left, each as at its instruction: the registers
+    /// dirty before it written back (their values are the ones reaching the slow path through
+    /// its guards), then the interpreter runs the instruction and the block returns.
+    fn slow_paths(&mut self) {
+        for p in std::mem::take(&mut self.pending) {
+            self.b.switch_to_block(p.block);
+            self.index = p.index;
+            self.skipped = p.skipped;
+            self.off = p.off;
             // The interpreter reads the registers from the `Cpu`.
-            let dirty = self.dirty;
-            self.dirty = j.dirty;
+            self.dirty = p.dirty;
             self.flush();
-            self.dirty = dirty;
             // The helper adds the counts too (the instruction counts whether it completes or
             // faults): nothing is needed after the call, and the cold path stays short.
-            let npc = if insn.slot {
+            let npc = if p.slot {
                 self.b.use_var(self.npc)
             } else {
                 self.c32(0)
@@ -927,7 +989,6 @@ impl Gen<'_> {
             let s = self.b.inst_results(call)[0];
             self.b.ins().return_(&[s]);
         }
-        self.b.switch_to_block(j.join);
     }
 
     /// `a + c` (`add`) or `a - c`, and whether it overflowed as a signed number of the operands'
@@ -951,7 +1012,7 @@ impl Gen<'_> {
     fn prologue(&mut self, insns: &[Insn], loops: bool) {
         let c0 = self.b.use_var(self.base);
         let t = self.b.ins().load(types::I64, mf(), self.ctxp, CTX_TARGET);
-        let c = self.b.ins().iadd_imm_s(c0, self.need as i64);
+        let c = self.b.ins().iadd_imm_s(c0, self.need[0] as i64);
         let fits = self.b.ins().icmp(IntCC::UnsignedLessThan, c, t);
         let go = self.b.create_block();
         let no = self.b.create_block();
@@ -1079,6 +1140,8 @@ impl Gen<'_> {
             self.b.switch_to_block(not_taken);
             self.restore(state);
             self.skipped += 1;
+            // Not taken: the branch was the last instruction to run (its slot skipped).
+            self.segment_check(br.addr, br.slot);
             return;
         }
         let fall = br.addr.wrapping_add(8);
@@ -1135,6 +1198,35 @@ impl Gen<'_> {
         self.exit_chain(slot.addr, true, to, self.done());
         self.b.switch_to_block(cont);
         self.restore(here);
+        self.segment_check(slot.addr, true);
+    }
+
+    /// At the start of a later segment of the block (the instruction after the current one, the
+    /// last to run being at `cur`, a delay slot or not): go on when the whole segment fits in the
+    /// budget, else leave with the state written and [`status::BUDGET`] (the interpreter steps
+    /// the rest of the budget from here, as it would have).
+    fn segment_check(&mut self, cur: u32, slot: bool) {
+        let next = self.index as usize + 1;
+        let need = self.need[next];
+        let c = self.cycles_now();
+        let c = self.b.ins().iadd_imm_s(c, need as i64);
+        let t = self.b.ins().load(types::I64, mf(), self.ctxp, CTX_TARGET);
+        let fits = self.b.ins().icmp(IntCC::UnsignedLessThan, c, t);
+        let go = self.b.create_block();
+        let stop = self.b.create_block();
+        self.b.set_cold_block(stop);
+        self.b.ins().brif(fits, go, &[], stop, &[]);
+        self.b.switch_to_block(stop);
+        let saved = self.save();
+        self.flush();
+        self.write_cur(cur, slot);
+        let p = self.c32(self.sites[next].addr);
+        self.write_pc_cycles(p);
+        // The block ran (its pass is counted): no budget stop at an entry.
+        let s = self.b.ins().iconst(types::I32, status::BUDGET as i64);
+        self.ret_counted(s, self.done());
+        self.restore(saved);
+        self.b.switch_to_block(go);
     }
 
     /// Jump back to the block's start (its loop header) when `again` (an i8 condition) holds
@@ -1148,7 +1240,7 @@ impl Gen<'_> {
         self.b.ins().brif(again, fit, &[], out, &[]);
         self.b.switch_to_block(fit);
         let next = self.cycles_now();
-        let c = self.b.ins().iadd_imm_s(next, self.need as i64);
+        let c = self.b.ins().iadd_imm_s(next, self.need[0] as i64);
         let t = self.b.ins().load(types::I64, mf(), self.ctxp, CTX_TARGET);
         let fits = self.b.ins().icmp(IntCC::UnsignedLessThan, c, t);
         self.b.ins().brif(fits, back, &[], out, &[]);

@@ -35,10 +35,12 @@
 //!   ends in the middle of a block, the next run interprets up to the next block start instead
 //!   of compiling a block from there (so the same code is not compiled from every pc a budget
 //!   happens to cut).
-//! - Cycle accounting is the interpreter's (the sum of the table's costs). A block only runs when
-//!   the budget lets every instruction of it start (`cycles` before each is `< target`); otherwise
-//!   the interpreter steps the rest of the budget, so `run` stops exactly where an interpreter
-//!   loop `while cycles < target { step }` stops.
+//! - Cycle accounting is the interpreter's (the sum of the table's costs). A block is cut into
+//!   segments after each conditional branch's delay slot where it goes on; a segment only runs
+//!   when the budget lets every instruction of it start (`cycles` before each is `< target`),
+//!   checked where it begins; otherwise the block leaves there and the interpreter steps the rest
+//!   of the budget, so `run` stops exactly where an interpreter loop `while cycles < target {
+//!   step }` stops.
 //! - Granularity for the machine: `run` returns early, right after the instruction, when an
 //!   instruction accessed anything but plain RAM (a device: before the access the bus is told the
 //!   cycle count, [`JitBus::sync_cycles`]) or executed a COP0 instruction (EI, DI, MTC0, ERET...).

@@ -216,3 +216,28 @@ fn a_loop_inside_a_block_starts_a_block_of_its_own() {
     );
     assert_eq!(s.loop_passes, 999, "{s:?}");
 }
+
+/// A superblock whose later segment does not fit in the budget still runs its first segment
+/// compiled: `addiu $2, $2, 1; bne $2, $2, +8 (never taken); nop`, then 20 × `addiu $4, $4, 1`
+/// and a syscall, with a budget of 10 cycles. The first segment (3 instructions) runs natively,
+/// the check before the second stops the block, and the interpreter steps the other 7
+/// instructions of the budget (before, the whole block had to fit: all 10 were interpreted).
+/// Both engines stop in the same state.
+#[test]
+fn a_superblock_runs_the_segments_that_fit_the_budget() {
+    let mut words = vec![0x2442_0001u32, 0x1442_0002, 0];
+    words.extend([0x2484_0001; 20]);
+    words.push(0x0000_000c);
+    let mut bus = program(&words);
+    let mut cpu = Cpu::new();
+    cpu.jump_to(CODE);
+    let (mut ci, mut bi) = twin(&cpu, &bus);
+    let ri = interp_run(&mut ci, &mut bi, 10);
+    let mut jit = Jit::new().unwrap();
+    jit.set_hot_threshold(0);
+    let rj = jit.run(&mut cpu, &mut bus, 10);
+    assert_eq!(ri, rj);
+    assert_eq!(ci, cpu);
+    let s = jit.stats();
+    assert_eq!((s.instructions, s.interp_steps), (10, 7), "{s:?}");
+}

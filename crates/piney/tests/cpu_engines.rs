@@ -92,8 +92,8 @@ struct Case {
 /// inside compiled blocks (not stepped by the interpreter: code at a budget's end, delay slots
 /// entered from outside a block). Measured with `--jit-threshold 0` on every program here:
 /// 92.9% (vu0, where the VU0 macro arithmetic runs the interpreter's helpers) to 99.9%
-/// natively compiled, and 92.1% (gif_paths and path1_timing, short programs that wait on DMA
-/// and the GIF with device reads, each of which ends a run) to 100% run compiled; 90% leaves
+/// natively compiled, and 93.7% (path1_timing, a short program that waits on DMA and the GIF
+/// with device reads, each of which ends a run) to 100% run compiled; 90% leaves
 /// room for code generation changes without letting a category fall back to the interpreter
 /// unnoticed.
 const NATIVE: f64 = 90.0;
@@ -101,11 +101,12 @@ const COMPILED_RUN: f64 = 90.0;
 
 /// The least share of its guest instructions a program runs in compiled blocks:
 /// [`COMPILED_RUN`], but for dma_runaway, whose endless DMA chain is a machine event every few
-/// instructions (each tag), so that most of its polling loop runs at the end of a budget, where
-/// the recompiler steps the interpreter up to the next block start (measured: 25%).
+/// instructions (each tag), so that much of its polling loop runs at the end of a budget, where
+/// the recompiler steps the interpreter up to the next block start (measured: 70.8% since
+/// superblocks check the budget segment by segment; 25% when a block had to fit whole).
 fn compiled_run_bound(name: &str) -> f64 {
     if name == "dma_runaway" {
-        20.0
+        60.0
     } else {
         COMPILED_RUN
     }

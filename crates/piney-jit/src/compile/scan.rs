@@ -159,7 +159,7 @@ pub(crate) fn inlined_target(insn: &Insn) -> Option<u32> {
 
 /// Whether a branch word may go either way (not J, JAL, JR, JALR, nor BEQ/BEQL of a register
 /// with itself): a block continues past it on the fall-through path.
-fn conditional(word: u32) -> bool {
+pub(crate) fn conditional(word: u32) -> bool {
     match word >> 26 {
         0x00 | 0x02 | 0x03 => false,
         0x04 | 0x14 => rs(word) != rt(word),
