@@ -1008,12 +1008,18 @@ impl Gen<'_> {
 
     // ------------------------------------------------------------ the block
 
+    /// Whether a segment needing `need` cycles fits in the budget from cycle count `cycles` (an
+    /// i8): its last instruction starts before the run's target.
+    fn fits(&mut self, cycles: Value, need: u64) -> Value {
+        let c = self.b.ins().iadd_imm_s(cycles, need as i64);
+        let t = self.b.ins().load(types::I64, mf(), self.ctxp, CTX_TARGET);
+        self.b.ins().icmp(IntCC::UnsignedLessThan, c, t)
+    }
+
     /// The entry: the budget check, the loop's registers, then the header (which counts a run).
     fn prologue(&mut self, insns: &[Insn], loops: bool) {
         let c0 = self.b.use_var(self.base);
-        let t = self.b.ins().load(types::I64, mf(), self.ctxp, CTX_TARGET);
-        let c = self.b.ins().iadd_imm_s(c0, self.need[0] as i64);
-        let fits = self.b.ins().icmp(IntCC::UnsignedLessThan, c, t);
+        let fits = self.fits(c0, self.need[0]);
         let go = self.b.create_block();
         let no = self.b.create_block();
         self.b.set_cold_block(no);
@@ -1207,11 +1213,8 @@ impl Gen<'_> {
     /// the rest of the budget from here, as it would have).
     fn segment_check(&mut self, cur: u32, slot: bool) {
         let next = self.index as usize + 1;
-        let need = self.need[next];
         let c = self.cycles_now();
-        let c = self.b.ins().iadd_imm_s(c, need as i64);
-        let t = self.b.ins().load(types::I64, mf(), self.ctxp, CTX_TARGET);
-        let fits = self.b.ins().icmp(IntCC::UnsignedLessThan, c, t);
+        let fits = self.fits(c, self.need[next]);
         let go = self.b.create_block();
         let stop = self.b.create_block();
         self.b.set_cold_block(stop);
@@ -1240,9 +1243,7 @@ impl Gen<'_> {
         self.b.ins().brif(again, fit, &[], out, &[]);
         self.b.switch_to_block(fit);
         let next = self.cycles_now();
-        let c = self.b.ins().iadd_imm_s(next, self.need[0] as i64);
-        let t = self.b.ins().load(types::I64, mf(), self.ctxp, CTX_TARGET);
-        let fits = self.b.ins().icmp(IntCC::UnsignedLessThan, c, t);
+        let fits = self.fits(next, self.need[0]);
         self.b.ins().brif(fits, back, &[], out, &[]);
         self.b.switch_to_block(back);
         let saved = self.save();

@@ -27,6 +27,24 @@ fn twin(cpu: &Cpu, bus: &FlatBus) -> (Cpu, FlatBus) {
     )
 }
 
+/// Run `words` from [`CODE`] with $3 = `r3` up to cycle `target` on the interpreter and on the
+/// recompiler (each block compiled at its first visit), check that they end alike, and hand
+/// back the recompiler for its statistics.
+fn both_from_code(words: &[u32], r3: u128, target: u64) -> Jit {
+    let mut bus = program(words);
+    let mut cpu = Cpu::new();
+    cpu.jump_to(CODE);
+    cpu.gpr[3] = r3;
+    let (mut ci, mut bi) = twin(&cpu, &bus);
+    let ri = interp_run(&mut ci, &mut bi, target);
+    let mut jit = Jit::new().unwrap();
+    jit.set_hot_threshold(0);
+    let rj = jit.run(&mut cpu, &mut bus, target);
+    assert_eq!(ri, rj);
+    assert_eq!(ci, cpu);
+    jit
+}
+
 /// Run `words` + SYSCALL with $2 = a, $3 = b on both engines and compare everything.
 fn same(words: &[u32], a: u64, b: u64) {
     let words_and_syscall: Vec<u32> = words.iter().copied().chain([0x0000_000c]).collect();
@@ -197,17 +215,11 @@ fn end_instructions(cpu: &Cpu) -> u64 {
 /// that fell into it and again from its head (5 + 4). Both end in the interpreter's state.
 #[test]
 fn a_loop_inside_a_block_starts_a_block_of_its_own() {
-    let mut bus = program(&[0x2442_0001, 0x2463_ffff, 0x1460_fffe, 0, 0x0000_000c]);
-    let mut cpu = Cpu::new();
-    cpu.jump_to(CODE);
-    cpu.gpr[3] = 1000;
-    let (mut ci, mut bi) = twin(&cpu, &bus);
-    let ri = interp_run(&mut ci, &mut bi, 1_000_000);
-    let mut jit = Jit::new().unwrap();
-    jit.set_hot_threshold(0);
-    let rj = jit.run(&mut cpu, &mut bus, 1_000_000);
-    assert_eq!(ri, rj);
-    assert_eq!(ci, cpu);
+    let jit = both_from_code(
+        &[0x2442_0001, 0x2463_ffff, 0x1460_fffe, 0, 0x0000_000c],
+        1000,
+        1_000_000,
+    );
     let s = jit.stats();
     assert_eq!(
         (s.blocks_compiled, s.compiled_instructions),
@@ -228,16 +240,7 @@ fn a_superblock_runs_the_segments_that_fit_the_budget() {
     let mut words = vec![0x2442_0001u32, 0x1442_0002, 0];
     words.extend([0x2484_0001; 20]);
     words.push(0x0000_000c);
-    let mut bus = program(&words);
-    let mut cpu = Cpu::new();
-    cpu.jump_to(CODE);
-    let (mut ci, mut bi) = twin(&cpu, &bus);
-    let ri = interp_run(&mut ci, &mut bi, 10);
-    let mut jit = Jit::new().unwrap();
-    jit.set_hot_threshold(0);
-    let rj = jit.run(&mut cpu, &mut bus, 10);
-    assert_eq!(ri, rj);
-    assert_eq!(ci, cpu);
+    let jit = both_from_code(&words, 0, 10);
     let s = jit.stats();
     assert_eq!((s.instructions, s.interp_steps), (10, 7), "{s:?}");
 }
