@@ -24,10 +24,11 @@
 //!   target (else it returns [`status::BUDGET`] having changed nothing), and goes on into each
 //!   later segment (after a conditional branch's slot) only when all of it may (else it leaves
 //!   there with the state written and [`status::BUDGET`]);
-//! - keeps the GPRs it uses in host registers, written through to the [`Cpu`] at every write
-//!   (so helper calls and exits need no flush; after a helper only what the instruction writes,
-//!   as the opcode table says, is read again); a block whose branch returns to its own start
-//!   loads the registers it reads once and keeps them across iterations;
+//! - keeps the GPRs it uses in host registers, written back to the [`Cpu`] before helper calls,
+//!   at exits and, outside a loop's body, before each guarded instruction (after a helper only
+//!   what the instruction writes, as the opcode table says, is read again); a block whose branch
+//!   returns to its own start loads the registers it reads once and keeps them across
+//!   iterations;
 //! - counts cycles as a constant offset from its start, written to the `Cpu` before helper calls
 //!   and at exits;
 //! - at its end writes the state the interpreter would leave (`pc`, `next_pc`, `cur_pc`,
@@ -291,18 +292,16 @@ impl Compiler {
             .collect();
         // A block with a branch back to its own start (a known target) loops inside: the
         // registers it uses are loaded before the loop header and stay in host registers.
-        let loops = insns
-            .iter()
-            .any(|i| !i.slot && static_target(i) == Some(start));
-        // A loop with one way back and no likely branch (which may skip a slot) completes the
-        // same number of instructions every pass: the instructions of earlier passes are then
-        // a multiple of the passes, with no count of their own carried around the loop.
         let backs: Vec<usize> = insns
             .iter()
             .enumerate()
             .filter(|(_, i)| !i.slot && static_target(i) == Some(start))
             .map(|(n, _)| n)
             .collect();
+        let loops = !backs.is_empty();
+        // A loop with one way back and no likely branch (which may skip a slot) completes the
+        // same number of instructions every pass: the instructions of earlier passes are then
+        // a multiple of the passes, with no count of their own carried around the loop.
         let likely = insns.iter().any(|i| i.info.flags.contains(OpFlags::LIKELY));
         // The last instruction of the loop's body (the slot of its last branch back): past it,
         // code runs once per block run.
@@ -556,8 +555,6 @@ struct Pending {
     index: u32,
     skipped: u32,
     off: u64,
-    /// The instruction is a delay slot (the interpreter is told where its branch goes).
-    slot: bool,
 }
 
 /// See [`Gen::save`].
@@ -907,7 +904,7 @@ impl Gen<'_> {
         self.b.switch_to_block(hot);
         // What the instruction wrote is read from the `Cpu` at its next use, on either path.
         self.forget(reg_writes(insn));
-        self.join(insn, j);
+        self.join(j);
     }
 
     fn new_join(&mut self) -> Join {
@@ -957,7 +954,7 @@ impl Gen<'_> {
     /// a block with no other call needs no callee-saved registers (no saves and restores at
     /// every entry and exit). Its code is emitted after the body ([`Gen::slow_paths`]): fewer
     /// Cranelift blocks and jumps to compile.
-    fn join(&mut self, insn: &Insn, j: Join) {
+    fn join(&mut self, j: Join) {
         if let Some(block) = j.slow {
             self.pending.push(Pending {
                 block,
@@ -965,7 +962,6 @@ impl Gen<'_> {
                 index: self.index,
                 skipped: self.skipped,
                 off: self.off,
-                slot: insn.slot,
             });
         }
     }
@@ -984,7 +980,8 @@ impl Gen<'_> {
             self.flush();
             // The helper adds the counts too (the instruction counts whether it completes or
             // faults): nothing is needed after the call, and the cold path stays short.
-            let npc = if p.slot {
+            // A delay slot: the interpreter is told where its branch goes.
+            let npc = if self.sites[p.index as usize].slot {
                 self.b.use_var(self.npc)
             } else {
                 self.c32(0)

@@ -31,7 +31,7 @@ impl Gen<'_> {
                 let mut j = self.new_join();
                 self.guard(of, &mut j);
                 self.set32(rd(w), v);
-                self.join(insn, j);
+                self.join(j);
             }
             Op::Daddu | Op::Dsubu | Op::And | Op::Or | Op::Xor | Op::Nor => {
                 let a = self.r64(rs(w));
@@ -56,7 +56,7 @@ impl Gen<'_> {
                 let mut j = self.new_join();
                 self.guard(of, &mut j);
                 self.set64(rd(w), v);
-                self.join(insn, j);
+                self.join(j);
             }
             Op::Slt | Op::Sltu => {
                 let a = self.r64(rs(w));
@@ -96,7 +96,7 @@ impl Gen<'_> {
                 let mut j = self.new_join();
                 self.guard(of, &mut j);
                 self.set32(rt(w), v);
-                self.join(insn, j);
+                self.join(j);
             }
             Op::Daddiu => {
                 let a = self.r64(rs(w));
@@ -110,7 +110,7 @@ impl Gen<'_> {
                 let mut j = self.new_join();
                 self.guard(of, &mut j);
                 self.set64(rt(w), v);
-                self.join(insn, j);
+                self.join(j);
             }
             Op::Slti | Op::Sltiu => {
                 let a = self.r64(rs(w));
@@ -375,7 +375,7 @@ impl Gen<'_> {
                         self.set128(r, v, hi);
                     }
                 }
-                self.join(insn, j);
+                self.join(j);
             }
             Op::Sb | Op::Sh | Op::Sw | Op::Sd | Op::Sq => {
                 let size = match m {
@@ -408,7 +408,7 @@ impl Gen<'_> {
                     }
                     vec![]
                 });
-                self.join(insn, j);
+                self.join(j);
             }
             Op::Lwl | Op::Lwr | Op::Ldl | Op::Ldr => {
                 // The aligned word (doubleword) holding the addressed byte, merged into rt.
@@ -480,7 +480,7 @@ impl Gen<'_> {
                         self.set64(r, v);
                     }
                 }
-                self.join(insn, j);
+                self.join(j);
             }
             Op::Swl | Op::Swr | Op::Sdl | Op::Sdr => {
                 // Read-modify-write of the aligned word (doubleword) holding the addressed byte.
@@ -536,7 +536,7 @@ impl Gen<'_> {
                         vec![]
                     },
                 );
-                self.join(insn, j);
+                self.join(j);
             }
             // ---------------------------------------------------- MMI (128-bit)
             Op::Pand | Op::Por | Op::Pxor | Op::Pnor => {
@@ -603,14 +603,14 @@ impl Gen<'_> {
                 self.cop_guard(st::CU1, &mut j);
                 let v = self.ld(i32t, FPR + 4 * fs(w) as i32);
                 self.set32(rt(w), v);
-                self.join(insn, j);
+                self.join(j);
             }
             Op::Mtc1 => {
                 let mut j = self.new_join();
                 self.cop_guard(st::CU1, &mut j);
                 let v = self.r32(rt(w));
                 self.st(v, FPR + 4 * fs(w) as i32);
-                self.join(insn, j);
+                self.join(j);
             }
             Op::MovS | Op::NegS | Op::AbsS => {
                 let mut j = self.new_join();
@@ -630,7 +630,7 @@ impl Gen<'_> {
                     let f = self.b.ins().band_imm_s(f, mask as i32 as i64);
                     self.st(f, FCR31);
                 }
-                self.join(insn, j);
+                self.join(j);
             }
             Op::Lwc1 | Op::Swc1 => {
                 let mut j = self.new_join();
@@ -650,7 +650,7 @@ impl Gen<'_> {
                         })[0];
                     self.st(v, FPR + 4 * ft(w) as i32);
                 }
-                self.join(insn, j);
+                self.join(j);
             }
             // ---------------------------------------------------- COP2 moves and memory
             // The .I forms (bit 0) wait for VU0 (the COP2 interlock): the interpreter's.
@@ -661,7 +661,7 @@ impl Gen<'_> {
                 let lo = self.ld(i64t, VF + 16 * fs(w) as i32);
                 let hi = self.ld(i64t, VF + 16 * fs(w) as i32 + 8);
                 self.set128(rt(w), lo, hi);
-                self.join(insn, j);
+                self.join(j);
             }
             Op::Qmtc2 => {
                 let mut j = self.new_join();
@@ -672,7 +672,7 @@ impl Gen<'_> {
                     self.st(lo, VF + 16 * fs(w) as i32);
                     self.st(hi, VF + 16 * fs(w) as i32 + 8);
                 }
-                self.join(insn, j);
+                self.join(j);
             }
             Op::Lqc2 | Op::Sqc2 => {
                 let mut j = self.new_join();
@@ -701,7 +701,7 @@ impl Gen<'_> {
                         self.st(v[1], VF + 16 * r as i32 + 8);
                     }
                 }
-                self.join(insn, j);
+                self.join(j);
             }
             _ => return false,
         }
