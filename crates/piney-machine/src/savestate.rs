@@ -31,8 +31,9 @@ pub const MAGIC: &[u8; 8] = b"PINEYST\0";
 const MAX_RAW: u64 = 1 << 30;
 
 /// The layout of the payload; a change to any unit's state changes it (with piney's version).
-/// Format 2: the GS's sample planes at a render scale.
-pub const FORMAT: u32 = 2;
+/// Format 2: the GS's sample planes at a render scale. Format 3: MCMAN's state over each
+/// memory card (current directory, open files, a listing under way).
+pub const FORMAT: u32 = 3;
 /// piney's version, as states record it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 

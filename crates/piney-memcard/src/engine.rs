@@ -8,11 +8,11 @@
 //! console corrupts its own filesystem are refused instead). Every operation that changes the
 //! card ends with [`Store::commit`], which puts the change on the host before it returns.
 
-use crate::error::{CardError, McError};
+use crate::error::{CardError, McError, RestoreError};
 use crate::pattern;
 use crate::types::{
-    CARD_TYPE_PS2, CardInfo, DirEntry, FileHandle, MAX_OPEN_FILES, OpenFlags, SetInfoFlags,
-    Timestamp, Whence, mode,
+    CARD_TYPE_PS2, CardInfo, CardSession, DirEntry, FileHandle, MAX_OPEN_FILES, OpenFlags,
+    SavedHandle, SavedListing, SetInfoFlags, Timestamp, Whence, absolute, mode,
 };
 use std::path::Path;
 
@@ -123,6 +123,9 @@ struct Handle<D> {
     /// MCMAN's `unknown2`: written since open or the last flush; the entry's CLOSED bit is
     /// clear until close or flush sets it again.
     dirty: bool,
+    /// The directories from the root (left out) down to the one `loc` is in (for
+    /// `Loc::Own`, to that directory itself): what a save state finds it by again.
+    path: Stack<D>,
 }
 
 #[derive(Debug, Clone)]
@@ -133,6 +136,8 @@ struct CwdElem<D> {
 
 #[derive(Debug, Clone)]
 struct GetDirState<D> {
+    /// The directories from the root (left out) down to `dir`.
+    path: Stack<D>,
     dir: D,
     parent: Option<D>,
     next: u32,
@@ -173,6 +178,30 @@ fn valid_new_name(name: &[u8]) -> bool {
         && name != b".."
         && !name.contains(&b'/')
         && !name.contains(&0)
+}
+
+/// The names and ids of a path of directories from the root (left out) after the entry `old`
+/// of `dir` became `new`.
+fn rename_in_path<S: Store>(
+    store: &S,
+    path: &mut [CwdElem<S::Dir>],
+    dir: &S::Dir,
+    old: &[u8],
+    new: &[u8],
+) {
+    let mut parent = store.root();
+    for c in path.iter_mut() {
+        if c.name == old && &parent == dir {
+            c.name = new.to_vec();
+        }
+        store.rename_fixup(&mut c.dir, dir, old, new);
+        parent = c.dir.clone();
+    }
+}
+
+/// The names of a path of directories.
+fn names<D>(path: &[CwdElem<D>]) -> Vec<Vec<u8>> {
+    path.iter().map(|c| c.name.clone()).collect()
 }
 
 impl<S: Store> Engine<S> {
@@ -467,6 +496,7 @@ impl<S: Store> Engine<S> {
                         wr: false,
                         is_dir: true,
                         dirty: false,
+                        path: r.stack[1..].to_vec(),
                     });
                     return Ok(FileHandle(slot as i32));
                 }
@@ -486,6 +516,7 @@ impl<S: Store> Engine<S> {
                         wr,
                         is_dir: false,
                         dirty: false,
+                        path: r.stack[1..].to_vec(),
                     });
                     return Ok(FileHandle(slot as i32));
                 }
@@ -538,6 +569,7 @@ impl<S: Store> Engine<S> {
             wr,
             is_dir: false,
             dirty: false,
+            path: r.stack[1..].to_vec(),
         });
         Ok(FileHandle(slot as i32))
     }
@@ -882,27 +914,23 @@ impl<S: Store> Engine<S> {
     /// Fixes handles, the current directory and a listing in progress after the entry `old`
     /// of `dir` (at `loc`) became `new`.
     fn after_rename(&mut self, loc: &Loc<S::Dir>, dir: &S::Dir, old: &[u8], new: &[u8]) {
+        let store = &self.store;
         for h in self.handles.iter_mut().flatten() {
             if &h.loc == loc {
                 h.name = new.to_vec();
             }
             match &mut h.loc {
-                Loc::Slot(d, _) | Loc::Own(d) => self.store.rename_fixup(d, dir, old, new),
+                Loc::Slot(d, _) | Loc::Own(d) => store.rename_fixup(d, dir, old, new),
             }
+            rename_in_path(store, &mut h.path, dir, old, new);
         }
-        let mut parent = self.store.root();
-        for c in self.cwd.iter_mut() {
-            if c.name == old && &parent == dir {
-                c.name = new.to_vec();
-            }
-            self.store.rename_fixup(&mut c.dir, dir, old, new);
-            parent = c.dir.clone();
-        }
+        rename_in_path(store, &mut self.cwd, dir, old, new);
         if let Some(g) = &mut self.getdir {
-            self.store.rename_fixup(&mut g.dir, dir, old, new);
+            store.rename_fixup(&mut g.dir, dir, old, new);
             if let Some(p) = &mut g.parent {
-                self.store.rename_fixup(p, dir, old, new);
+                store.rename_fixup(p, dir, old, new);
             }
+            rename_in_path(store, &mut g.path, dir, old, new);
         }
     }
 
@@ -945,10 +973,11 @@ impl<S: Store> Engine<S> {
         self.getdir = None;
         let (dirpart, pat) = pattern::split_dir_pattern(arg);
         let r = self.resolve(dirpart)?;
-        let (_, dir, parent) = self.target_dir(&r)?;
+        let (stack, dir, parent) = self.target_dir(&r)?;
         let len = self.store.own_entry(&dir)?.length;
         let is_root = dir == self.store.root();
         self.getdir = Some(GetDirState {
+            path: stack[1..].to_vec(),
             dir,
             parent,
             next: if is_root { 2 } else { 0 },
@@ -1032,5 +1061,118 @@ impl<S: Store> Engine<S> {
 
     pub fn flush(&mut self) -> Result<(), CardError> {
         self.store.commit()
+    }
+
+    /// See [`crate::Card::session`].
+    pub fn session(&self) -> CardSession {
+        let handles = self
+            .handles
+            .iter()
+            .enumerate()
+            .filter_map(|(i, h)| {
+                let h = h.as_ref()?;
+                Some(SavedHandle {
+                    handle: FileHandle(i as i32),
+                    dir: names(&h.path),
+                    name: matches!(h.loc, Loc::Slot(..)).then(|| h.name.clone()),
+                    is_dir: h.is_dir,
+                    pos: h.pos,
+                    read: h.rd,
+                    write: h.wr,
+                    dirty: h.dirty,
+                })
+            })
+            .collect();
+        CardSession {
+            cwd: names(&self.cwd),
+            handles,
+            listing: self.getdir.as_ref().map(|g| SavedListing {
+                dir: names(&g.path),
+                next: g.next,
+                len: g.len,
+                pattern: g.pattern.clone(),
+            }),
+        }
+    }
+
+    /// See [`crate::Card::restore`]: everything is found first, then set.
+    pub fn restore(&mut self, s: &CardSession) -> Result<(), RestoreError> {
+        let fail = |what, path: Vec<u8>| move |source| RestoreError { what, path, source };
+        let cwd = if s.cwd.is_empty() {
+            Vec::new()
+        } else {
+            let path = absolute(&s.cwd);
+            self.find_dir(&path)
+                .map_err(fail("the current directory", path))?
+                .0
+        };
+        let mut handles: [Option<Handle<S::Dir>>; MAX_OPEN_FILES] = Default::default();
+        for h in &s.handles {
+            let path = h.path();
+            let what = if h.is_dir {
+                "the open directory"
+            } else {
+                "the open file"
+            };
+            let slot = usize::try_from(h.handle.0)
+                .ok()
+                .filter(|&i| i < MAX_OPEN_FILES && handles[i].is_none())
+                .ok_or(McError::UpLimitHandle)
+                .map_err(fail(what, path.clone()))?;
+            handles[slot] = Some(
+                self.find_handle(h, &path)
+                    .map_err(fail(what, path.clone()))?,
+            );
+        }
+        let getdir = match &s.listing {
+            None => None,
+            Some(l) => {
+                let path = absolute(&l.dir);
+                let (path, dir, parent) =
+                    self.find_dir(&path).map_err(fail("the listing of", path))?;
+                Some(GetDirState {
+                    path,
+                    dir,
+                    parent,
+                    next: l.next,
+                    len: l.len,
+                    pattern: l.pattern.clone(),
+                })
+            }
+        };
+        self.cwd = cwd;
+        self.handles = handles;
+        self.getdir = getdir;
+        Ok(())
+    }
+
+    /// The directory an absolute path names: the path to it (root left out), it, its parent.
+    fn find_dir(&mut self, path: &[u8]) -> Result<DirTarget<S::Dir>, McError> {
+        self.ensure_formatted()?;
+        let r = self.resolve(path)?;
+        let (stack, dir, parent) = self.target_dir(&r)?;
+        Ok((stack[1..].to_vec(), dir, parent))
+    }
+
+    /// A saved handle's entry found again at `path`, of the same kind.
+    fn find_handle(&mut self, h: &SavedHandle, path: &[u8]) -> Result<Handle<S::Dir>, McError> {
+        self.ensure_formatted()?;
+        let r = self.resolve(path)?;
+        let Target::Found { loc, entry } = r.target else {
+            return Err(McError::NoEntry);
+        };
+        if entry.is_dir() != h.is_dir || matches!(loc, Loc::Own(_)) != h.name.is_none() {
+            return Err(McError::NoEntry);
+        }
+        Ok(Handle {
+            loc,
+            name: entry.name,
+            pos: h.pos,
+            rd: h.read,
+            wr: h.write,
+            is_dir: h.is_dir,
+            dirty: h.dirty,
+            path: r.stack[1..].to_vec(),
+        })
     }
 }

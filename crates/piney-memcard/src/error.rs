@@ -177,6 +177,20 @@ pub enum McError {
     Card(#[from] CardError),
 }
 
+/// Why a [`crate::CardSession`] cannot be put back on a card: what the session had (the
+/// current directory, an open file or directory, a listing), its path on the card, and why.
+#[derive(Debug, thiserror::Error)]
+#[error("{what} {} cannot be found on the card again: {source}", String::from_utf8_lossy(.path))]
+pub struct RestoreError {
+    /// "the current directory", "the open file", "the open directory" or "the listing of".
+    pub what: &'static str,
+    /// Its absolute path on the card.
+    pub path: Vec<u8>,
+    /// What the card answered (a missing entry, a file where a directory was, a storage
+    /// failure).
+    pub source: McError,
+}
+
 impl McError {
     /// The `sceMcRes*` value the EE receives.
     pub fn code(&self) -> i32 {

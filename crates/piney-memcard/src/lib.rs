@@ -34,11 +34,11 @@ mod pattern;
 mod sidecar;
 mod types;
 
-pub use error::{CardError, McError, res};
+pub use error::{CardError, McError, RestoreError, res};
 pub use image::{IMAGE_8MB, IMAGE_8MB_NO_SPARE, PAGE_DATA, PAGE_SPARE, PAGES_8MB};
 pub use types::{
-    CARD_TYPE_PS2, CardInfo, DirEntry, FileHandle, MAX_OPEN_FILES, OpenFlags, SetInfoFlags,
-    Timestamp, Whence, mode,
+    CARD_TYPE_PS2, CardInfo, CardSession, DirEntry, FileHandle, MAX_OPEN_FILES, OpenFlags,
+    SavedHandle, SavedListing, SetInfoFlags, Timestamp, Whence, mode,
 };
 
 use engine::Engine;
@@ -123,6 +123,11 @@ pub trait Card: Send {
     fn unformat(&mut self) -> Result<(), McError>;
     /// Puts anything pending on the host. Every operation already does; this only reports.
     fn flush(&mut self) -> Result<(), CardError>;
+    /// What a save state keeps of this card's MCMAN state (see [`CardSession`]).
+    fn session(&self) -> CardSession;
+    /// Puts a [`Card::session`] back: the current directory, the handles (each under its
+    /// number) and the listing, found again by their paths. On an error nothing changed.
+    fn restore(&mut self, session: &CardSession) -> Result<(), RestoreError>;
 }
 
 struct Boxed<S: engine::Store> {
@@ -200,6 +205,12 @@ impl<S: engine::Store + Send> Card for Boxed<S> {
     }
     fn flush(&mut self) -> Result<(), CardError> {
         self.engine.flush()
+    }
+    fn session(&self) -> CardSession {
+        self.engine.session()
+    }
+    fn restore(&mut self, session: &CardSession) -> Result<(), RestoreError> {
+        self.engine.restore(session)
     }
 }
 

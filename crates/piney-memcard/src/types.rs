@@ -308,6 +308,94 @@ impl BitOr for SetInfoFlags {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct FileHandle(pub i32);
 
+/// What a save state keeps of one card's MCMAN state: the current directory, the open
+/// handles and an `mcGetDir` listing in progress, each by its path from the root (a card's
+/// directory ids are not stable across hosts; its names are). The card's contents are not in
+/// it: the card is the player's file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct CardSession {
+    /// The current directory: its names from the root (empty for the root).
+    pub cwd: Vec<Vec<u8>>,
+    /// The open handles.
+    pub handles: Vec<SavedHandle>,
+    /// The `mcGetDir` listing `getdir_continue` goes on with.
+    pub listing: Option<SavedListing>,
+}
+
+impl CardSession {
+    /// Whether restoring it does nothing a freshly opened card has not: the root as current
+    /// directory, no handle, no listing.
+    pub fn is_fresh(&self) -> bool {
+        self.cwd.is_empty() && self.handles.is_empty() && self.listing.is_none()
+    }
+}
+
+/// One open handle of a [`CardSession`].
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SavedHandle {
+    /// Its number, which the glue's descriptors name.
+    pub handle: FileHandle,
+    /// The directory the entry is in (for a directory opened as itself, that directory):
+    /// names from the root.
+    pub dir: Vec<Vec<u8>>,
+    /// The entry's name in `dir`; `None` for a directory opened as itself ("/", ".", "..").
+    pub name: Option<Vec<u8>>,
+    /// Whether it is a directory's handle.
+    pub is_dir: bool,
+    /// The file position.
+    pub pos: u32,
+    /// Opened for reading (and the entry readable then).
+    pub read: bool,
+    /// Opened for writing.
+    pub write: bool,
+    /// Written since it was opened or last flushed.
+    pub dirty: bool,
+}
+
+/// An `mcGetDir` listing in progress, of a [`CardSession`].
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SavedListing {
+    /// The directory listed: names from the root.
+    pub dir: Vec<Vec<u8>>,
+    /// The next slot to look at.
+    pub next: u32,
+    /// The directory's slot count when the listing started.
+    pub len: u32,
+    /// The pattern entries are matched with.
+    pub pattern: Vec<u8>,
+}
+
+impl SavedHandle {
+    /// The entry's absolute path on the card, as MCMAN's paths are written ("/DIR/." for a
+    /// directory opened as itself, which names the directory's own entry).
+    pub fn path(&self) -> Vec<u8> {
+        let mut p = absolute(&self.dir);
+        let name: &[u8] = match &self.name {
+            Some(n) => n,
+            None if self.dir.is_empty() => return p,
+            None => b".",
+        };
+        if p.len() > 1 {
+            p.push(b'/');
+        }
+        p.extend_from_slice(name);
+        p
+    }
+}
+
+/// "/" followed by `names` joined by '/'.
+pub(crate) fn absolute(names: &[Vec<u8>]) -> Vec<u8> {
+    let mut p = Vec::new();
+    for n in names {
+        p.push(b'/');
+        p.extend_from_slice(n);
+    }
+    if p.is_empty() {
+        p.push(b'/');
+    }
+    p
+}
+
 /// MCMAN's number of file descriptors (`MAX_FDHANDLES` = 3, ps2sdk
 /// `iop/memorycard/mcman/src/mcman-internal.h`), shared by every card on the console. Each card
 /// here has its own table of this size; the glue enforces the console-wide limit if it serves

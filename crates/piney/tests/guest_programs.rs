@@ -173,6 +173,7 @@ guest_tests!(
     hello,
     intr,
     iop_exec,
+    iop_mcstate,
     iop_rpc,
     iop_standin,
     iop_startup,

@@ -6,6 +6,9 @@
 //! finds: lavapipe in CI), and from a state saved on one engine and renderer to the other. The frame counts are small so the debug build's test stays quick;
 //! README's "Save states" gives the 300/300/300 run by hand.
 //!
+//! Files the IOP keeps open across a save: on `host:` (`open_iop_files_are_saved`) and on a
+//! memory card (`memory_card_in_use`: MCMAN's current directory, handles and listing).
+//!
 //! And the refusals, each one line on stderr and exit status 1: a state of another program,
 //! of another piney version or format, a cut or damaged file, a file that is no state.
 
@@ -230,6 +233,121 @@ fn open_iop_files_are_saved() {
         "{err}"
     );
     assert!(gone.stdout.is_empty(), "the program ran");
+}
+
+/// A copy of a memory card: a folder card's whole tree, or an image file.
+fn copy_card(from: &Path, to: &Path) {
+    if from.is_dir() {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap() {
+            let e = e.unwrap();
+            copy_card(&e.path(), &to.join(e.file_name()));
+        }
+    } else {
+        std::fs::copy(from, to).unwrap();
+    }
+}
+
+/// A save state taken while a memory card is in use (tests/guest/iop_mcstate.elf: a current
+/// directory, a file open and half written, a directory open, a listing half read) and loaded
+/// over the card as it was then: the loaded run's output is the rest of the first run's, and
+/// the card it leaves is the first run's, byte for byte. The card as it was at the save is
+/// what a run stopped at that frame leaves (its state at that frame is the same state). Then
+/// the same card without the open file, and no card at all: refused, naming the file.
+fn memory_card_in_use(card: &str) {
+    let dir = scratch(&format!("memory-card-{card}"));
+    let elf = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/guest/iop_mcstate.elf");
+    let expected = std::fs::read_to_string(elf.with_extension("stdout")).unwrap();
+    let run = |card: &Path, frames: &str, extra: &[&std::ffi::OsStr]| {
+        piney()
+            .arg("run")
+            .arg(&elf)
+            .args(["--headless", "--config", "/dev/null", "--frames", frames])
+            .arg("--memcard1")
+            .arg(card)
+            .arg("--memcard2")
+            .arg(dir.join("port2"))
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    fn at(state: &Path) -> [&std::ffi::OsStr; 3] {
+        ["--save-state-at".as_ref(), "8".as_ref(), state.as_os_str()]
+    }
+    let (whole, then) = (
+        dir.join(format!("whole-{card}")),
+        dir.join(format!("then-{card}")),
+    );
+    let (state, again) = (dir.join("mid.state"), dir.join("again.state"));
+    let first = run(&whole, "300", &at(&state));
+    let out = String::from_utf8_lossy(&first.stdout).into_owned();
+    ok(first);
+    assert_eq!(out, expected);
+    ok(run(&then, "8", &at(&again)));
+    assert_eq!(
+        std::fs::read(&again).unwrap(),
+        std::fs::read(&state).unwrap()
+    );
+    let gone = dir.join(format!("gone-{card}"));
+    copy_card(&then, &gone);
+
+    let load = ["--load-state".as_ref(), state.as_os_str()];
+    let second = run(&then, "300", &load);
+    let rest = String::from_utf8_lossy(&second.stdout).into_owned();
+    ok(second);
+    assert!(rest.starts_with("step "), "{rest}");
+    assert!(
+        rest.len() < expected.len() && expected.ends_with(&rest),
+        "{rest}"
+    );
+    let bytes = |card: &Path, f: &str| {
+        std::fs::read(if card.is_dir() {
+            card.join(f)
+        } else {
+            card.to_path_buf()
+        })
+        .unwrap()
+    };
+    for f in [".piney-mc", "PINEY-STATE/.piney-mc", "PINEY-STATE/log.bin"] {
+        assert_eq!(bytes(&then, f), bytes(&whole, f), "{f}");
+    }
+
+    // The open file gone from the card: refused.
+    if gone.is_dir() {
+        std::fs::remove_file(gone.join("PINEY-STATE/log.bin")).unwrap();
+    } else {
+        let mut c =
+            piney_memcard::open_card(&gone, piney_memcard::Timestamp::RTC_FALLBACK).unwrap();
+        c.delete(b"/PINEY-STATE/log.bin").unwrap();
+    }
+    for (card, what) in [
+        (
+            gone,
+            "the open file /PINEY-STATE/log.bin cannot be found on the card again",
+        ),
+        (
+            dir.join("nothing"),
+            "is not there, and the state has mc0:/PINEY-STATE/log.bin open",
+        ),
+    ] {
+        let o = run(&card, "300", &load);
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(err.contains(what), "{err}");
+        assert!(o.stdout.is_empty(), "the program ran");
+        assert!(!dir.join("nothing").exists(), "a missing card was created");
+    }
+}
+
+#[test]
+fn a_folder_card_in_use_is_saved() {
+    memory_card_in_use("card");
+}
+
+#[test]
+fn a_ps2_image_in_use_is_saved() {
+    memory_card_in_use("card.ps2");
 }
 
 /// One `--load-state` that must fail: exit status 1, one line on stderr naming the file and

@@ -92,8 +92,8 @@ use std::any::Any;
 use std::path::{Path, PathBuf};
 
 use piney_memcard::{
-    CARD_TYPE_PS2, Card, CardError, DirEntry, FileHandle, MAX_OPEN_FILES, McError, OpenFlags,
-    SetInfoFlags, Timestamp, Whence, res,
+    CARD_TYPE_PS2, Card, CardError, CardSession, DirEntry, FileHandle, MAX_OPEN_FILES, McError,
+    OpenFlags, SetInfoFlags, Timestamp, Whence, res,
 };
 
 use super::fileio::{put_word, word};
@@ -1139,25 +1139,80 @@ impl McServ {
     }
 }
 
+/// What a loaded state does with a port's card: keep the running machine's (its MCMAN state
+/// back to a fresh card's), or take one opened again with the state's session on it.
+type LoadedCards = [Option<Box<dyn Card>>; PORTS];
+
+impl McServ {
+    /// The card in `port` opened again from the running machine's card file, with MCMAN's
+    /// state from a save state put back on it (its current directory, open files and
+    /// listing, by their paths on the card): the card is the player's file, not the state's,
+    /// so a file the state has open must still be on it.
+    fn reopen_with(&self, port: usize, session: &CardSession) -> Result<Box<dyn Card>, String> {
+        let n = port + 1;
+        let what = || {
+            let h = session.handles.first();
+            h.map_or("a current directory or listing".into(), |h| {
+                format!("mc{port}:{}", String::from_utf8_lossy(&h.path()))
+            })
+        };
+        let path = match (&self.cards[port], &self.lazy[port]) {
+            (Some(c), _) => c.path().to_path_buf(),
+            (None, Some(p)) => p.clone(),
+            (None, None) => {
+                return Err(format!(
+                    "the state uses memory card {n} ({} open), and this run has no card in port {port}",
+                    what()
+                ));
+            }
+        };
+        if !path.exists() {
+            return Err(format!(
+                "memory card {n} ({}) is not there, and the state has {} open on it",
+                path.display(),
+                what()
+            ));
+        }
+        let mut card = open_memcard(n, &path, self.last_now)?;
+        card.restore(session)
+            .map_err(|e| format!("memory card {n} ({}): {e}", path.display()))?;
+        Ok(card)
+    }
+}
+
 impl NativeServer for McServ {
     /// The cards themselves are the player's files, not the state: a loaded state keeps the
-    /// running machine's cards (opened, or to open at the next call). A card file open in
-    /// MCMAN would need the card's own handle back, so a save is refused while one is.
+    /// running machine's cards. MCMAN's state over each card (current directory, open files,
+    /// a listing) is saved by path ([`CardSession`]) and put back on the loading run's card.
     fn save_state(&self) -> Result<Vec<u8>, String> {
-        if self.fds.iter().any(|f| f.is_some()) {
-            return Err(
-                "a memory card file is open: save when the game is not using the card".into(),
-            );
-        }
-        crate::state::encode(self)
+        let sessions: [Option<CardSession>; PORTS] =
+            std::array::from_fn(|p| self.cards[p].as_ref().map(|c| c.session()));
+        crate::state::encode(&(self, sessions))
     }
     fn decode_state(&self, bytes: &[u8]) -> Result<Box<dyn Any>, String> {
-        Ok(Box::new(crate::state::decode::<Self>(bytes)?))
+        let (mut s, sessions): (Self, [Option<CardSession>; PORTS]) = crate::state::decode(bytes)?;
+        let mut loaded: LoadedCards = [None, None];
+        for (p, session) in sessions.iter().enumerate() {
+            if let Some(session) = session.as_ref().filter(|s| !s.is_fresh()) {
+                loaded[p] = Some(self.reopen_with(p, session)?);
+            }
+        }
+        s.cards = loaded;
+        Ok(Box::new(s))
     }
     fn apply_state(&mut self, state: Box<dyn Any>) {
         if let Ok(mut s) = state.downcast::<Self>() {
-            s.cards = std::mem::take(&mut self.cards);
-            s.lazy = std::mem::take(&mut self.lazy);
+            for p in 0..PORTS {
+                if s.cards[p].is_some() {
+                    continue;
+                }
+                s.cards[p] = self.cards[p].take();
+                s.lazy[p] = self.lazy[p].take();
+                if let Some(c) = &mut s.cards[p] {
+                    // A fresh session has nothing to find: it cannot fail.
+                    let _ = c.restore(&CardSession::default());
+                }
+            }
             *self = *s;
         }
     }
