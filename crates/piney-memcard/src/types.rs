@@ -328,6 +328,11 @@ impl CardSession {
     pub fn is_fresh(&self) -> bool {
         self.cwd.is_empty() && self.handles.is_empty() && self.listing.is_none()
     }
+
+    /// The current directory's absolute path on the card ("/" for the root).
+    pub fn cwd_path(&self) -> Vec<u8> {
+        absolute(&self.cwd)
+    }
 }
 
 /// One open handle of a [`CardSession`].
@@ -363,6 +368,13 @@ pub struct SavedListing {
     pub len: u32,
     /// The pattern entries are matched with.
     pub pattern: Vec<u8>,
+}
+
+impl SavedListing {
+    /// The listed directory's absolute path on the card.
+    pub fn dir_path(&self) -> Vec<u8> {
+        absolute(&self.dir)
+    }
 }
 
 impl SavedHandle {

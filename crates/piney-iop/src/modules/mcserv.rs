@@ -1150,11 +1150,18 @@ impl McServ {
     /// so a file the state has open must still be on it.
     fn reopen_with(&self, port: usize, session: &CardSession) -> Result<Box<dyn Card>, String> {
         let n = port + 1;
+        // What the state has open on the card, for the messages: a file or directory, else
+        // the current directory, else the directory being listed.
         let what = || {
-            let h = session.handles.first();
-            h.map_or("a current directory or listing".into(), |h| {
-                format!("mc{port}:{}", String::from_utf8_lossy(&h.path()))
-            })
+            let on_card = |p: &[u8]| format!("mc{port}:{}", String::from_utf8_lossy(p));
+            if let Some(h) = session.handles.first() {
+                on_card(&h.path())
+            } else if !session.cwd.is_empty() {
+                format!("{} as current directory", on_card(&session.cwd_path()))
+            } else {
+                let dir = session.listing.as_ref().map(|l| l.dir_path());
+                format!("a listing of {}", on_card(&dir.unwrap_or_default()))
+            }
         };
         let path = match (&self.cards[port], &self.lazy[port]) {
             (Some(c), _) => c.path().to_path_buf(),
