@@ -1046,9 +1046,12 @@ impl Gen<'_> {
         self.b.ins().return_(&[s]);
         self.b.switch_to_block(go);
         if loops {
-            // Every register the loop touches lives in a variable across iterations; those it
-            // writes are written back at its exits.
-            let mut l = insns
+            // Every register the loop's body touches lives in a variable across iterations;
+            // those it writes are written back at its exits. (What the block does after the
+            // loop, once, loads its own: a function's epilogue after its last loop, say, would
+            // otherwise keep a dozen registers live around the loop, in stack slots.)
+            let body = &insns[..=(self.loop_end as usize).min(insns.len() - 1)];
+            let mut l = body
                 .iter()
                 .fold(0, |m, i| m | reg_reads(i) | reg_writes(i));
             while l != 0 {
