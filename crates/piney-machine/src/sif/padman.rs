@@ -40,7 +40,7 @@
 //! It serves once a program loads `rom0:PADMAN` or `rom0:XPADMAN` (ps2sdk's SifLoadModule, as
 //! every game does).
 //!
-//! The pad: a DualShock 2 without its pressure-sensitive mode. After PORT_OPEN a pad is found
+//! The pad: a DualShock 2. After PORT_OPEN a pad is found
 //! ([`FIND_FRAMES`] frames in FindCTP1, digital data), queried ([`QUERY_FRAMES`] frames in
 //! ExecCmd: one pad command per frame) and then Stable in digital mode. SET_MAIN_MODE and
 //! SET_ACT_ALIGN make the request state Busy and take [`COMMAND_FRAMES`] frames (enter config
@@ -51,10 +51,22 @@
 //! when it is 1) while the pad is Stable; a change goes to the host at the next frame
 //! ([`PadInput::rumble`]), and the motors stop when the port closes or the pad goes away.
 //!
-//! Not implemented (an error naming the command stops the run): the pressure-sensitive mode
-//! (GET_BUTTON_MASK, SET_BUTTON_INFO, SET_VREF_PARAM), the old protocol's INFO_COMB, and any call
-//! to the extended services. An unknown new-protocol command is answered as XPADMAN does: the
-//! block comes back unchanged (and one line says so).
+//! The pressure-sensitive mode (ps2sdk's padman `padMiscFuncs.c`/`padPortOpen.c`, libpad's
+//! padInfoPressMode/padEnterPressMode; the DualShock 2's poll-format command 0x4F):
+//! GET_BUTTON_MASK answers the pad's button mask, 0x3FFFF (18 response bytes: two of buttons,
+//! four of sticks, twelve of pressures), once the pad is Stable, else 0 (result word 3).
+//! SET_BUTTON_INFO (result word 4) sends `info << 6 | 0x3F` as the response mask: the request is
+//! Busy for [`BUTTON_INFO_FRAMES`] frames (config mode, the mask, twelve reference voltages,
+//! exit), then in analog mode the pad answers the bytes the mask selects, in order (right, left,
+//! up, down, triangle, circle, cross, square, L1, R1, L2, R2 after the sticks), its id 0x70 +
+//! the halfwords (0x79 with all twelve); the new layout's +0x6c byte becomes 1. SET_VREF_PARAM
+//! (result word 7) is Busy for [`VREF_FRAMES`] frames and changes no data. The host's buttons
+//! have no pressure: a held button reads 0xFF, a released one 0. A mode change keeps the mask;
+//! an unplugged pad forgets it.
+//!
+//! Not implemented (an error naming the command stops the run): the old protocol's INFO_COMB,
+//! and any call to the extended services. An unknown new-protocol command is answered as
+//! XPADMAN does: the block comes back unchanged (and one line says so).
 
 use std::any::Any;
 
@@ -95,11 +107,11 @@ pub mod xcmd {
     pub const SET_ACT_DIRECT: u32 = 0x07;
     /// Which motor each value drives.
     pub const SET_ACT_ALIGN: u32 = 0x08;
-    /// Pressure mode: the button mask (not implemented).
+    /// Pressure mode: the button mask.
     pub const GET_BUTTON_MASK: u32 = 0x09;
-    /// Pressure mode: button info (not implemented).
+    /// Pressure mode: which buttons report their pressure.
     pub const SET_BUTTON_INFO: u32 = 0x0a;
-    /// Pressure mode: reference voltages (not implemented).
+    /// Pressure mode: reference voltages.
     pub const SET_VREF_PARAM: u32 = 0x0b;
     /// How many ports.
     pub const GET_PORT_MAX: u32 = 0x0c;
@@ -125,6 +137,10 @@ pub mod task {
     pub const SET_MAIN_MODE: u8 = 4;
     /// Setting the actuator alignment.
     pub const SET_ACT_ALIGN: u8 = 5;
+    /// Setting the response mask (pressures).
+    pub const SET_BUTTON_INFO: u8 = 6;
+    /// Setting the pressures' reference voltages.
+    pub const SET_VREF_PARAM: u8 = 7;
 }
 
 /// The commands (word 0 of the argument block).
@@ -143,11 +159,11 @@ pub mod cmd {
     pub const SET_ACT_DIRECT: u32 = 0x8000_0106;
     /// Which motor each SET_ACT_DIRECT byte drives: port, slot, six bytes at +12.
     pub const SET_ACT_ALIGN: u32 = 0x8000_0107;
-    /// Pressure mode: the button mask (not implemented).
+    /// Pressure mode: the button mask: port, slot.
     pub const GET_BUTTON_MASK: u32 = 0x8000_0108;
-    /// Pressure mode: set the button info (not implemented).
+    /// Pressure mode: set the button info: port, slot, the buttons (bit per pressure byte).
     pub const SET_BUTTON_INFO: u32 = 0x8000_0109;
-    /// Pressure mode: reference voltages (not implemented).
+    /// Pressure mode: reference voltages: port, slot, twelve bytes.
     pub const SET_VREF_PARAM: u32 = 0x8000_010a;
     /// How many ports.
     pub const GET_PORT_MAX: u32 = 0x8000_010b;
@@ -195,6 +211,15 @@ pub const QUERY_FRAMES: u32 = 10;
 /// Frames SET_MAIN_MODE and SET_ACT_ALIGN take (enter config mode, the command, exit); the last
 /// one shows the result.
 pub const COMMAND_FRAMES: u32 = 3;
+/// Frames SET_BUTTON_INFO takes: enter config mode, the response mask, the twelve pressures'
+/// reference voltages, exit.
+pub const BUTTON_INFO_FRAMES: u32 = 15;
+/// Frames SET_VREF_PARAM takes: enter config mode, twelve reference voltages, exit.
+pub const VREF_FRAMES: u32 = 14;
+/// The button mask a DualShock 2 answers (its query 0x41): 18 response bytes.
+pub const BUTTON_MASK_DUALSHOCK2: u32 = 0x3_ffff;
+/// The response mask of analog mode without pressures: the buttons and the sticks.
+const RESPONSE_ANALOG: u32 = 0x3f;
 /// One frame of the pad data area.
 pub const FRAME_SIZE: usize = 0x80;
 /// The pad data area: two frames.
@@ -271,8 +296,26 @@ impl PadInput for ScriptPads {
 /// A change a command makes when its last frame comes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 enum Change {
-    Mode { offs: u8, lock: bool },
+    Mode {
+        offs: u8,
+        lock: bool,
+    },
     Align([u8; 6]),
+    /// The response mask (bit per byte after the id).
+    ButtonInfo(u32),
+    Vref,
+}
+
+impl Change {
+    /// Frames the command takes, and the task byte while it runs.
+    fn frames_and_task(self) -> (u32, u8) {
+        match self {
+            Change::Mode { .. } => (COMMAND_FRAMES, task::SET_MAIN_MODE),
+            Change::Align(_) => (COMMAND_FRAMES, task::SET_ACT_ALIGN),
+            Change::ButtonInfo(_) => (BUTTON_INFO_FRAMES, task::SET_BUTTON_INFO),
+            Change::Vref => (VREF_FRAMES, task::SET_VREF_PARAM),
+        }
+    }
 }
 
 /// Where an open port's pad is in its life.
@@ -353,6 +396,11 @@ struct PortState {
     direct: [u8; 6],
     /// What the host was last told the motors do.
     motors: (bool, u8),
+    /// The response mask in analog mode (bit per byte after the id: buttons, sticks,
+    /// pressures).
+    response: u32,
+    /// The new layout's +0x6c byte: a SET_BUTTON_INFO completed.
+    button_info_set: u8,
 }
 
 impl PortState {
@@ -369,6 +417,8 @@ impl PortState {
             align: [0xff; 6],
             direct: [0; 6],
             motors: (false, 0),
+            response: RESPONSE_ANALOG,
+            button_info_set: 0,
         }
     }
 
@@ -406,6 +456,8 @@ impl PortState {
                     self.locked = false;
                     self.lock_arg = 0;
                     self.align = [0xff; 6];
+                    self.response = RESPONSE_ANALOG;
+                    self.button_info_set = 0;
                 }
                 (state::DISCONN, None, task::UPDATE_PAD, 0)
             }
@@ -420,7 +472,12 @@ impl PortState {
                         } else {
                             Phase::Querying(QUERY_FRAMES)
                         };
-                        (state::FIND_CTP1, Some(pad_data(&r, 0)), task::UPDATE_PAD, 0)
+                        (
+                            state::FIND_CTP1,
+                            Some(pad_data(&r, 0, RESPONSE_ANALOG)),
+                            task::UPDATE_PAD,
+                            0,
+                        )
                     }
                     Phase::Querying(n) => {
                         self.phase = if n > 1 {
@@ -432,10 +489,7 @@ impl PortState {
                     }
                     Phase::Command(n, change) if n > 1 => {
                         self.phase = Phase::Command(n - 1, change);
-                        let t = match change {
-                            Change::Mode { .. } => task::SET_MAIN_MODE,
-                            Change::Align(_) => task::SET_ACT_ALIGN,
-                        };
+                        let (_, t) = change.frames_and_task();
                         (state::EXEC_CMD, None, t, MODE_CONFIG_READY)
                     }
                     Phase::Command(_, change) => {
@@ -445,19 +499,24 @@ impl PortState {
                                 self.locked = lock;
                             }
                             Change::Align(a) => self.align = a,
+                            Change::ButtonInfo(mask) => {
+                                self.response = mask;
+                                self.button_info_set = 1;
+                            }
+                            Change::Vref => {}
                         }
                         self.req = req::COMPLETE;
                         self.phase = Phase::Stable;
                         (
                             state::STABLE,
-                            Some(pad_data(&r, self.mode)),
+                            Some(pad_data(&r, self.mode, self.response)),
                             task::UPDATE_PAD,
                             MODE_CONFIG_READY,
                         )
                     }
                     Phase::Stable | Phase::Absent => (
                         state::STABLE,
-                        Some(pad_data(&r, self.mode)),
+                        Some(pad_data(&r, self.mode, self.response)),
                         task::UPDATE_PAD,
                         MODE_CONFIG_READY,
                     ),
@@ -535,6 +594,7 @@ impl PortState {
                 b[0x58..0x5c].copy_from_slice(&f.counter.to_le_bytes());
                 b[0x64] = f.config;
                 b[0x65] = f.id;
+                b[0x6c] = self.button_info_set;
                 b[0x6d] = self.mode;
                 b[0x6e] = self.lock_arg;
                 b[0x70] = f.state;
@@ -546,20 +606,62 @@ impl PortState {
     }
 }
 
-/// The 32 data bytes of `r` in mode `mode` (0 digital, 1 analog) and how many are valid.
-fn pad_data(r: &PadReport, mode: u8) -> ([u8; 32], u32) {
+/// Where each pressure byte's button is in the report (byte, bit): right, left, up, down,
+/// triangle, circle, cross, square, L1, R1, L2, R2 (the order the DualShock 2 sends them).
+const PRESSURE_BUTTONS: [(usize, u8); 12] = [
+    (0, 5),
+    (0, 7),
+    (0, 4),
+    (0, 6),
+    (1, 4),
+    (1, 5),
+    (1, 6),
+    (1, 7),
+    (1, 2),
+    (1, 3),
+    (1, 0),
+    (1, 1),
+];
+
+/// The 32 data bytes of `r` in mode `mode` (0 digital, 1 analog) with the analog `response`
+/// mask, and how many are valid: byte 1 the id (0x41 digital; in analog mode 0x70 + the
+/// halfwords that follow), then the bytes the mask selects.
+fn pad_data(r: &PadReport, mode: u8, response: u32) -> ([u8; 32], u32) {
     let mut d = [0u8; 32];
-    d[2] = r.buttons[0];
-    d[3] = r.buttons[1];
-    if mode == 1 {
-        d[1] = ID_ANALOG;
-        // Sticks: RX RY LX LY, centred when the report has none.
-        d[4..8].copy_from_slice(&r.sticks.unwrap_or([0x80; 4]));
-        (d, 8)
-    } else {
+    if mode != 1 {
         d[1] = ID_DIGITAL;
-        (d, 4)
+        d[2] = r.buttons[0];
+        d[3] = r.buttons[1];
+        return (d, 4);
     }
+    let mut all = [0u8; 18];
+    all[0] = r.buttons[0];
+    all[1] = r.buttons[1];
+    // Sticks: RX RY LX LY, centred when the report has none.
+    all[2..6].copy_from_slice(&r.sticks.unwrap_or([0x80; 4]));
+    for (k, (byte, bit)) in PRESSURE_BUTTONS.iter().enumerate() {
+        // Active low: a held button is at full pressure.
+        all[6 + k] = if r.buttons[*byte] & (1 << bit) == 0 {
+            0xff
+        } else {
+            0
+        };
+    }
+    let mut n = 0;
+    for (k, v) in all.iter().enumerate() {
+        if response & (1 << k) != 0 {
+            d[2 + n] = *v;
+            n += 1;
+        }
+    }
+    d[1] = analog_id(response);
+    (d, 2 + 2 * (d[1] as u32 & 0xf))
+}
+
+/// The analog mode's id byte with the `response` mask: 0x70 + the halfwords after the id (0x73
+/// for buttons and sticks, 0x79 with all twelve pressures).
+fn analog_id(response: u32) -> u8 {
+    0x70 | (response & BUTTON_MASK_DUALSHOCK2).count_ones().div_ceil(2) as u8
 }
 
 fn default_input() -> Box<dyn PadInput> {
@@ -613,8 +715,14 @@ impl Padman {
     /// whose pad is configured.
     pub fn mode(&self, port: u8, slot: u8) -> Option<(u8, bool)> {
         let p = self.port(port as u32, slot as u32)?;
-        p.configured()
-            .then_some((if p.mode == 1 { ID_ANALOG } else { ID_DIGITAL }, p.locked))
+        p.configured().then_some((
+            if p.mode == 1 {
+                analog_id(p.response)
+            } else {
+                ID_DIGITAL
+            },
+            p.locked,
+        ))
     }
 
     fn port(&self, port: u32, slot: u32) -> Option<&PortState> {
@@ -754,7 +862,7 @@ impl Padman {
     fn command(&mut self, port: u32, slot: u32, change: Change) -> u32 {
         match self.port_mut(port, slot) {
             Some(p) if p.phase == Phase::Stable => {
-                p.phase = Phase::Command(COMMAND_FRAMES, change);
+                p.phase = Phase::Command(change.frames_and_task().0, change);
                 p.req = req::BUSY;
                 1
             }
@@ -935,11 +1043,18 @@ impl Padman {
                 }
                 None => (5, 0),
             },
-            xcmd::GET_BUTTON_MASK | xcmd::SET_BUTTON_INFO | xcmd::SET_VREF_PARAM => {
-                return Err(format!(
-                    "command {raw:#010x} (the pressure-sensitive mode) is not implemented"
-                ));
+            xcmd::GET_BUTTON_MASK => {
+                // padman answers once the pad is queried and no command runs.
+                let stable = self
+                    .port(port, slot)
+                    .is_some_and(|p| p.phase == Phase::Stable);
+                (3, if stable { BUTTON_MASK_DUALSHOCK2 } else { 0 })
             }
+            xcmd::SET_BUTTON_INFO => {
+                let mask = ((w(3) << 6) | RESPONSE_ANALOG) & BUTTON_MASK_DUALSHOCK2;
+                (4, self.command(port, slot, Change::ButtonInfo(mask)))
+            }
+            xcmd::SET_VREF_PARAM => (7, self.command(port, slot, Change::Vref)),
             _ => {
                 // Both padmans print "invalid function code" and answer the block unchanged.
                 if self.unknown_logged.insert(raw) {
@@ -1173,5 +1288,76 @@ mod tests {
             ]
         );
         assert_eq!(pm.mode(0, 0), Some((ID_ANALOG, true)));
+    }
+
+    /// An old-protocol call of command `c` for port 0 slot 0 with `arg` in word 3: the reply.
+    fn call(pm: &mut Padman, c: u32, arg: u32) -> Vec<u8> {
+        let mut a = vec![0u8; 128];
+        put_word(&mut a, 0, c);
+        put_word(&mut a, 12, arg);
+        pm.answer(1, &a).unwrap()
+    }
+
+    #[test]
+    fn the_pressure_mode_reports_every_button_pressure() {
+        let mut pm = Padman::new();
+        // Not open: no mask, nothing starts.
+        assert_eq!(word(&call(&mut pm, cmd::GET_BUTTON_MASK, 0), 12), 0);
+        pm.ports[0][0] = Some(stable_port());
+        // libpad's padInfoPressMode compares the mask with 0x3ffff.
+        assert_eq!(word(&call(&mut pm, cmd::GET_BUTTON_MASK, 0), 12), 0x3ffff);
+        // padEnterPressMode: SET_BUTTON_INFO 0xfff, result in word 4; Busy for 15 frames.
+        assert_eq!(word(&call(&mut pm, cmd::SET_BUTTON_INFO, 0xfff), 16), 1);
+        assert_eq!(
+            word(&call(&mut pm, cmd::SET_BUTTON_INFO, 0xfff), 16),
+            0,
+            "busy"
+        );
+        assert_eq!(word(&call(&mut pm, cmd::GET_BUTTON_MASK, 0), 12), 0, "busy");
+        let p = pm.ports[0][0].as_mut().unwrap();
+        p.mode = 1;
+        // Held: cross (second byte bit 6) and up (first byte bit 4); active low.
+        let held = PadReport {
+            buttons: [!0x10, !0x40],
+            sticks: Some([1, 2, 3, 4]),
+        };
+        for n in 0..BUTTON_INFO_FRAMES - 1 {
+            let f = step_bytes(p, Some(held));
+            assert_eq!((f[4], f[5]), (state::EXEC_CMD, req::BUSY), "frame {n}");
+        }
+        let f = step_bytes(p, Some(held));
+        assert_eq!((f[4], f[5], f[9]), (state::STABLE, req::COMPLETE, 0x79));
+        // 20 bytes: id header, buttons, sticks, then right, left, up, down, triangle, circle,
+        // cross, square, L1, R1, L2, R2.
+        assert_eq!(u32::from_le_bytes(f[0x28..0x2c].try_into().unwrap()), 20);
+        let mut want = vec![!0x10u8, !0x40, 1, 2, 3, 4];
+        want.extend([0, 0, 0xff, 0, 0, 0, 0xff, 0, 0, 0, 0, 0]);
+        assert_eq!(&f[10..28], &want[..]);
+        assert_eq!(pm.mode(0, 0), Some((0x79, false)));
+        // padExitPressMode: analog again (0x73, 8 bytes).
+        assert_eq!(word(&call(&mut pm, cmd::SET_BUTTON_INFO, 0), 16), 1);
+        let p = pm.ports[0][0].as_mut().unwrap();
+        for _ in 0..BUTTON_INFO_FRAMES {
+            step_bytes(p, Some(held));
+        }
+        let f = step_bytes(p, Some(held));
+        assert_eq!((f[9], f[0x28]), (ID_ANALOG, 8));
+        // Only L2 and R2 (bits 10 and 11): the pad sends the bytes selected, 0x70 + 4 halfwords.
+        assert_eq!(word(&call(&mut pm, cmd::SET_BUTTON_INFO, 0xc00), 16), 1);
+        let p = pm.ports[0][0].as_mut().unwrap();
+        for _ in 0..BUTTON_INFO_FRAMES {
+            step_bytes(p, Some(held));
+        }
+        let f = step_bytes(p, Some(held));
+        assert_eq!((f[9], f[0x28]), (0x74, 10));
+        assert_eq!(&f[10..18], &[!0x10u8, !0x40, 1, 2, 3, 4, 0, 0]);
+        // SET_VREF_PARAM: result in word 7, Busy for 14 frames, the data unchanged.
+        assert_eq!(word(&call(&mut pm, cmd::SET_VREF_PARAM, 0), 28), 1);
+        let p = pm.ports[0][0].as_mut().unwrap();
+        for _ in 0..VREF_FRAMES - 1 {
+            assert_eq!(step_bytes(p, Some(held))[5], req::BUSY);
+        }
+        let f = step_bytes(p, Some(held));
+        assert_eq!((f[5], f[9]), (req::COMPLETE, 0x74));
     }
 }
