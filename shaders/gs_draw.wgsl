@@ -389,6 +389,7 @@ const F_COLCLAMP: u32 = 32u;
 const F_DITHER: u32 = 64u;
 const F_ZMSK: u32 = 128u;
 const F_LOD_FROM_Q: u32 = 256u;
+const F_COVERAGE_ALPHA: u32 = 512u;
 
 fn pick(sel: u32, c: i32, d: i32) -> i32 {
     switch sel {
@@ -423,6 +424,10 @@ fn shade(so: u32, x: i32, y: i32, fr: Frag, base: u32, tex: u32) {
         let fc = P(so + 12u);
         let fcol = vec3<i32>(i32(fc & 0xffu), i32((fc >> 8u) & 0xffu), i32((fc >> 16u) & 0xffu));
         c = vec4<i32>((fr.f * c.xyz + (255 - fr.f) * fcol) >> vec3<u32>(8u), c.w);
+    }
+    // AA1 without ABE: the alpha is the coverage, 1.0 inside (piney-gs raster.rs).
+    if ((flags & F_COVERAGE_ALPHA) != 0u) {
+        c.w = 0x80;
     }
     var fb_write = true;
     var z_write = (flags & F_ZMSK) == 0u;

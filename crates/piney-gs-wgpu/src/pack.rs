@@ -46,6 +46,8 @@ pub const F_DITHER: u32 = 64;
 pub const F_ZMSK: u32 = 128;
 /// The LOD comes from each pixel's Q.
 pub const F_LOD_FROM_Q: u32 = 256;
+/// AA1 without ABE: the source alpha is 0x80 (`PixelState::coverage_alpha`).
+pub const F_COVERAGE_ALPHA: u32 = 512;
 
 /// Triangle attributes.
 const A_COL: u32 = 1;
@@ -191,6 +193,7 @@ pub fn state_words(s: &PixelState) -> [u32; 35] {
     flags |= set(s.colclamp, F_COLCLAMP);
     flags |= set(s.dither.is_some(), F_DITHER);
     flags |= set(s.zmsk, F_ZMSK);
+    flags |= set(s.coverage_alpha, F_COVERAGE_ALPHA);
     flags |= set(
         s.tex.as_ref().is_some_and(raster::TexState::lod_from_q),
         F_LOD_FROM_Q,

@@ -21,11 +21,17 @@
 //! - Flat shading takes the colour of the last (kicking) vertex; sprites take colour and Z of
 //!   their second vertex. Sprites' U depends on the column and V on the row only.
 //!
+//! - AA1 (antialiasing, lines and triangles): the GS blends an edge pixel by its coverage; an
+//!   interior pixel's coverage is 1.0. With ABE off every pixel's alpha becomes 0x80 after the
+//!   texture function (it is what the alpha test sees and FBA and the write take) and nothing is
+//!   blended; with ABE on the alpha is kept (PCSX2's software renderer: `aa1` with a coverage
+//!   of 0x80 inside). Points and sprites ignore AA1.
+//!
 //! Not exact yet: the console's own interpolation rounding is undocumented; lines use a DDA along
-//! the major axis with the minor coordinate rounded to nearest; AA1 is alpha blending without
-//! coverage.
+//! the major axis with the minor coordinate rounded to nearest; AA1's edge coverage is not
+//! computed (edge pixels are drawn as interior ones).
 
-use crate::draw::{DrawCommand, Vertex};
+use crate::draw::{DrawCommand, PrimKind, Vertex};
 use crate::psm::Psm;
 use crate::regs::*;
 use crate::texel::{clut_psm, texture_psm as tex_psm};
@@ -89,8 +95,10 @@ pub struct PixelState {
     pub test: Test,
     /// ALPHA.
     pub alpha: Alpha,
-    /// ABE or AA1.
+    /// ABE.
     pub blend: bool,
+    /// AA1 without ABE on a line or triangle: the source alpha is the coverage, 0x80 inside.
+    pub coverage_alpha: bool,
     /// PABE.
     pub pabe: bool,
     /// FBA.
@@ -195,7 +203,10 @@ impl PixelState {
             zmsk: c.zbuf.zmsk() != 0,
             test: c.test,
             alpha: c.alpha,
-            blend: cmd.prim.abe() != 0 || cmd.prim.aa1() != 0,
+            blend: cmd.prim.abe() != 0,
+            coverage_alpha: cmd.prim.aa1() != 0
+                && cmd.prim.abe() == 0
+                && matches!(cmd.kind, PrimKind::Line | PrimKind::Triangle),
             pabe: cmd.env.pabe != 0,
             fba: c.fba != 0,
             colclamp: cmd.env.colclamp != 0,

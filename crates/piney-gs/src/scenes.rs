@@ -244,6 +244,7 @@ pub fn scene_with(seed: u64, draws: usize, feedback: bool, reuse: bool) -> Vec<C
             | rng.below(4).min(1) << 4
             | rng.below(2) << 5
             | rng.below(2) << 6
+            | (rng.chance(4) as u64) << 7
             | rng.below(2) << 8;
         g.write_reg(reg::PRIM, prim).unwrap();
         let vertices = match kind {

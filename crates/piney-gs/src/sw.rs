@@ -389,6 +389,10 @@ impl SoftwareRenderer {
                 c[i] = (fr.f * c[i] + (255 - fr.f) * fcol[i]) >> 8;
             }
         }
+        // AA1 without ABE: the alpha is the coverage, 1.0 inside (see crate::raster).
+        if s.coverage_alpha {
+            c[3] = 0x80;
+        }
         // Alpha test.
         let (mut fb_write, mut z_write, mut rgb_only) = (true, !s.zmsk, false);
         let t = s.test;
@@ -583,6 +587,7 @@ impl SoftwareRenderer {
         let simple = s.tex.is_none()
             && s.fog.is_none()
             && !s.blend
+            && !s.coverage_alpha
             && s.dither.is_none()
             && s.scanmsk < 2
             && (t.ate() == 0 || t.atst() == 1)

@@ -584,6 +584,10 @@ pub struct Classified {
 
 /// Whether the fast path takes `cmd` (drawn at scale 1), and how: `None` for the general path.
 pub fn classify(s: &PixelState, cmd: &DrawCommand, sprite: Option<&Sprite>) -> Option<Classified> {
+    if s.coverage_alpha {
+        // AA1's alpha: the general path.
+        return None;
+    }
     let t = s.test;
     let ztest = t.zte() != 0 && t.ztst() != 1;
     let alpha_can_fail = t.ate() != 0 && t.atst() != 1;

@@ -178,6 +178,52 @@ fn alpha_blend_formula_rounding_and_clamp() {
     assert_eq!(px(&mut g, 0, 0), 0x1100_0064);
 }
 
+/// AA1 (PRIM bit 7) on a triangle or line: without ABE the source alpha is the coverage, 0x80
+/// inside, and nothing is blended; with ABE the alpha is kept and blending goes on. Sprites
+/// ignore it (crate::raster's AA1 rule).
+#[test]
+fn aa1_makes_interior_alpha_the_coverage() {
+    // The triangle (0,0) (16,0) (0,16) covers pixel (2, 2); vertex alpha 1 over a background.
+    let tri = |g: &mut G, prim_flags: u64, color: u64| {
+        g.write_reg(reg::PRIM, 3 | prim_flags).unwrap();
+        g.write_reg(reg::RGBAQ, color).unwrap();
+        g.write_reg(reg::XYZ2, xyz(0, 0, 0)).unwrap();
+        g.write_reg(reg::XYZ2, xyz(256, 0, 0)).unwrap();
+        g.write_reg(reg::XYZ2, xyz(0, 256, 0)).unwrap();
+    };
+    // ALPHA: Cv = (Cs - Cd) * As >> 7 + Cd.
+    let alpha = 1 << 2 | 1 << 6;
+    // AA1 alone: the colour as it is, alpha written 0x80.
+    let mut g = scene();
+    fill(&mut g, 0x0000_0064);
+    g.write_reg(reg::ALPHA_1, alpha).unwrap();
+    tri(&mut g, 1 << 7, rgba(200, 10, 20, 1));
+    assert_eq!(px(&mut g, 2, 2), 0x8014_0ac8);
+    // The alpha test sees 0x80: ATST GEQUAL 0x80 passes (AFAIL KEEP would drop the pixel).
+    let mut g = scene();
+    g.write_reg(reg::TEST_1, 1 | 5 << 1 | 0x80 << 4 | (1 << 16) | (1 << 17))
+        .unwrap();
+    tri(&mut g, 1 << 7, rgba(7, 0, 0, 1));
+    assert_eq!(px(&mut g, 2, 2), 0x8000_0007);
+    // AA1 with ABE: blended by the vertex alpha 0x40: R (200 - 100) * 64 >> 7 + 100 = 150.
+    let mut g = scene();
+    fill(&mut g, 0x0000_0064);
+    g.write_reg(reg::ALPHA_1, alpha).unwrap();
+    tri(&mut g, 1 << 7 | 1 << 6, rgba(200, 0, 0, 0x40));
+    assert_eq!(px(&mut g, 2, 2), 0x4000_0096);
+    // A line too: (0,2)-(4,2) gets alpha 0x80.
+    let mut g = scene();
+    g.write_reg(reg::PRIM, 1 | 1 << 7).unwrap();
+    g.write_reg(reg::RGBAQ, rgba(3, 0, 0, 5)).unwrap();
+    g.write_reg(reg::XYZ2, xyz(0, 32, 0)).unwrap();
+    g.write_reg(reg::XYZ2, xyz(64, 32, 0)).unwrap();
+    assert_eq!(px(&mut g, 1, 2), 0x8000_0003);
+    // A sprite ignores AA1: its alpha stays 5.
+    let mut g = scene();
+    sprite(&mut g, 1 << 7, 0, 0, 16, 16, rgba(3, 0, 0, 5));
+    assert_eq!(px(&mut g, 0, 0), 0x0500_0003);
+}
+
 #[test]
 fn pabe_fba_fbmsk() {
     // PABE: As = 0x7f (MSB 0) is not blended, so Cs is written as is; As = 0x80 blends.
