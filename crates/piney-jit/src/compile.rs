@@ -1051,9 +1051,7 @@ impl Gen<'_> {
             // loop, once, loads its own: a function's epilogue after its last loop, say, would
             // otherwise keep a dozen registers live around the loop, in stack slots.)
             let body = &insns[..=(self.loop_end as usize).min(insns.len() - 1)];
-            let mut l = body
-                .iter()
-                .fold(0, |m, i| m | reg_reads(i) | reg_writes(i));
+            let mut l = body.iter().fold(0, |m, i| m | reg_reads(i) | reg_writes(i));
             while l != 0 {
                 let r = l.trailing_zeros() as usize;
                 l &= l - 1;

@@ -248,8 +248,12 @@ pub struct JitStats {
     /// Block runs that began by the block's branch back to its own start (a loop kept inside
     /// the block: no exit at all).
     pub loop_passes: u64,
-    /// Guest instructions executed, compiled and interpreted.
+    /// Guest instructions executed, compiled and interpreted (and those of poll loop passes
+    /// the machine moved over: [`Jit::count_moved_over`]).
     pub instructions: u64,
+    /// Passes of poll loops the machine moved over instead of running them (their state is
+    /// the same; see piney-machine's `pollskip`).
+    pub poll_passes: u64,
     /// Zero words (NOPs) the dispatcher passed over without compiling them.
     pub nop_runs: u64,
     /// Instructions in the blocks compiled.
@@ -428,6 +432,13 @@ impl Jit {
     /// The counters.
     pub fn stats(&self) -> &JitStats {
         &self.stats
+    }
+
+    /// The machine moved the clock over `passes` passes of a poll loop, `instructions` guest
+    /// instructions in all, as if they had run here.
+    pub fn count_moved_over(&mut self, passes: u64, instructions: u64) {
+        self.stats.poll_passes += passes;
+        self.stats.instructions += instructions;
     }
 
     /// Run until `cpu.cycles >= target`, an exception (`Err`, entered as the interpreter enters

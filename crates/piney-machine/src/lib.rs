@@ -27,6 +27,7 @@ pub use gsunit::{BoxedRenderer, Displayed, GpuDisplayed};
 pub mod hooks;
 pub mod intc;
 mod irx_run;
+mod pollskip;
 pub use irx_run::is_irx;
 pub mod ipu;
 pub mod kernel;
@@ -162,6 +163,8 @@ pub struct Machine {
     iop_watch: Option<Box<dyn sif::IopWatch>>,
     /// Who takes the sound ([`audio`]).
     audio_sink: Option<Box<dyn audio::AudioSink>>,
+    /// Poll loops the recompiler's runs end in ([`pollskip`]).
+    poll: pollskip::PollWatch,
 }
 
 impl Machine {
@@ -183,6 +186,7 @@ impl Machine {
             irx_run: None,
             iop_watch: None,
             audio_sink: None,
+            poll: Default::default(),
         };
         m.reset();
         m
@@ -303,6 +307,8 @@ impl Machine {
         // them, never a guest instruction (the bus holds no kernel state), so the path from one
         // guest instruction to the next skips those looks.
         let mut machine_ran = true;
+        // Events ran since the last run.
+        self.poll.reset();
         while self.cpu.cycles < target {
             if machine_ran && self.exit.is_some() {
                 break;
@@ -339,6 +345,7 @@ impl Machine {
                     continue;
                 }
             }
+            let start = self.cpu.cycles;
             let result = if JIT {
                 match &mut self.jit {
                     // The recompiler runs whole blocks, stopping at the target, after a device
@@ -369,6 +376,20 @@ impl Machine {
             if self.cop2_service_due() {
                 self.service_cop2()?;
                 machine_ran = true;
+            }
+            if machine_ran {
+                self.poll.reset();
+            } else if JIT && let Some(jit) = &mut self.jit {
+                // A poll loop's passes up to the next event (or the COP0 timer): see pollskip.
+                let bound = target
+                    .min(self.bus.sched.next_due())
+                    .min(piney_jit::cop0_timer_due(&self.cpu));
+                let (passes, instructions) =
+                    self.poll
+                        .after_run(&mut self.cpu, &mut self.bus, start, bound);
+                if passes != 0 {
+                    jit.count_moved_over(passes, instructions);
+                }
             }
             // A syscall (SifSetDma, SetAlarm...) or a device register store (a DMA start...) may
             // have scheduled an event earlier than the one the run was heading for.
