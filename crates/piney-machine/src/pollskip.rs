@@ -83,8 +83,11 @@ const ENDS: usize = 4;
 /// The last runs' ends, to compare with the next one's.
 #[derive(Debug, Default)]
 pub(crate) struct PollWatch {
-    /// The most recent last.
-    ends: Vec<End>,
+    /// A ring of the last [`ENDS`] ends; `next` is where the next one goes, `len` how many
+    /// there are.
+    ends: [End; ENDS],
+    next: usize,
+    len: usize,
     /// The pc last analysed and the loop there (`None`: not a poll loop).
     cached: Option<(u32, Option<Loop>)>,
 }
@@ -92,7 +95,7 @@ pub(crate) struct PollWatch {
 impl PollWatch {
     /// Something other than the loop ran (machine code, an event): forget the last runs.
     pub fn reset(&mut self) {
-        self.ends.clear();
+        self.len = 0;
     }
 
     /// A run from cycle `start` has just ended with nothing else run since the last call; the
@@ -106,33 +109,32 @@ impl PollWatch {
         bound: u64,
     ) -> (u64, u64) {
         if cpu.cycles - start > MAX_PASS_CYCLES || cpu.delay_next {
-            self.ends.clear();
+            self.len = 0;
             return (0, 0);
         }
-        // The last end at this pc: a pass ago when the state is the same.
-        let Some(at) = self.ends.iter().rposition(|e| e.pc == cpu.pc) else {
-            self.push(cpu);
-            return (0, 0);
+        // The last end at this pc (newest first): a pass ago when the state is the same.
+        let found = (1..=self.len)
+            .map(|back| (self.next + ENDS - back) % ENDS)
+            .find(|&i| self.ends[i].pc == cpu.pc);
+        let pass = match found {
+            Some(i) if self.ends[i].same_state(cpu) => cpu.cycles - self.ends[i].cycles,
+            _ => 0,
         };
-        if !self.ends[at].same_state(cpu) {
-            self.ends.remove(at);
-            self.push(cpu);
+        self.push(cpu);
+        if pass == 0 {
             return (0, 0);
         }
-        let pass = cpu.cycles - self.ends[at].cycles;
-        self.ends.remove(at);
-        self.push(cpu);
         let Some(len) = self.poll_loop(cpu, bus) else {
             return (0, 0);
         };
         // Whole passes, each ending before the bound (the run that follows takes the last,
         // partial one to it, as it would have).
-        let k = bound.saturating_sub(1).saturating_sub(cpu.cycles) / pass.max(1);
-        if pass == 0 || k == 0 {
+        let k = bound.saturating_sub(1).saturating_sub(cpu.cycles) / pass;
+        if k == 0 {
             return (0, 0);
         }
         cpu.cycles += k * pass;
-        // The other ends in the pass move with it: each is a pass before the next one here.
+        // The ends kept move with it: each is a pass before the next visit to its pc.
         for e in &mut self.ends {
             e.cycles += k * pass;
         }
@@ -140,10 +142,9 @@ impl PollWatch {
     }
 
     fn push(&mut self, cpu: &Cpu) {
-        if self.ends.len() == ENDS {
-            self.ends.remove(0);
-        }
-        self.ends.push(End::of(cpu));
+        self.ends[self.next] = End::of(cpu);
+        self.next = (self.next + 1) % ENDS;
+        self.len = (self.len + 1).min(ENDS);
     }
 
     /// The length (instructions) of the poll loop the pc is in, checked against its code and
