@@ -15,15 +15,6 @@
 
 static u8 data[SIZE] __attribute__((aligned(64)));
 
-static int wait_result(int started)
-{
-    if (started != 0)
-        return -1000;
-    int cmd = -1, result = -1000;
-    mcSync(MC_WAIT, &cmd, &result);
-    return result;
-}
-
 int main(void)
 {
     SifInitRpc(0);
@@ -33,14 +24,14 @@ int main(void)
     SifLoadModule("rom0:MCSERV", 0, NULL);
     printf("mcInit: %d\n", mcInit(MC_TYPE_MC));
     int type, free, format;
-    printf("mcGetInfo: %d\n", wait_result(mcGetInfo(0, 0, &type, &free, &format)));
-    printf("mcMkDir: %d\n", wait_result(mcMkDir(0, 0, "/PINEY-SAVE")));
+    printf("mcGetInfo: %d\n", mcWaitResult(mcGetInfo(0, 0, &type, &free, &format)));
+    printf("mcMkDir: %d\n", mcWaitResult(mcMkDir(0, 0, "/PINEY-SAVE")));
     for (int i = 0; i < SIZE; i++)
         data[i] = (u8)((i * 7 + i / 251) & 0xff);
-    int fd = wait_result(mcOpen(0, 0, "/PINEY-SAVE/data.bin", O_CREAT | O_WRONLY));
+    int fd = mcWaitResult(mcOpen(0, 0, "/PINEY-SAVE/data.bin", O_CREAT | O_WRONLY));
     printf("mcOpen: %s\n", fd >= 0 ? "ok" : "failed");
-    printf("mcWrite: %d\n", wait_result(mcWrite(fd, data, SIZE)));
-    printf("mcClose: %d\n", wait_result(mcClose(fd)));
+    printf("mcWrite: %d\n", mcWaitResult(mcWrite(fd, data, SIZE)));
+    printf("mcClose: %d\n", mcWaitResult(mcClose(fd)));
     puts("saved");
     /* Keep running (the test kills piney now). */
     for (volatile u32 spin = 0;; spin++)

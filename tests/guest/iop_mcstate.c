@@ -37,15 +37,6 @@ static void wait_frames(int n)
         ;
 }
 
-static int result(int started)
-{
-    if (started != 0)
-        return -1000;
-    int cmd = -1, r = -1000;
-    mcSync(MC_WAIT, &cmd, &r);
-    return r;
-}
-
 static const char *entry(int n)
 {
     return n > 0 ? (const char *)table[0].EntryName : "-";
@@ -62,36 +53,36 @@ int main(void)
     EnableIntc(INTC_VBLANK_S);
     printf("mcInit: %d\n", mcInit(MC_TYPE_MC));
     int type, free, format;
-    printf("mcGetInfo: %d\n", result(mcGetInfo(0, 0, &type, &free, &format)));
-    printf("mcMkDir: %d", result(mcMkDir(0, 0, "/PINEY-STATE")));
-    printf(" %d", result(mcMkDir(0, 0, "/PINEY-STATE/one")));
-    printf(" %d", result(mcMkDir(0, 0, "/PINEY-STATE/two")));
-    printf(" %d\n", result(mcMkDir(0, 0, "/PINEY-STATE/three")));
-    int r = result(mcChdir(0, 0, "/PINEY-STATE", cwd));
+    printf("mcGetInfo: %d\n", mcWaitResult(mcGetInfo(0, 0, &type, &free, &format)));
+    printf("mcMkDir: %d", mcWaitResult(mcMkDir(0, 0, "/PINEY-STATE")));
+    printf(" %d", mcWaitResult(mcMkDir(0, 0, "/PINEY-STATE/one")));
+    printf(" %d", mcWaitResult(mcMkDir(0, 0, "/PINEY-STATE/two")));
+    printf(" %d\n", mcWaitResult(mcMkDir(0, 0, "/PINEY-STATE/three")));
+    int r = mcWaitResult(mcChdir(0, 0, "/PINEY-STATE", cwd));
     printf("mcChdir: %d %s\n", r, cwd);
-    int fd = result(mcOpen(0, 0, "log.bin", O_CREAT | O_RDWR));
-    int dir = result(mcOpen(0, 0, "two", O_RDONLY));
+    int fd = mcWaitResult(mcOpen(0, 0, "log.bin", O_CREAT | O_RDWR));
+    int dir = mcWaitResult(mcOpen(0, 0, "two", O_RDONLY));
     printf("mcOpen: file %d, directory %d\n", fd, dir);
-    int n = result(mcGetDir(0, 0, "/PINEY-STATE/*", 0, 1, table));
+    int n = mcWaitResult(mcGetDir(0, 0, "/PINEY-STATE/*", 0, 1, table));
     printf("mcGetDir: %d %s\n", n, entry(n));
     for (int step = 0; step < 8; step++) {
         for (int i = 0; i < 256; i++)
             buf[i] = (u8)(step * 17 + i);
-        int w = result(mcWrite(fd, buf, 256));
-        int at = result(mcSeek(fd, 0, SEEK_CUR));
-        n = result(mcGetDir(0, 0, "/PINEY-STATE/*", 1, 1, table));
+        int w = mcWaitResult(mcWrite(fd, buf, 256));
+        int at = mcWaitResult(mcSeek(fd, 0, SEEK_CUR));
+        n = mcWaitResult(mcGetDir(0, 0, "/PINEY-STATE/*", 1, 1, table));
         printf("step %d: write %d, at %d, listing %d %s\n", step, w, at, n, entry(n));
         wait_frames(3);
     }
-    printf("mcSeek: %d\n", result(mcSeek(fd, 0, SEEK_SET)));
-    n = result(mcRead(fd, buf, sizeof buf));
+    printf("mcSeek: %d\n", mcWaitResult(mcSeek(fd, 0, SEEK_SET)));
+    n = mcWaitResult(mcRead(fd, buf, sizeof buf));
     u32 sum = 0;
     for (int i = 0; i < n; i++)
         sum += buf[i];
     printf("mcRead: %d, sum %u\n", n, (unsigned)sum);
-    printf("mcClose: %d", result(mcClose(fd)));
-    printf(" %d\n", result(mcClose(dir)));
-    r = result(mcChdir(0, 0, "three", cwd));
+    printf("mcClose: %d", mcWaitResult(mcClose(fd)));
+    printf(" %d\n", mcWaitResult(mcClose(dir)));
+    r = mcWaitResult(mcChdir(0, 0, "three", cwd));
     printf("mcChdir: %d %s\n", r, cwd);
     puts("done");
     return 0;

@@ -186,4 +186,15 @@ int mcSync(int mode, int *cmd, int *result);
 /* Forget the binding (mcInit again). */
 int mcReset(void);
 
+/* piney's helper (not ps2sdk's): the result of the call a mc function just started (it
+   returned 0), waited for with mcSync; -1000 when it did not start. */
+static inline int mcWaitResult(int started)
+{
+    if (started != 0)
+        return -1000;
+    int cmd = -1, result = -1000;
+    mcSync(MC_WAIT, &cmd, &result);
+    return result;
+}
+
 #endif
