@@ -323,6 +323,8 @@ impl Machine {
                 let e = self.cpu.enter_interrupt();
                 self.service_exception(e)?;
                 machine_ran = true;
+                // The handler's time is no pass of a poll loop.
+                self.poll.reset();
                 // A handler may have scheduled an earlier event (a SIF transfer...).
                 target = target.min(self.bus.sched.next_due());
                 continue;
@@ -340,6 +342,7 @@ impl Machine {
                 && let Some(took) = self.try_hook()?
             {
                 machine_ran = true;
+                self.poll.reset();
                 if took {
                     target = target.min(self.bus.sched.next_due());
                     continue;
