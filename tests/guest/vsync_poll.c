@@ -2,7 +2,9 @@
  * then spin on a 64-bit load of the GS's CSR until VSINT is set again), between them a little
  * work, and prints the COP0 Count at each wake-up: the cycle the poll saw VSINT, which depends
  * on every cycle the loop took. Then the same wait on a RAM flag a VBlank interrupt handler
- * sets (a poll of memory, interrupted).
+ * sets (a poll of memory, interrupted), and the CSR wait again with that handler on and a
+ * kernel alarm firing in the middle of each wait (the handlers run between passes; the passes
+ * after them are moved over with their own timing).
  *
  * No expected output file: the figures are the machine's timing. crates/piney/tests/
  * cpu_engines.rs runs it under both engines, which must print the same, run the same number
@@ -30,12 +32,25 @@ static void wait_vsync(void)
         ;
 }
 
+static volatile int vblanks, alarms;
+static volatile u32 alarm_at;
+
 static s32 on_vblank(s32 cause)
 {
     (void)cause;
     flag = 1;
+    vblanks++;
     ExitHandler();
     return 0;
+}
+
+static void on_alarm(s32 id, u16 time, void *common)
+{
+    (void)id;
+    (void)time;
+    (void)common;
+    alarm_at = count();
+    alarms++;
 }
 
 int main(void)
@@ -62,6 +77,17 @@ int main(void)
             ;
         printf("flag %d: after %u cycles\n", i, count() - t > 1000 ? 1u : 0u);
     }
+    u32 before = count();
+    for (int i = 0; i < 3; i++) {
+        /* 100 H-sync ticks: about a third of the way to the next vertical blank. */
+        SetAlarm(100, on_alarm, 0);
+        wait_vsync();
+        u32 now = count();
+        printf("wait %d: %u cycles, the alarm %u cycles before the end\n", i, now - before,
+               now - alarm_at);
+        before = now;
+    }
+    printf("handler calls %d, alarms %d\n", vblanks > 3 ? 1 : 0, alarms);
     DisableIntc(INTC_VBLANK_S);
     RemoveIntcHandler(INTC_VBLANK_S, id);
     puts("done");
