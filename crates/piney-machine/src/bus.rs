@@ -249,7 +249,7 @@ impl EeBus {
 
     /// Translate a virtual address to a physical one (the kernel's fixed map).
     #[inline]
-    fn phys(addr: u32) -> Option<u32> {
+    pub(crate) fn phys(addr: u32) -> Option<u32> {
         match addr >> 28 {
             0x0 | 0x1 => Some(addr),
             0x2 | 0x3 => Some(addr & 0x0fff_ffff),

@@ -319,13 +319,7 @@ fn stable_source(addr: u32) -> bool {
     if addr & 0xffff_c000 == 0x7000_0000 {
         return true;
     }
-    let phys = match addr >> 28 {
-        0x0 | 0x1 => addr,
-        0x2 | 0x3 => addr & 0x0fff_ffff,
-        0x8..=0xb => addr & 0x1fff_ffff,
-        _ => return false,
-    };
-    (phys as usize) < RAM_SIZE || phys & !7 == GS_CSR
+    EeBus::phys(addr).is_some_and(|p| (p as usize) < RAM_SIZE || p & !7 == GS_CSR)
 }
 
 #[cfg(test)]
