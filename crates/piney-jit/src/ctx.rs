@@ -54,6 +54,9 @@ pub(crate) struct Ctx<'a> {
     pub bus: &'a mut dyn JitBus,
     /// The page map itself (the slow path records stores into code here).
     pub map: &'a mut PageMap,
+    /// Instructions the slow path saw reach the scratchpad (their blocks are compiled again
+    /// with its fast path).
+    pub spr_seen: &'a mut Vec<u32>,
     /// The exception a block stopped on.
     pub exception: Option<Exception>,
 }
@@ -189,8 +192,13 @@ pub(crate) extern "C" fn h_interp(ctx: &mut Ctx<'_>, site: &Site, npc: u32, cycl
         device: false,
         code: false,
         fetched: None,
+        spr: false,
     };
-    match (info.exec)(ctx.cpu, &mut tb, site.word) {
+    let r = (info.exec)(ctx.cpu, &mut tb, site.word);
+    if tb.spr {
+        ctx.spr_seen.push(site.addr);
+    }
+    match r {
         Ok(()) => {
             let (device, code) = (tb.device, tb.code);
             // An instruction that waited (a COP2 move with the I bit, for VU0) moved the cycle
@@ -303,14 +311,20 @@ pub(crate) struct TrackBus<'b> {
     pub code: bool,
     /// The first word fetched through this bus (the instruction of the step it serves).
     pub fetched: Option<u32>,
+    /// The scratchpad was accessed.
+    pub spr: bool,
 }
 
 impl TrackBus<'_> {
     #[inline]
     fn touch(&mut self, addr: u32) {
-        if fast_phys(addr, self.ram_len).is_none() && spr_offset(addr, self.spr_len).is_none() {
-            self.device = true;
-            self.bus.sync_cycles(self.cycles);
+        if fast_phys(addr, self.ram_len).is_none() {
+            if spr_offset(addr, self.spr_len).is_some() {
+                self.spr = true;
+            } else {
+                self.device = true;
+                self.bus.sync_cycles(self.cycles);
+            }
         }
     }
     #[inline]

@@ -17,7 +17,9 @@
 //!   head, so every loop is a block of its own, looping on itself. Each
 //!   instruction is compiled natively (ALU, shifts, immediates, LUI, HI/LO, MULT/DIV, SA
 //!   moves, branches and jumps, loads and stores of every width including
-//!   LWL/LWR/LDL/LDR/SWL/SWR/SDL/SDR through a RAM and scratchpad fast path, some MMI, COP1
+//!   LWL/LWR/LDL/LDR/SWL/SWR/SDL/SDR through a RAM fast path, and a scratchpad one for each
+//!   load and store seen reaching the scratchpad (a block compiled before its instruction did
+//!   takes the slow path there once, is dropped and compiled again with it), some MMI, COP1
 //!   and COP2 moves; see [`native_mnemonics`]), or runs the interpreter's own
 //!   `exec` from the opcode table: directly when it only touches registers (FPU and VU0 macro
 //!   arithmetic, most MMI: bit for bit the interpreter's PS2 float helpers), else with the
@@ -72,7 +74,7 @@ mod ctx;
 mod native;
 mod pages;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
 use piney_ee::bus::FlatBus;
@@ -343,6 +345,7 @@ impl Hasher for PcHasher {
 }
 
 type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<PcHasher>>;
+type FastSet<K> = HashSet<K, BuildHasherDefault<PcHasher>>;
 
 /// The recompiler: a block cache keyed by PC, its code, the lookup table compiled blocks chain
 /// through, and the code-page map.
@@ -374,6 +377,10 @@ pub struct Jit {
     cold_len: FastMap<u32, u32>,
     /// Where the last run stopped because its budget ended (see [`Jit::run_hooked`]).
     resume_pc: Option<u32>,
+    /// Loads and stores (by pc) seen reaching the scratchpad: only these get its fast path
+    /// when compiled. Kept across invalidations (a FlushCache or an overlay load rarely
+    /// changes what an address's instruction touches; one that did costs only a second path).
+    spr_sites: FastSet<u32>,
 }
 
 /// A block is compiled once this many instructions ran interpreted from its start (its
@@ -409,6 +416,7 @@ impl Jit {
             hot: HOT_INSTRUCTIONS,
             cold_len: FastMap::default(),
             resume_pc: None,
+            spr_sites: FastSet::default(),
         })
     }
 
@@ -622,6 +630,7 @@ impl Jit {
                 }
                 continue;
             };
+            let mut spr_seen = Vec::new();
             let mut ctx = Ctx {
                 target,
                 insns: 0,
@@ -631,6 +640,7 @@ impl Jit {
                 cpu: &mut *cpu,
                 bus: &mut *bus,
                 map: &mut self.map,
+                spr_seen: &mut spr_seen,
                 exception: None,
             };
             self.stats.dispatched += 1;
@@ -643,6 +653,9 @@ impl Jit {
             // found too little budget; every other run was a pass looping in place.
             let entered = (1 + ctx.chained).saturating_sub(ctx.budget_stops);
             self.stats.loop_passes += ctx.block_runs.saturating_sub(entered);
+            for at in spr_seen {
+                self.saw_spr(at);
+            }
             self.process_writes();
             match s {
                 // Not every instruction of the block may start within the budget (a chain may
@@ -673,6 +686,7 @@ impl Jit {
     fn step(&mut self, cpu: &mut Cpu, bus: &mut dyn JitBus) -> Result<bool, Exception> {
         self.stats.interp_steps += 1;
         self.stats.instructions += 1;
+        let at = cpu.pc;
         let mut tb = TrackBus {
             bus,
             ram_len: self.map.ram_len,
@@ -682,13 +696,17 @@ impl Jit {
             device: false,
             code: false,
             fetched: None,
+            spr: false,
         };
         let r = piney_ee::interp::step(cpu, &mut tb);
-        let device = tb.device;
+        let (device, spr) = (tb.device, tb.spr);
         // The instruction's word, as the step fetched it (a step that completed fetched it).
         let cop0 = tb
             .fetched
             .is_some_and(|w| decode(w).flags.contains(OpFlags::COP0));
+        if spr {
+            self.saw_spr(at);
+        }
         self.process_writes();
         r.map(|()| device || cop0 || vu_start_pending(cpu))
     }
@@ -716,7 +734,10 @@ impl Jit {
             }
         } else {
             let t0 = std::time::Instant::now();
-            let r = self.compiler.compile(&insns, self.kill, &env);
+            let spr = &self.spr_sites;
+            let r = self
+                .compiler
+                .compile(&insns, self.kill, &env, &|a| spr.contains(&a));
             // Host time, for the statistics only (it never reaches the emulated machine).
             self.stats.compile_time += t0.elapsed();
             match r {
@@ -758,6 +779,17 @@ impl Jit {
         };
         self.blocks.insert(pc, entry);
         code
+    }
+
+    /// The instruction at `pc` reached the scratchpad (in the interpreter, or in a compiled
+    /// block's slow path): from now on it is compiled with the scratchpad's fast path, and the
+    /// blocks compiled without it are dropped (compiled again once hot).
+    fn saw_spr(&mut self, pc: u32) {
+        if self.spr_sites.insert(pc)
+            && let Some(p) = phys(pc)
+        {
+            self.invalidate_phys(p, 4);
+        }
     }
 
     fn process_writes(&mut self) {
