@@ -54,8 +54,8 @@ pub(crate) struct Ctx<'a> {
     pub bus: &'a mut dyn JitBus,
     /// The page map itself (the slow path records stores into code here).
     pub map: &'a mut PageMap,
-    /// Instructions the slow path saw reach the scratchpad (their blocks are compiled again
-    /// with its fast path).
+    /// Native loads and stores whose slow path reached the scratchpad (their blocks are
+    /// compiled again with its fast path).
     pub spr_seen: &'a mut Vec<u32>,
     /// The exception a block stopped on.
     pub exception: Option<Exception>,
@@ -170,6 +170,11 @@ pub(crate) struct Site {
 // The pointers cross the C ABI as plain addresses; generated code never looks inside them.
 #[allow(improper_ctypes_definitions)]
 pub(crate) extern "C" fn h_interp(ctx: &mut Ctx<'_>, site: &Site, npc: u32, cycles: u64) -> u32 {
+    interp_site(ctx, site, npc, cycles).0
+}
+
+/// [`h_interp`], and whether the instruction reached the scratchpad.
+fn interp_site(ctx: &mut Ctx<'_>, site: &Site, npc: u32, cycles: u64) -> (u32, bool) {
     let cpu = &mut *ctx.cpu;
     cpu.cur_pc = site.addr;
     cpu.in_delay_slot = site.slot;
@@ -195,10 +200,8 @@ pub(crate) extern "C" fn h_interp(ctx: &mut Ctx<'_>, site: &Site, npc: u32, cycl
         spr: false,
     };
     let r = (info.exec)(ctx.cpu, &mut tb, site.word);
-    if tb.spr {
-        ctx.spr_seen.push(site.addr);
-    }
-    match r {
+    let spr = tb.spr;
+    let status = match r {
         Ok(()) => {
             let (device, code) = (tb.device, tb.code);
             // An instruction that waited (a COP2 move with the I bit, for VU0) moved the cycle
@@ -221,12 +224,14 @@ pub(crate) extern "C" fn h_interp(ctx: &mut Ctx<'_>, site: &Site, npc: u32, cycl
             ctx.exception = Some(ctx.cpu.enter_exception(e));
             status::EXCEPTION
         }
-    }
+    };
+    (status, spr)
 }
 
 /// [`h_interp`] for a slow path that leaves the block whatever it returns: it first adds the
 /// block's counts to the [`Ctx`] (`insns` instructions, this one included, and `runs` block
-/// runs), which the block would otherwise add itself before returning.
+/// runs), which the block would otherwise add itself before returning. A native load or store
+/// compiled without the scratchpad's path that reached it is noted in [`Ctx::spr_seen`].
 #[allow(improper_ctypes_definitions)]
 pub(crate) extern "C" fn h_interp_leave(
     ctx: &mut Ctx<'_>,
@@ -238,7 +243,11 @@ pub(crate) extern "C" fn h_interp_leave(
 ) -> u32 {
     ctx.insns += insns;
     ctx.block_runs += runs;
-    h_interp(ctx, site, npc, cycles)
+    let (status, spr) = interp_site(ctx, site, npc, cycles);
+    if spr {
+        ctx.spr_seen.push(site.addr);
+    }
+    status
 }
 
 /// Run an instruction that only reads and writes registers (no memory, no pc, no cycle count,
