@@ -153,22 +153,17 @@ pub fn sub(a: u32, b: u32) -> FloatResult {
 /// array builds it: the partial product in the low 32 columns, negative digits in one's
 /// complement, and the `+1` that completes a negative digit returned separately.
 fn booth_row(a: u32, b: u32, i: u32) -> (u32, u32) {
-    let window = if i == 0 { b << 1 } else { b >> (2 * i - 1) } & 7;
-    let mut row = a << (2 * i);
-    // Windows 3 and 4 select 2a.
-    if window == 3 || window == 4 {
-        row = row.wrapping_add(row);
-    }
-    // Windows 4..=6 are negative digits.
-    let negative = (4..=6).contains(&window);
-    if negative {
-        row ^= 0u32.wrapping_sub(1 << (2 * i));
-    }
-    // Windows 0 and 7 are zero digits.
-    if window == 0 || window == 7 {
-        row = 0;
-    }
-    (row, if negative { 1 << (2 * i) } else { 0 })
+    let window = (((b as u64) << 1) >> (2 * i)) as u32 & 7;
+    // Per window (bit `window` of each mask): 2a (3, 4), a negative digit (4..=6), a zero
+    // digit (0, 7). Branch-free: the windows of real operands are unpredictable.
+    let double = (0b0001_1000u32 >> window) & 1;
+    let negative = (0b0111_0000u32 >> window) & 1;
+    let zero = (0b1000_0001u32 >> window) & 1;
+    let low = 1u32 << (2 * i);
+    let mut row = (a << (2 * i)) << double;
+    row ^= negative.wrapping_neg() & low.wrapping_neg();
+    row &= zero.wrapping_sub(1);
+    (row, negative * low)
 }
 
 /// A 3:2 carry-save adder: (sum, carry).
@@ -181,6 +176,10 @@ fn csa(a: u32, b: u32, c: u32) -> (u32, u32) {
 /// The 48-bit product of two 24-bit significands as the EE's multiplier array computes it: the
 /// exact product, less 2^15 where the array's truncated low columns come out different in column
 /// 15. `b` is the Booth-recoded operand (ft).
+// Out of line: `mul` runs it for about one product in 256 (and the branch-free rows would
+// otherwise be computed beside the shortcut).
+#[cold]
+#[inline(never)]
 fn multiply_significands(a: u32, b: u32) -> u64 {
     let exact = a as u64 * b as u64;
     let rows: [(u32, u32); 8] = std::array::from_fn(|i| booth_row(a, b, i as u32));
@@ -206,7 +205,16 @@ pub fn mul(a: u32, b: u32) -> FloatResult {
         return FloatResult::exact(sign);
     }
     let mut exp = exponent(a) as i32 + exponent(b) as i32 - 127;
-    let product = multiply_significands(significand(a), significand(b));
+    let (sa, sb) = (significand(a), significand(b));
+    let exact = sa as u64 * sb as u64;
+    // The array's error (2^15 less than the exact product, at most) reaches the result only by
+    // a borrow out of the 23 bits below its last place: not when they hold 2^15 or more, as
+    // they do for all but about one product in 256. Those skip the array's model.
+    let product = if exact & 0x7f_ffff >= 0x8000 {
+        exact
+    } else {
+        multiply_significands(sa, sb)
+    };
     let sig = if product >> 47 != 0 {
         exp += 1;
         product >> 24
@@ -475,6 +483,106 @@ mod tests {
             multiply_significands(0xff_ffff, 0x80_0000),
             0xff_ffff * 0x80_0000
         );
+    }
+
+    /// One Booth digit as the array builds it, written out case by case.
+    fn booth_row_by_cases(a: u32, b: u32, i: u32) -> (u32, u32) {
+        let window = if i == 0 { b << 1 } else { b >> (2 * i - 1) } & 7;
+        let mut row = a << (2 * i);
+        if window == 3 || window == 4 {
+            row = row.wrapping_add(row);
+        }
+        let negative = (4..=6).contains(&window);
+        if negative {
+            row ^= 0u32.wrapping_sub(1 << (2 * i));
+        }
+        if window == 0 || window == 7 {
+            row = 0;
+        }
+        (row, if negative { 1 << (2 * i) } else { 0 })
+    }
+
+    #[test]
+    fn booth_rows_match_their_cases() {
+        let mut x = 0x9e37_79b9_u32;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            let a = x & 0xff_ffff | 0x80_0000;
+            // Every window at every digit.
+            for b in [x.rotate_left(7), !x, x ^ 0x5555_5555, 0x80_0000, 0xff_ffff] {
+                let b = b & 0xff_ffff | 0x80_0000;
+                for i in 0..8 {
+                    assert_eq!(
+                        booth_row(a, b, i),
+                        booth_row_by_cases(a, b, i),
+                        "{a:#x} {b:#x} {i}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// `mul` as the array's model computes every product (no shortcut).
+    fn mul_by_model(a: u32, b: u32) -> FloatResult {
+        let sign = (a ^ b) & SIGN;
+        if is_zero(a) || is_zero(b) {
+            return FloatResult::exact(sign);
+        }
+        let mut exp = exponent(a) as i32 + exponent(b) as i32 - 127;
+        let product = multiply_significands(significand(a), significand(b));
+        let sig = if product >> 47 != 0 {
+            exp += 1;
+            product >> 24
+        } else {
+            product >> 23
+        };
+        pack(sign, exp, sig)
+    }
+
+    #[test]
+    fn mul_skips_the_array_only_where_it_cannot_show() {
+        // Random operands (xorshift), and operands whose low product bits are small, where the
+        // array's error shows: `mul` agrees with the model everywhere.
+        let mut x = 0x2545_f491_u32;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        };
+        let mut shown = 0;
+        for i in 0..2_000_000u32 {
+            let a = next();
+            // Every 4th pair: a power-of-two-ish ft, so that the low product bits are few.
+            let b = if i % 4 == 0 {
+                (next() & 0xff80_0000) | (next() & 0x0f)
+            } else {
+                next()
+            };
+            let m = mul_by_model(a, b);
+            assert_eq!(mul(a, b), m, "{a:#010x} * {b:#010x}");
+            // Where the array's error changes the result (the exact product's would differ).
+            let exact = significand(a) as u64 * significand(b) as u64;
+            if !is_zero(a) && !is_zero(b) {
+                let (sig, e) = if exact >> 47 != 0 {
+                    (exact >> 24, 1)
+                } else {
+                    (exact >> 23, 0)
+                };
+                let naive = pack(
+                    (a ^ b) & SIGN,
+                    exponent(a) as i32 + exponent(b) as i32 - 127 + e,
+                    sig,
+                );
+                if naive != m {
+                    shown += 1;
+                }
+            }
+        }
+        // Results the array's error changes were among them, not only the shortcut's.
+        assert!(shown > 100, "{shown}");
     }
 
     #[test]

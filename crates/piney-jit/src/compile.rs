@@ -57,8 +57,8 @@ use piney_ee::table::fields::{fd, fs, ft, rd, rs, rt, sa, simm, target, uimm};
 use piney_ee::table::{Op, OpFlags};
 
 use crate::ctx::{
-    Ctx, LOOKUP_BITS, LOOKUP_MUL, Lookup, LookupEntry, Site, h_exec, h_interp, h_interp_leave,
-    status,
+    Ctx, LOOKUP_BITS, LOOKUP_MUL, Lookup, LookupEntry, Site, h_exec, h_fadd, h_fmadd, h_fmsub,
+    h_fmul, h_fsub, h_interp, h_interp_leave, status,
 };
 use crate::native::{BlockCode, Trampoline};
 use crate::pages::PAGE_SHIFT;
@@ -329,6 +329,15 @@ impl Compiler {
                 b.import_signature(sig)
             };
             let esig = b.import_signature(helper_sig(self.call_conv, false));
+            let fsig = {
+                // The FPU helpers: (acc, fs, ft) -> result bits | FCR31 bits << 32.
+                let mut sig = Signature::new(self.call_conv);
+                for _ in 0..3 {
+                    sig.params.push(AbiParam::new(types::I32));
+                }
+                sig.returns.push(AbiParam::new(types::I64));
+                b.import_signature(sig)
+            };
             let tsig = b.import_signature(block_sig());
             let base = b.declare_var(types::I64);
             let npc = b.declare_var(types::I32);
@@ -353,6 +362,7 @@ impl Compiler {
                 isig,
                 lsig,
                 esig,
+                fsig,
                 tsig,
                 sites: &sites,
                 spr: insns.iter().map(|i| spr_site(i.addr)).collect(),
@@ -447,6 +457,7 @@ const DELAY_NEXT: i32 = offset_of!(Cpu, delay_next) as i32;
 const CYCLES: i32 = offset_of!(Cpu, cycles) as i32;
 const FPR: i32 = (offset_of!(Cpu, fpu) + offset_of!(piney_ee::cpu::Fpu, fpr)) as i32;
 const FCR31: i32 = (offset_of!(Cpu, fpu) + offset_of!(piney_ee::cpu::Fpu, fcr31)) as i32;
+const FPU_ACC: i32 = (offset_of!(Cpu, fpu) + offset_of!(piney_ee::cpu::Fpu, acc)) as i32;
 const VF: i32 = (offset_of!(Cpu, vu0) + offset_of!(piney_ee::cpu::Vu0Regs, vf)) as i32;
 const STATUS: i32 = (offset_of!(Cpu, cop0) + offset_of!(piney_ee::cpu::Cop0, regs)) as i32
     + 4 * piney_ee::cpu::cop0reg::STATUS as i32;
@@ -496,6 +507,8 @@ struct Gen<'a> {
     lsig: SigRef,
     /// [`h_exec`]'s signature.
     esig: SigRef,
+    /// The FPU arithmetic helpers' signature ([`crate::ctx::h_fadd`] and the others).
+    fsig: SigRef,
     tsig: SigRef,
     /// The block's instructions as [`h_interp`] sees them.
     sites: &'a [Site],
@@ -895,7 +908,13 @@ impl Gen<'_> {
     /// Run a register-only instruction through [`h_exec`] (the interpreter's `h_interp` path
     /// when it fails).
     fn exec_registers(&mut self, insn: &Insn) {
-        self.flush();
+        // The cached registers are written back only for an instruction that names one (MMI,
+        // the COP1/COP2 moves): FPU and VU0 macro arithmetic touch only their own register
+        // files, so a loop's GPRs stay in host registers around them (the slow path, which
+        // runs the whole instruction through the interpreter, writes them back itself).
+        if reg_reads(insn) | reg_writes(insn) != 0 {
+            self.flush();
+        }
         let f = self.c64(h_exec as *const () as usize as u64);
         let info = self.c64(insn.info as *const OpInfo as usize as u64);
         let w = self.c32(insn.word);

@@ -9,6 +9,8 @@
 //! the opcode table (described by a [`Site`]) through a [`TrackBus`] that notes device accesses and stores into compiled
 //! code; [`h_exec`] runs an instruction that only touches registers, with no bus at all.
 
+use piney_ee::float::{self, FloatResult};
+use piney_ee::interp::cop1;
 use piney_ee::{Bus, BusFault, Cpu, Exception, OpInfo};
 
 use crate::JitBus;
@@ -248,6 +250,39 @@ pub(crate) extern "C" fn h_interp_leave(
         ctx.spr_seen.push(site.addr);
     }
     status
+}
+
+/// COP1 arithmetic for native code, through the interpreter's own float functions: `(acc, fs,
+/// ft)` to the result's bits in the low word and, in the high word, the FCR31 O/U cause and
+/// sticky bits it sets ([`piney_ee::interp::cop1::ou_bits`], after the instruction cleared O
+/// and U), exactly as the interpreter's ADD.S, MADD.S... write them.
+fn float_op(r: FloatResult) -> u64 {
+    r.bits as u64 | (cop1::ou_bits(r) as u64) << 32
+}
+
+/// ADD.S, ADDA.S (see [`float_op`]).
+pub(crate) extern "C" fn h_fadd(_acc: u32, a: u32, b: u32) -> u64 {
+    float_op(float::add(a, b))
+}
+
+/// SUB.S, SUBA.S.
+pub(crate) extern "C" fn h_fsub(_acc: u32, a: u32, b: u32) -> u64 {
+    float_op(float::sub(a, b))
+}
+
+/// MUL.S, MULA.S.
+pub(crate) extern "C" fn h_fmul(_acc: u32, a: u32, b: u32) -> u64 {
+    float_op(float::mul(a, b))
+}
+
+/// MADD.S, MADDA.S.
+pub(crate) extern "C" fn h_fmadd(acc: u32, a: u32, b: u32) -> u64 {
+    float_op(float::madd(acc, a, b))
+}
+
+/// MSUB.S, MSUBA.S.
+pub(crate) extern "C" fn h_fmsub(acc: u32, a: u32, b: u32) -> u64 {
+    float_op(float::msub(acc, a, b))
 }
 
 /// Run an instruction that only reads and writes registers (no memory, no pc, no cycle count,

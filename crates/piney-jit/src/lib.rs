@@ -20,14 +20,16 @@
 //!   LWL/LWR/LDL/LDR/SWL/SWR/SDL/SDR through a RAM fast path, and a scratchpad one for each
 //!   load and store seen reaching the scratchpad (a block compiled before its instruction did
 //!   takes the slow path there once, is dropped and compiled again with it), some MMI, COP1
-//!   and COP2 moves; see [`native_mnemonics`]), or runs the interpreter's own
-//!   `exec` from the opcode table: directly when it only touches registers (FPU and VU0 macro
-//!   arithmetic, most MMI: bit for bit the interpreter's PS2 float helpers), else with the
-//!   sequencing state written first. Native instructions hand every unusual case (overflow,
-//!   misalignment, device addresses, stores into compiled code, unusable coprocessor) to that
-//!   same fallback. GPRs, LO and HI live in host registers within a block and are written back
-//!   before the interpreter's code runs and at exits; a block whose branch returns to its own
-//!   start loops without leaving while the budget allows.
+//!   and COP2 moves, the COP1 add, subtract, multiply and multiply-accumulate forms (native
+//!   operands, result and FCR31 flags around a call of the interpreter's own float function:
+//!   the PS2's adder and multiplier, bit for bit); see [`native_mnemonics`]), or runs the
+//!   interpreter's own `exec` from the opcode table: directly when it only touches registers
+//!   (the other FPU and the VU0 macro arithmetic, most MMI), else with the sequencing state
+//!   written first. Native instructions hand every unusual case (overflow, misalignment,
+//!   device addresses, stores into compiled code, unusable coprocessor) to that same fallback.
+//!   GPRs, LO and HI live in host registers within a block and are written back before the
+//!   interpreter's code runs (only around instructions that name them) and at exits; a block
+//!   whose branch returns to its own start loops without leaving while the budget allows.
 //! - Blocks chain: a block's exit looks the next pc up in a direct-mapped table and tail-calls
 //!   that block when it is compiled (it checks the budget itself), carrying the cycle count in
 //!   a register; the dispatcher runs only on a miss, a stop, an exception or the budget's end.

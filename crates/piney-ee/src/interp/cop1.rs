@@ -56,19 +56,28 @@ pub(crate) fn usable(cpu: &mut Cpu) -> R {
 /// Set the O/U cause bits from a result (clearing the old ones) and the sticky bits it raised.
 fn set_ou(cpu: &mut Cpu, r: FloatResult) {
     let f = &mut cpu.fpu.fcr31;
-    *f &= !(fcr31::O | fcr31::U);
+    *f = (*f & !(fcr31::O | fcr31::U)) | ou_bits(r);
+}
+
+/// The FCR31 bits an arithmetic result sets: its O/U cause bits and the sticky bits it raised
+/// (the instruction clears the old O and U first). The recompiler's native COP1 arithmetic
+/// uses this too.
+#[inline]
+pub fn ou_bits(r: FloatResult) -> u32 {
+    let mut f = 0;
     if r.flags.contains(FloatFlags::OVERFLOW) {
-        *f |= fcr31::O;
+        f |= fcr31::O;
     }
     if r.flags.contains(FloatFlags::UNDERFLOW) {
-        *f |= fcr31::U;
+        f |= fcr31::U;
     }
     if r.sticky.contains(FloatFlags::OVERFLOW) {
-        *f |= fcr31::SO;
+        f |= fcr31::SO;
     }
     if r.sticky.contains(FloatFlags::UNDERFLOW) {
-        *f |= fcr31::SU;
+        f |= fcr31::SU;
     }
+    f
 }
 
 /// Set the I/D cause bits (clearing the old ones) and their sticky bits (DIV, SQRT, RSQRT).

@@ -632,6 +632,61 @@ impl Gen<'_> {
                 }
                 self.join(j);
             }
+            Op::AddS
+            | Op::SubS
+            | Op::MulS
+            | Op::AddaS
+            | Op::SubaS
+            | Op::MulaS
+            | Op::MaddS
+            | Op::MsubS
+            | Op::MaddaS
+            | Op::MsubaS => {
+                // The arithmetic is the interpreter's own (crate::ctx::h_fadd...: the PS2's
+                // adder and multiplier, bit for bit); the operands, the result and FCR31 are
+                // native loads and stores, with no GPR written back around the call.
+                let mut j = self.new_join();
+                self.cop_guard(st::CU1, &mut j);
+                let (helper, to_acc): (extern "C" fn(u32, u32, u32) -> u64, bool) = match m {
+                    Op::AddS => (h_fadd, false),
+                    Op::SubS => (h_fsub, false),
+                    Op::MulS => (h_fmul, false),
+                    Op::AddaS => (h_fadd, true),
+                    Op::SubaS => (h_fsub, true),
+                    Op::MulaS => (h_fmul, true),
+                    Op::MaddS => (h_fmadd, false),
+                    Op::MsubS => (h_fmsub, false),
+                    Op::MaddaS => (h_fmadd, true),
+                    _ => (h_fmsub, true),
+                };
+                let acc = if matches!(m, Op::MaddS | Op::MsubS | Op::MaddaS | Op::MsubaS) {
+                    self.ld(i32t, FPU_ACC)
+                } else {
+                    self.c32(0)
+                };
+                let a = self.ld(i32t, FPR + 4 * fs(w) as i32);
+                let c = self.ld(i32t, FPR + 4 * ft(w) as i32);
+                let f = self.c64(helper as *const () as usize as u64);
+                let call = self.b.ins().call_indirect(self.fsig, f, &[acc, a, c]);
+                let r = self.b.inst_results(call)[0];
+                let bits = self.b.ins().ireduce(i32t, r);
+                let set = self.b.ins().ushr_imm_s(r, 32);
+                let set = self.b.ins().ireduce(i32t, set);
+                self.st(
+                    bits,
+                    if to_acc {
+                        FPU_ACC
+                    } else {
+                        FPR + 4 * fd(w) as i32
+                    },
+                );
+                let fcr = self.ld(i32t, FCR31);
+                let keep = !(piney_ee::interp::cop1::fcr31::O | piney_ee::interp::cop1::fcr31::U);
+                let fcr = self.b.ins().band_imm_s(fcr, keep as i32 as i64);
+                let fcr = self.b.ins().bor(fcr, set);
+                self.st(fcr, FCR31);
+                self.join(j);
+            }
             Op::Lwc1 | Op::Swc1 => {
                 let mut j = self.new_join();
                 self.cop_guard(st::CU1, &mut j);
@@ -825,6 +880,16 @@ pub const NATIVE: &[Op] = &[
     Op::MovS,
     Op::NegS,
     Op::AbsS,
+    Op::AddS,
+    Op::SubS,
+    Op::MulS,
+    Op::AddaS,
+    Op::SubaS,
+    Op::MulaS,
+    Op::MaddS,
+    Op::MsubS,
+    Op::MaddaS,
+    Op::MsubaS,
     Op::Lwc1,
     Op::Swc1,
     Op::Qmfc2,
