@@ -6,7 +6,10 @@
 # built from the same source for MIPS32 Linux, qemu-mipsel, in one run: the
 # wall time of each, the ratios, the guest's instructions per second (from
 # piney's --stats) and the recompiler's line (blocks, compile time per block,
-# chained exits, loop passes, returns to the dispatcher).
+# chained exits, loop passes, returns to the dispatcher). Then
+# tests/guest/bench_float.c (single-precision matrix transforms: the FPU's
+# adder and multiplier) under both engines, which must print the same (no
+# qemu-mipsel figure: the PS2's float arithmetic is not IEEE's).
 #
 # With gcc-mipsel-linux-gnu present the program is built at BENCH_SCALE N
 # (default 8: about 570 million guest instructions) for piney (R5900, as
@@ -51,6 +54,7 @@ now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { print b - a }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
+FLOAT_ELF=tests/guest/bench_float.elf
 CROSS=${CROSS:-mipsel-linux-gnu-}
 CC=${CROSS}gcc
 ELF=tests/guest/bench_compute.elf
@@ -71,6 +75,12 @@ if command -v "$CC" >/dev/null 2>&1; then
     $CC $R5900 -nostdlib -static -T tools/guest/link.ld -Wl,-N -Wl,--build-id=none \
         "$TMP/crt0.o" "$TMP/bench.o" "$TMP/runtime.o" -o "$TMP/bench.elf"
     ELF=$TMP/bench.elf
+    # shellcheck disable=SC2086
+    $CC $R5900 -c tests/guest/bench_float.c -o "$TMP/float.o"
+    # shellcheck disable=SC2086
+    $CC $R5900 -nostdlib -static -T tools/guest/link.ld -Wl,-N -Wl,--build-id=none \
+        "$TMP/crt0.o" "$TMP/float.o" "$TMP/runtime.o" -o "$TMP/float.elf"
+    FLOAT_ELF=$TMP/float.elf
     if command -v qemu-mipsel >/dev/null 2>&1; then
         # shellcheck disable=SC2086
         $CC -march=mips32r2 -mabi=32 -mno-abicalls -fno-pic -static -nostdlib -ffreestanding \
@@ -124,3 +134,21 @@ echo "jit speed-up over interp: $(ratio "$interp_s" "$jit_s")x"
 if [ -n "$qemu_s" ]; then
     echo "time ratio jit/qemu: $(ratio "$jit_s" "$qemu_s"), interp/qemu: $(ratio "$interp_s" "$qemu_s")"
 fi
+
+echo "bench_float (the FPU), both engines:"
+for cpu in interp jit; do
+    t0=$(now)
+    "$PINEY_BIN" run "$FLOAT_ELF" --headless --config /dev/null --seconds 1000 --stats --cpu "$cpu" "$@" \
+        >"$TMP/float-$cpu.out" 2>"$TMP/float-$cpu.err" || true
+    t1=$(now)
+    eval "float_${cpu}_s=$(elapsed "$t0" "$t1")"
+    count=$(sed -n 's/.*guest instructions: *\([0-9][0-9]*\).*/\1/p' "$TMP/float-$cpu.err" | tail -n 1)
+    eval "s=\$float_${cpu}_s"
+    printf '%-28s %8.3f s  %s guest instructions\n' "piney --cpu $cpu" "$s" "${count:-?}"
+done
+if ! cmp -s "$TMP/float-interp.out" "$TMP/float-jit.out"; then
+    echo "bench-compute: bench_float printed differently under the two engines:" >&2
+    cat "$TMP/float-interp.out" "$TMP/float-jit.out" >&2
+    exit 1
+fi
+echo "jit speed-up over interp (FPU): $(ratio "$float_interp_s" "$float_jit_s")x"

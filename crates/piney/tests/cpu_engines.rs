@@ -297,8 +297,9 @@ fn path_args(items: &[&dyn AsRef<std::ffi::OsStr>]) -> Vec<OsString> {
 }
 
 /// Every guest program: those with an expected output (tests/guest/*.stdout, run as
-/// guest_programs.rs runs them) and those other tests run (data_paths.rs, disc_boot.rs,
-/// loadfile_elf.rs, memcards.rs), with what they need.
+/// guest_programs.rs runs them), those other tests run (data_paths.rs, disc_boot.rs,
+/// loadfile_elf.rs, memcards.rs), with what they need, and bench_float (tools/bench-compute.sh's
+/// FPU part: the PS2's float results, which only the two engines' agreement checks).
 fn cases() -> Vec<Case> {
     let mut cases = Vec::new();
     let mut names: Vec<String> = std::fs::read_dir(root().join("tests/guest"))
@@ -322,7 +323,13 @@ fn cases() -> Vec<Case> {
             args,
         });
     }
-    for name in ["gif_paths", "dma_bad_tag", "dma_runaway", "vsync_poll"] {
+    for name in [
+        "gif_paths",
+        "dma_bad_tag",
+        "dma_runaway",
+        "vsync_poll",
+        "bench_float",
+    ] {
         cases.push(Case {
             name: name.into(),
             args: path_args(&[&guest(&format!("{name}.elf")), &"--seconds", &"5"]),
