@@ -24,8 +24,9 @@
 //!   target (else it returns [`status::BUDGET`] having changed nothing), and goes on into each
 //!   later segment (after a conditional branch's slot) only when all of it may (else it leaves
 //!   there with the state written and [`status::BUDGET`]);
-//! - keeps the GPRs it uses in host registers, written back to the [`Cpu`] before helper calls,
-//!   at exits and, outside a loop's body, before each guarded instruction (after a helper only
+//! - keeps the GPRs it uses in host registers, written back to the [`Cpu`] before helper calls
+//!   that may read them (not around the FPU's and VU0's arithmetic, which names none), at exits
+//!   and, outside a loop's body, before each guarded instruction (after a helper only
 //!   what the instruction writes, as the opcode table says, is read again); a block whose branch
 //!   returns to its own start loads the registers it reads once and keeps them across
 //!   iterations;
