@@ -2,9 +2,10 @@
  * (tools/bench-compute.sh: the interpreter and the recompiler on the same
  * code; there is no qemu-mipsel figure, as the PS2's float arithmetic is not
  * IEEE's): 4x4 single-precision matrices times 4096 vectors, a dot product
- * into an accumulator, a matrix entry nudged each round; prints the
- * accumulator's bits, which both engines must agree on (the interpreter's
- * model of the EE's adder and multiplier, bit for bit). */
+ * into an accumulator, the largest and smallest component seen (compares and
+ * FPU branches), a matrix entry nudged each round; prints their bits, which
+ * both engines must agree on (the interpreter's model of the EE's adder and
+ * multiplier, bit for bit). */
 #include "piney_rt.h"
 
 /* Work multiplier: tools/bench-compute.sh builds the program with a larger
@@ -28,7 +29,7 @@ int main(void)
         v[i][2] = 0.5f;
         v[i][3] = 1.0f;
     }
-    float acc = 0.0f;
+    float acc = 0.0f, hi = -1.0f, lo = 1.0f;
     for (int r = 0; r < ROUNDS; r++) {
         for (int i = 0; i < VECS; i++) {
             const float *a = v[i];
@@ -37,11 +38,17 @@ int main(void)
                 b[k] = m[k * 4 + 0] * a[0] + m[k * 4 + 1] * a[1] + m[k * 4 + 2] * a[2] +
                        m[k * 4 + 3] * a[3];
             acc += b[0] - b[1] * 0.5f + b[3];
+            if (b[2] > hi)
+                hi = b[2];
+            if (b[1] < lo)
+                lo = b[1];
         }
         m[r & 15] += 0.001f;
     }
-    u32 bits;
-    __builtin_memcpy(&bits, &acc, 4);
-    printf("acc %08x\n", bits);
+    u32 bits[3];
+    __builtin_memcpy(&bits[0], &acc, 4);
+    __builtin_memcpy(&bits[1], &hi, 4);
+    __builtin_memcpy(&bits[2], &lo, 4);
+    printf("acc %08x max %08x min %08x\n", bits[0], bits[1], bits[2]);
     return 0;
 }

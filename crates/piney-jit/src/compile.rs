@@ -1459,6 +1459,20 @@ impl Gen<'_> {
         out
     }
 
+    /// The i64 that orders a PS2 float as C.EQ/LT/LE.S compare (`piney_ee::float`'s order):
+    /// its magnitude bits, 0 for exponent 0, negated when the sign is set.
+    fn float_order_key(&mut self, x: Value) -> Value {
+        let e = self.b.ins().band_imm_s(x, 0x7f80_0000);
+        let zero = self.b.ins().icmp_imm_s(IntCC::Equal, e, 0);
+        let mag = self.b.ins().band_imm_s(x, 0x7fff_ffff);
+        let mag = self.b.ins().uextend(types::I64, mag);
+        let z = self.c64(0);
+        let mag = self.b.ins().select(zero, z, mag);
+        let neg = self.b.ins().ineg(mag);
+        let sign = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, x, 0);
+        self.b.ins().select(sign, neg, mag)
+    }
+
     /// A coprocessor-usable guard (Status.CU1/CU2): the slow path raises the exception.
     fn cop_guard(&mut self, bit: u32, j: &mut Join) {
         let s = self.ld(types::I32, STATUS);

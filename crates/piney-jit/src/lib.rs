@@ -22,7 +22,8 @@
 //!   takes the slow path there once, is dropped and compiled again with it), some MMI, COP1
 //!   and COP2 moves, the COP1 add, subtract, multiply and multiply-accumulate forms (native
 //!   operands, result and FCR31 flags around a call of the interpreter's own float function:
-//!   the PS2's adder and multiplier, bit for bit); see [`native_mnemonics`]), or runs the
+//!   the PS2's adder and multiplier, bit for bit), C.F/EQ/LT/LE.S and BC1F/T(L); see
+//!   [`native_mnemonics`]), or runs the
 //!   interpreter's own `exec` from the opcode table: directly when it only touches registers
 //!   (the other FPU and the VU0 macro arithmetic, most MMI), else with the sequencing state
 //!   written first. Native instructions hand every unusual case (overflow, misalignment,

@@ -687,6 +687,52 @@ impl Gen<'_> {
                 self.st(fcr, FCR31);
                 self.join(j);
             }
+            Op::CFS | Op::CEqS | Op::CLtS | Op::CLeS => {
+                // FCR31.C from the values' order as piney_ee::float orders them: exponent 0 is
+                // zero (either sign), exponent 255 finite, so the sign and the magnitude bits
+                // order every value.
+                let mut j = self.new_join();
+                self.cop_guard(st::CU1, &mut j);
+                let cond = if m == Op::CFS {
+                    self.c32(0)
+                } else {
+                    let a = self.ld(i32t, FPR + 4 * fs(w) as i32);
+                    let c = self.ld(i32t, FPR + 4 * ft(w) as i32);
+                    let (ka, kc) = (self.float_order_key(a), self.float_order_key(c));
+                    let cc = match m {
+                        Op::CEqS => IntCC::Equal,
+                        Op::CLtS => IntCC::SignedLessThan,
+                        _ => IntCC::SignedLessThanOrEqual,
+                    };
+                    let t = self.b.ins().icmp(cc, ka, kc);
+                    self.b.ins().uextend(i32t, t)
+                };
+                let cbit = piney_ee::interp::cop1::fcr31::C;
+                let fcr = self.ld(i32t, FCR31);
+                let fcr = self.b.ins().band_imm_s(fcr, !cbit as i32 as i64);
+                let set = self.b.ins().ishl_imm_s(cond, cbit.trailing_zeros() as i64);
+                let fcr = self.b.ins().bor(fcr, set);
+                self.st(fcr, FCR31);
+                self.join(j);
+            }
+            Op::Bc1f | Op::Bc1t | Op::Bc1fl | Op::Bc1tl => {
+                let mut j = self.new_join();
+                self.cop_guard(st::CU1, &mut j);
+                let fcr = self.ld(i32t, FCR31);
+                let c = self
+                    .b
+                    .ins()
+                    .band_imm_s(fcr, piney_ee::interp::cop1::fcr31::C as i64);
+                let cc = if matches!(m, Op::Bc1t | Op::Bc1tl) {
+                    IntCC::NotEqual
+                } else {
+                    IntCC::Equal
+                };
+                let taken = self.b.ins().icmp_imm_s(cc, c, 0);
+                self.join(j);
+                let t = self.c32(branch_target(insn));
+                self.branch_to(insn, taken, t);
+            }
             Op::Lwc1 | Op::Swc1 => {
                 let mut j = self.new_join();
                 self.cop_guard(st::CU1, &mut j);
@@ -890,6 +936,14 @@ pub const NATIVE: &[Op] = &[
     Op::MsubS,
     Op::MaddaS,
     Op::MsubaS,
+    Op::CFS,
+    Op::CEqS,
+    Op::CLtS,
+    Op::CLeS,
+    Op::Bc1f,
+    Op::Bc1t,
+    Op::Bc1fl,
+    Op::Bc1tl,
     Op::Lwc1,
     Op::Swc1,
     Op::Qmfc2,
