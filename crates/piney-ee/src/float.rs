@@ -99,6 +99,7 @@ fn pack(sign: u32, exp: i32, sig: u64) -> FloatResult {
 }
 
 /// The adder: `a + b`.
+#[inline]
 pub fn add(a: u32, b: u32) -> FloatResult {
     let (ea, eb) = (exponent(a), exponent(b));
     // Denormal operands are zeros that keep their sign.
@@ -199,6 +200,7 @@ fn multiply_significands(a: u32, b: u32) -> u64 {
 }
 
 /// The multiplier: `a * b` (`b` is the instruction's ft).
+#[inline]
 pub fn mul(a: u32, b: u32) -> FloatResult {
     let (sa, sb) = (significand(a), significand(b));
     let exact = sa as u64 * sb as u64;
