@@ -299,7 +299,7 @@ pub(crate) extern "C" fn h_exec(cpu: &mut Cpu, info: &'static OpInfo, word: u32)
 }
 
 /// The bus of [`h_exec`]'s instructions, which never touch memory: every access faults.
-struct NoBus;
+pub(crate) struct NoBus;
 
 impl Bus for NoBus {
     fn read8(&mut self, addr: u32) -> Result<u8, BusFault> {

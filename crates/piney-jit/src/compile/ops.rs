@@ -3,9 +3,22 @@
 //! the cases it does not take (overflow, alignment, a device address, a store into code, an
 //! unusable coprocessor) to the interpreter's function through a slow path.
 
+use piney_ee::interp::cop1::fcr31;
+
 use super::*;
 
 impl Gen<'_> {
+    /// FCR31 = FCR31 & !clear | set.
+    fn update_fcr31(&mut self, clear: u32, set: Option<Value>) {
+        let f = self.ld(types::I32, FCR31);
+        let f = self.b.ins().band_imm_s(f, !clear as i32 as i64);
+        let f = match set {
+            Some(v) => self.b.ins().bor(f, v),
+            None => f,
+        };
+        self.st(f, FCR31);
+    }
+
     /// Compile `insn` natively if it is one of the native kinds. False: use the fallback.
     pub(super) fn native(&mut self, insn: &Insn) -> bool {
         let w = insn.word;
@@ -624,11 +637,7 @@ impl Gen<'_> {
                 self.st(v, FPR + 4 * fd(w) as i32);
                 if m != Op::MovS {
                     // NEG.S and ABS.S clear the O and U cause bits.
-                    let f = self.ld(i32t, FCR31);
-                    let mask =
-                        !(piney_ee::interp::cop1::fcr31::O | piney_ee::interp::cop1::fcr31::U);
-                    let f = self.b.ins().band_imm_s(f, mask as i32 as i64);
-                    self.st(f, FCR31);
+                    self.update_fcr31(fcr31::O | fcr31::U, None);
                 }
                 self.join(j);
             }
@@ -680,11 +689,7 @@ impl Gen<'_> {
                         FPR + 4 * fd(w) as i32
                     },
                 );
-                let fcr = self.ld(i32t, FCR31);
-                let keep = !(piney_ee::interp::cop1::fcr31::O | piney_ee::interp::cop1::fcr31::U);
-                let fcr = self.b.ins().band_imm_s(fcr, keep as i32 as i64);
-                let fcr = self.b.ins().bor(fcr, set);
-                self.st(fcr, FCR31);
+                self.update_fcr31(fcr31::O | fcr31::U, Some(set));
                 self.join(j);
             }
             Op::CFS | Op::CEqS | Op::CLtS | Op::CLeS => {
@@ -707,22 +712,18 @@ impl Gen<'_> {
                     let t = self.b.ins().icmp(cc, ka, kc);
                     self.b.ins().uextend(i32t, t)
                 };
-                let cbit = piney_ee::interp::cop1::fcr31::C;
-                let fcr = self.ld(i32t, FCR31);
-                let fcr = self.b.ins().band_imm_s(fcr, !cbit as i32 as i64);
-                let set = self.b.ins().ishl_imm_s(cond, cbit.trailing_zeros() as i64);
-                let fcr = self.b.ins().bor(fcr, set);
-                self.st(fcr, FCR31);
+                let set = self
+                    .b
+                    .ins()
+                    .ishl_imm_s(cond, fcr31::C.trailing_zeros() as i64);
+                self.update_fcr31(fcr31::C, Some(set));
                 self.join(j);
             }
             Op::Bc1f | Op::Bc1t | Op::Bc1fl | Op::Bc1tl => {
                 let mut j = self.new_join();
                 self.cop_guard(st::CU1, &mut j);
                 let fcr = self.ld(i32t, FCR31);
-                let c = self
-                    .b
-                    .ins()
-                    .band_imm_s(fcr, piney_ee::interp::cop1::fcr31::C as i64);
+                let c = self.b.ins().band_imm_s(fcr, fcr31::C as i64);
                 let cc = if matches!(m, Op::Bc1t | Op::Bc1tl) {
                     IntCC::NotEqual
                 } else {

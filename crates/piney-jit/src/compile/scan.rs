@@ -273,3 +273,86 @@ pub(super) fn branch_target(insn: &Insn) -> u32 {
         .wrapping_add(4)
         .wrapping_add((simm(insn.word) << 2) as u32)
 }
+
+#[cfg(test)]
+mod tests {
+    use piney_ee::Cpu;
+    use piney_ee::cpu::{cop0reg, status};
+
+    use super::*;
+    use crate::ctx::NoBus;
+
+    /// `Gen::exec_registers` writes the cached registers back only for an instruction that
+    /// names one ([`reg_reads`], [`reg_writes`]): a [`register_only`] instruction that names
+    /// none (FPU and VU0 macro arithmetic; an MMI form on $0, or on HI1/LO1) must neither read
+    /// nor write what the cache holds, the low 64 bits of GPRs 1-31, HI and LO. Checked on
+    /// every such encoding of COP1, COP2 and MMI met among random words: run on two CPUs that
+    /// differ only there, both end the same elsewhere and leave those bits untouched.
+    #[test]
+    fn register_only_instructions_naming_no_gpr_leave_the_cached_registers_alone() {
+        let mut x = 0x1234_5678_9abc_def1_u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut checked = std::collections::BTreeSet::new();
+        for _ in 0..300_000 {
+            // COP1, COP2 and MMI words with random fields.
+            let major = [0x11u32, 0x12, 0x1c][(next() % 3) as usize];
+            let word = major << 26 | (next() as u32 & 0x03ff_ffff);
+            let insn = Insn {
+                addr: 0,
+                word,
+                info: decode(word),
+                slot: false,
+            };
+            if !register_only(&insn) || reg_reads(&insn) | reg_writes(&insn) != 0 {
+                continue;
+            }
+            let mut a = Cpu::new();
+            a.cop0.regs[cop0reg::STATUS] |= status::CU1 | status::CU2;
+            for v in a.fpu.fpr.iter_mut() {
+                *v = next() as u32;
+            }
+            a.fpu.acc = next() as u32;
+            for v in a.vu0.vf.iter_mut().skip(1) {
+                for l in v.iter_mut() {
+                    *l = next() as u32;
+                }
+            }
+            for r in a.gpr.iter_mut().skip(1).chain([&mut a.hi, &mut a.lo]) {
+                *r = (next() as u128) << 64 | next() as u128;
+            }
+            let mut b = a.clone();
+            for r in b.gpr.iter_mut().skip(1).chain([&mut b.hi, &mut b.lo]) {
+                *r = *r & !(u64::MAX as u128) | next() as u128;
+            }
+            // The cached bits.
+            let low = |c: &Cpu| {
+                let mut v: Vec<u64> = c.gpr.iter().map(|&r| r as u64).collect();
+                v.extend([c.hi as u64, c.lo as u64]);
+                v
+            };
+            let (la, lb) = (low(&a), low(&b));
+            let m = insn.info.mnemonic;
+            let ra = (insn.info.exec)(&mut a, &mut NoBus, word);
+            let rb = (insn.info.exec)(&mut b, &mut NoBus, word);
+            assert_eq!(ra, rb, "{m} ({word:#010x})");
+            assert_eq!(low(&a), la, "{m} ({word:#010x}) wrote a cached register");
+            assert_eq!(low(&b), lb, "{m} ({word:#010x}) wrote a cached register");
+            for (x, y) in b.gpr.iter_mut().zip(a.gpr) {
+                *x = *x & !(u64::MAX as u128) | y & u64::MAX as u128;
+            }
+            b.hi = b.hi & !(u64::MAX as u128) | a.hi & u64::MAX as u128;
+            b.lo = b.lo & !(u64::MAX as u128) | a.lo & u64::MAX as u128;
+            assert_eq!(a, b, "{m} ({word:#010x}) read a cached register");
+            checked.insert(m);
+        }
+        // The FPU and VU0 arithmetic were among them.
+        for m in ["add.s", "madd.s", "vadd", "vmul", "vmadd"] {
+            assert!(checked.iter().any(|c| c.starts_with(m)), "{m}: {checked:?}");
+        }
+    }
+}
