@@ -5,11 +5,16 @@
 //! encodings), before a hooked instruction (see [`crate::HookSet`]), or after about
 //! [`MAX_BLOCK`] instructions. Past a conditional branch and its slot it goes on with the
 //! fall-through path (a superblock): the taken path leaves the block there, into the next block
-//! like any exit. Past a J or an unconditional B and its slot it goes on at the jump's target (a
-//! trace, with no exit there) unless that target is already in the block or in another
-//! segment; the block then covers several ranges of memory, each tracked for invalidation.
-//! A block ends before the head of a loop it took in (an instruction other than its first that
-//! one of its later branches goes back to): the loop is a block of its own.
+//! like any exit, unless it goes to an instruction of the block (a label, below). Past a J or an
+//! unconditional B and its slot it goes on at the jump's target (a trace, with no exit there)
+//! unless that target is already in the block or in another segment; the block then covers
+//! several ranges of memory, each tracked for invalidation. A block ends before the head of a
+//! loop it took in through a conditional branch back (an instruction other than its first that
+//! such a branch goes back to): the loop is a block of its own.
+//! Labels: an instruction of the block (not a delay slot) that one of its branches goes to by a
+//! fixed target (its start, when it loops; a later instruction a forward branch skips to; the
+//! head a J or B at its end goes back to) is a label: the branch goes on there inside the
+//! compiled code, not through an exit (see `flow`).
 //! Every instruction
 //! is compiled natively, or runs the interpreter's own `exec` from the opcode table: through
 //! [`crate::ctx::h_exec`] when it only touches registers (FPU and VU0 macro arithmetic, most
@@ -22,14 +27,15 @@
 //! The generated function (Cranelift's `tail` convention, `(ctx, cpu) -> status`):
 //! - starts only when every instruction of its first segment may start before the run's cycle
 //!   target (else it returns [`status::BUDGET`] having changed nothing), and goes on into each
-//!   later segment (after a conditional branch's slot) only when all of it may (else it leaves
-//!   there with the state written and [`status::BUDGET`]);
+//!   later segment (after a conditional branch's slot, and at each label, whichever way it is
+//!   reached) only when all of it may (else it leaves there with the state written and
+//!   [`status::BUDGET`]);
 //! - keeps the GPRs it uses in host registers, written back to the [`Cpu`] before helper calls
 //!   that may read them (not around the FPU's and VU0's arithmetic, which names none), at exits
 //!   and, outside a loop's body, before each guarded instruction (after a helper only
-//!   what the instruction writes, as the opcode table says, is read again); a block whose branch
-//!   returns to its own start loads the registers it reads once and keeps them across
-//!   iterations;
+//!   what the instruction writes, as the opcode table says, is read again); a block with labels
+//!   loads the registers it uses up to its last branch to one at the entry and keeps them in
+//!   host registers across every label (a loop's iterations);
 //! - counts cycles as a constant offset from its start, written to the `Cpu` before helper calls
 //!   and at exits;
 //! - at its end writes the state the interpreter would leave (`pc`, `next_pc`, `cur_pc`,
@@ -37,9 +43,13 @@
 //!   tail-calls that block when it is there (it then checks the budget itself), else returns
 //!   [`status::OK`] to the dispatcher.
 //!
+//! - shares one copy per block of the cold code its budget stops and slow paths end with.
+//!
 //! Here: the compiler (the Cranelift module, signatures, the block's frame: state access,
 //! cycle counting, exits, chaining, slow paths); `scan` reads a block and classifies its
-//! instructions from the opcode table; `ops` holds the native code of each kind in [`NATIVE`].
+//! instructions from the opcode table; `flow` compiles the block's control flow (entry,
+//! branches, segments, labels); `ops` holds the native code of each kind in [`NATIVE`] and the
+//! memory access path.
 
 use std::mem::offset_of;
 
@@ -65,12 +75,17 @@ use crate::native::{BlockCode, Trampoline};
 use crate::pages::PAGE_SHIFT;
 use crate::{Category, JitError, KillSwitches};
 
+mod flow;
 mod ops;
 mod scan;
 
+use flow::{labels, region_end, segment_needs};
 pub use ops::NATIVE;
 pub(crate) use scan::{Insn, MAX_BLOCK, category, scan};
-use scan::{R_HI, R_LO, REGS, branch_target, reg_reads, reg_writes, register_only, static_target};
+use scan::{
+    R_HI, R_LO, REGS, branch_target, inlined_target, reg_reads, reg_writes, register_only,
+    static_target,
+};
 
 /// Where the code compiled now finds guest memory and the recompiler's tables (host addresses
 /// fixed in the code; the `Jit` drops every block when one of them changes).
@@ -284,7 +299,6 @@ impl Compiler {
         self.ctx.func.signature = sig;
         let mut native = [0u32; Category::COUNT];
         let mut fallback = 0;
-        let need = segment_needs(insns);
         let start = insns.first().map_or(0, |i| i.addr);
         let sites: Box<[Site]> = insns
             .iter()
@@ -295,26 +309,32 @@ impl Compiler {
                 slot: insn.slot,
             })
             .collect();
-        // A block with a branch back to its own start (a known target) loops inside: the
-        // registers it uses are loaded before the loop header and stay in host registers.
+        // Labels: the instructions a branch of the block goes to (its start, a loop's head
+        // inside it, a later instruction a forward branch skips to). Such a branch goes on there
+        // inside the compiled code, with the registers in host registers, instead of leaving
+        // the block for another. The registers the block touches up to its last such branch are
+        // loaded at the entry and kept in variables across every label.
+        let labels = labels(insns);
         let backs: Vec<usize> = insns
             .iter()
             .enumerate()
             .filter(|(_, i)| !i.slot && static_target(i) == Some(start))
             .map(|(n, _)| n)
             .collect();
-        let loops = !backs.is_empty();
-        // A loop with one way back and no likely branch (which may skip a slot) completes the
-        // same number of instructions every pass: the instructions of earlier passes are then
-        // a multiple of the passes, with no count of their own carried around the loop.
+        // A loop with one way back to the start, no other label and no likely branch (which may
+        // skip a slot) completes the same number of instructions every pass: the instructions
+        // of earlier passes are then a multiple of the passes, with no count of their own
+        // carried around the loop.
         let likely = insns.iter().any(|i| i.info.flags.contains(OpFlags::LIKELY));
-        // The last instruction of the loop's body (the slot of its last branch back): past it,
-        // code runs once per block run.
-        let loop_end = backs.last().map_or(0, |&n| n as u32 + 1);
+        let inner = labels.iter().skip(1).any(|&l| l);
+        let region_end = region_end(insns, &labels);
         let pass_len = match backs[..] {
-            [n] if !likely && insns.get(n + 1).is_some_and(|i| i.slot) => Some(n as u32 + 2),
+            [n] if !likely && !inner && insns.get(n + 1).is_some_and(|i| i.slot) => {
+                Some(n as u32 + 2)
+            }
             _ => None,
         };
+        let need = segment_needs(insns, &labels);
         {
             let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
             let entry = b.create_block();
@@ -351,6 +371,18 @@ impl Compiler {
             let regs: [Variable; REGS] = std::array::from_fn(|_| b.declare_var(types::I64));
             let regs32: [Variable; REGS] = std::array::from_fn(|_| b.declare_var(types::I32));
             let header = b.create_block();
+            // The start's label is the header; every other label a block of its own.
+            let label_blocks: Vec<Option<Block>> = labels
+                .iter()
+                .enumerate()
+                .map(|(k, &l)| match (k, l) {
+                    (_, false) => None,
+                    (0, true) => Some(header),
+                    (_, true) => Some(b.create_block()),
+                })
+                .collect();
+            let any_label = labels.iter().any(|&l| l);
+            let tails = Tails::new(&mut b);
             let mut g = Gen {
                 b,
                 ctxp,
@@ -377,20 +409,22 @@ impl Compiler {
                 dirty: 0,
                 have32: 0,
                 index: 0,
+                checked: false,
                 skipped: 0,
                 last_index: insns.len() as u32 - 1,
-                start,
-                loops,
+                labels: label_blocks,
+                label_at: 0,
                 pass_len,
-                loop_end,
-                at_header: 0,
-                dirty_at_header: 0,
+                region_end,
+                at_label: 0,
+                dirty_at_label: 0,
                 likely_not_taken: None,
                 branch_taken: None,
                 pending: Vec::new(),
+                tails,
             };
-            g.prologue(insns, loops);
-            g.body(insns, loops, &mut native, &mut fallback);
+            g.prologue(insns, any_label);
+            g.body(insns, any_label, &mut native, &mut fallback);
             g.slow_paths();
             g.b.seal_all_blocks();
             g.b.finalize(self.module.as_ref().expect("module").target_config());
@@ -538,24 +572,29 @@ struct Gen<'a> {
     have32: u64,
     /// The instruction being compiled (index in the block).
     index: u32,
+    /// A segment check already ran after the current instruction ([`Gen::segment_check`]).
+    checked: bool,
     /// Instructions of the block the current path skipped (slots of likely branches not
     /// taken).
     skipped: u32,
     /// The index of the block's last instruction.
     last_index: u32,
-    /// The block's start.
-    start: u32,
-    /// The block loops back to its start.
-    loops: bool,
+    /// Per instruction: its label's Cranelift block, where a branch of the block goes on to it
+    /// (the header for the first instruction).
+    labels: Vec<Option<Block>>,
+    /// The index of the label the current path last passed (0 at the start): the instructions
+    /// of the current pass are counted from there.
+    label_at: u32,
     /// Instructions in every pass of the loop when they are the same for all (see
     /// [`Gen::earlier_passes`]).
     pass_len: Option<u32>,
-    /// The index of the last instruction of the loop's body (0 when the block does not loop).
-    loop_end: u32,
-    /// Registers loaded before the loop header.
-    at_header: u64,
-    /// Registers dirty at the loop header.
-    dirty_at_header: u64,
+    /// The index of the last instruction that goes to a label (the slot of the last branch to
+    /// one; 0 when there is none): past it, code runs once per block run.
+    region_end: u32,
+    /// Registers loaded at every label (loaded at the entry, kept in their variables).
+    at_label: u64,
+    /// Registers dirty at every label (at most these; written back at the exits).
+    dirty_at_label: u64,
     /// Where a likely branch in the middle of the block goes on when not taken, and the state
     /// there (set by [`Gen::branch_to`], used after the slot).
     likely_not_taken: Option<(Block, Saved)>,
@@ -565,6 +604,41 @@ struct Gen<'a> {
     branch_taken: Option<Value>,
     /// Slow paths to fill in after the body.
     pending: Vec<Pending>,
+    /// The shared exit code.
+    tails: Tails,
+}
+
+/// Blocks that the exits of a kind share (cold code compiled once per block, the per-exit part
+/// being the registers' write-back and a jump with the exit's values).
+#[derive(Clone, Copy)]
+struct Tails {
+    /// A later segment does not fit in the budget: `(cur_pc, in_delay_slot and delay_next as
+    /// an i16, pc, cycles, instructions completed)`.
+    stop: Block,
+    /// A slow path: `(site, npc, cycles, instructions completed)`, the registers written back.
+    slow: Block,
+    /// Whether an exit jumps to `stop`, to `slow` (the others are not emitted).
+    used: [bool; 2],
+}
+
+impl Tails {
+    fn new(b: &mut FunctionBuilder<'_>) -> Self {
+        let stop = b.create_block();
+        for t in [types::I32, types::I16, types::I32, types::I64, types::I64] {
+            b.append_block_param(stop, t);
+        }
+        let slow = b.create_block();
+        for t in [types::I64, types::I32, types::I64, types::I64] {
+            b.append_block_param(slow, t);
+        }
+        b.set_cold_block(stop);
+        b.set_cold_block(slow);
+        Self {
+            stop,
+            slow,
+            used: [false; 2],
+        }
+    }
 }
 
 /// A slow path to fill in after the body (see [`Gen::join`]), and the state of its
@@ -574,6 +648,7 @@ struct Pending {
     /// The registers dirty before the instruction.
     dirty: u64,
     index: u32,
+    label_at: u32,
     skipped: u32,
     off: u64,
 }
@@ -599,32 +674,6 @@ struct Join {
 
 fn mf() -> MemFlagsData {
     MemFlagsData::trusted()
-}
-
-/// The budget each segment of a block needs, by the index of the segment's first instruction
-/// (0 for other indices). A block is cut into segments after each conditional branch's delay
-/// slot where it goes on (the fall-through path of a superblock): the block starts when its
-/// first segment fits in the budget, and each later one is checked where it begins
-/// ([`Gen::segment_check`]), so that a long superblock still runs under the short budgets of a
-/// busy machine (events every few instructions) instead of leaving them to the interpreter.
-fn segment_needs(insns: &[Insn]) -> Vec<u64> {
-    let mut need = vec![0u64; insns.len()];
-    let last = insns.len().saturating_sub(1);
-    let mut start = 0;
-    let mut sum = 0u64;
-    for (i, insn) in insns.iter().enumerate() {
-        let cost = insn.info.cycles as u64;
-        let end = i == last || (insn.slot && i >= 1 && scan::conditional(insns[i - 1].word));
-        if end {
-            // Every instruction of the segment but its last must start within the budget.
-            need[start] = sum;
-            start = i + 1;
-            sum = 0;
-        } else {
-            sum += cost;
-        }
-    }
-    need
 }
 
 impl Gen<'_> {
@@ -794,11 +843,16 @@ impl Gen<'_> {
         }
     }
 
+    /// The instructions this block completed, with `done` of the current pass.
+    fn completed(&mut self, done: u32) -> Value {
+        let i = self.earlier_passes();
+        self.b.ins().iadd_imm_s(i, done as i64)
+    }
+
     /// Add this block's counts to the `Ctx`'s counters, with `done` instructions of the current
     /// pass completed.
     fn count(&mut self, done: u32) {
-        let i = self.earlier_passes();
-        let i = self.b.ins().iadd_imm_s(i, done as i64);
+        let i = self.completed(done);
         self.add_ctx(CTX_INSNS, i);
         let r = self.b.use_var(self.runs);
         self.add_ctx(CTX_RUNS, r);
@@ -940,7 +994,7 @@ impl Gen<'_> {
         // while every slow path storing every register still dirty made a run of n loads (a
         // function's epilogue) compile n * n / 2 stores (measured: compile 37.2 -> 34.7 ms on
         // bench_compute, the same run time). Inside a loop they stay in host registers.
-        if self.index > self.loop_end {
+        if self.index > self.region_end {
             self.flush();
         }
         Join {
@@ -987,6 +1041,7 @@ impl Gen<'_> {
                 block,
                 dirty: j.dirty,
                 index: self.index,
+                label_at: self.label_at,
                 skipped: self.skipped,
                 off: self.off,
             });
@@ -1000,6 +1055,7 @@ impl Gen<'_> {
         for p in std::mem::take(&mut self.pending) {
             self.b.switch_to_block(p.block);
             self.index = p.index;
+            self.label_at = p.label_at;
             self.skipped = p.skipped;
             self.off = p.off;
             // The interpreter reads the registers from the `Cpu`.
@@ -1014,19 +1070,60 @@ impl Gen<'_> {
                 self.c32(0)
             };
             let c = self.cycles_now();
-            let f = self.c64(h_interp_leave as *const () as usize as u64);
             let site = self.c64(&self.sites[self.index as usize] as *const Site as usize as u64);
-            let done = self.done();
-            let i = self.earlier_passes();
-            let i = self.b.ins().iadd_imm_s(i, done as i64);
-            let r = self.b.use_var(self.runs);
-            let call = self
-                .b
+            let i = self.completed(self.done());
+            let tail = self.tails.slow;
+            self.tails.used[1] = true;
+            self.b
                 .ins()
-                .call_indirect(self.lsig, f, &[self.ctxp, site, npc, c, i, r]);
-            let s = self.b.inst_results(call)[0];
-            self.b.ins().return_(&[s]);
+                .jump(tail, &[site, npc, c, i].map(BlockArg::Value));
         }
+        self.fill_tails();
+    }
+
+    /// The code the exits share, after every other block (see [`Tails`]).
+    fn fill_tails(&mut self) {
+        let t = self.tails;
+        if t.used[0] {
+            self.fill_stop(t.stop);
+        }
+        if t.used[1] {
+            self.fill_slow(t.slow);
+        }
+    }
+
+    /// A segment that does not fit: the state the interpreter would leave, and BUDGET.
+    fn fill_stop(&mut self, stop: Block) {
+        self.b.switch_to_block(stop);
+        let p = self.b.block_params(stop).to_vec();
+        self.st(p[0], CUR_PC);
+        debug_assert_eq!(DELAY_NEXT, IN_DELAY + 1);
+        self.st(p[1], IN_DELAY);
+        self.st(p[2], PC);
+        let n = self.b.ins().iadd_imm_s(p[2], 4);
+        self.st(n, NEXT_PC);
+        self.st(p[3], CYCLES);
+        self.add_ctx(CTX_INSNS, p[4]);
+        let r = self.b.use_var(self.runs);
+        self.add_ctx(CTX_RUNS, r);
+        // The block ran (its pass is counted): no budget stop at an entry.
+        let s = self.b.ins().iconst(types::I32, status::BUDGET as i64);
+        self.b.ins().return_(&[s]);
+    }
+
+    /// A slow path: the interpreter's function for the instruction, which adds the counts too
+    /// (the instruction counts whether it completes or faults).
+    fn fill_slow(&mut self, slow: Block) {
+        self.b.switch_to_block(slow);
+        let p = self.b.block_params(slow).to_vec();
+        let f = self.c64(h_interp_leave as *const () as usize as u64);
+        let r = self.b.use_var(self.runs);
+        let call =
+            self.b
+                .ins()
+                .call_indirect(self.lsig, f, &[self.ctxp, p[0], p[1], p[2], p[3], r]);
+        let s = self.b.inst_results(call)[0];
+        self.b.ins().return_(&[s]);
     }
 
     /// `a + c` (`add`) or `a - c`, and whether it overflowed as a signed number of the operands'
@@ -1044,419 +1141,9 @@ impl Gen<'_> {
         (v, self.b.ins().icmp_imm_s(IntCC::SignedLessThan, sign, 0))
     }
 
-    // ------------------------------------------------------------ the block
-
-    /// Whether a segment needing `need` cycles fits in the budget from cycle count `cycles` (an
-    /// i8): its last instruction starts before the run's target.
-    fn fits(&mut self, cycles: Value, need: u64) -> Value {
-        let c = self.b.ins().iadd_imm_s(cycles, need as i64);
-        let t = self.b.ins().load(types::I64, mf(), self.ctxp, CTX_TARGET);
-        self.b.ins().icmp(IntCC::UnsignedLessThan, c, t)
-    }
-
-    /// The entry: the budget check, the loop's registers, then the header (which counts a run).
-    fn prologue(&mut self, insns: &[Insn], loops: bool) {
-        let c0 = self.b.use_var(self.base);
-        let fits = self.fits(c0, self.need[0]);
-        let go = self.b.create_block();
-        let no = self.b.create_block();
-        self.b.set_cold_block(no);
-        self.b.ins().brif(fits, go, &[], no, &[]);
-        self.b.switch_to_block(no);
-        // Nothing ran: the state is the one the previous block left (its pc is this start).
-        let p = self.c32(insns[0].addr);
-        self.write_pc_cycles(p);
-        let one = self.c64(1);
-        self.add_ctx(CTX_BUDGET_STOPS, one);
-        let s = self.b.ins().iconst(types::I32, status::BUDGET as i64);
-        // No pass began: nothing to count.
-        self.b.ins().return_(&[s]);
-        self.b.switch_to_block(go);
-        if loops {
-            // Every register the loop's body touches lives in a variable across iterations;
-            // those it writes are written back at its exits. (What the block does after the
-            // loop, once, loads its own: a function's epilogue after its last loop, say, would
-            // otherwise keep a dozen registers live around the loop, in stack slots.)
-            let body = &insns[..=(self.loop_end as usize).min(insns.len() - 1)];
-            let mut l = body.iter().fold(0, |m, i| m | reg_reads(i) | reg_writes(i));
-            while l != 0 {
-                let r = l.trailing_zeros() as usize;
-                l &= l - 1;
-                self.r64(r);
-            }
-        }
-        self.b.ins().jump(self.header, &[]);
-        self.b.switch_to_block(self.header);
-        let r = self.b.use_var(self.runs);
-        let r = self.b.ins().iadd_imm_s(r, 1);
-        self.b.def_var(self.runs, r);
-    }
-
-    fn body(&mut self, insns: &[Insn], loops: bool, native: &mut [u32], fallback: &mut u32) {
-        self.at_header = self.loaded;
-        if loops {
-            // Registers written in one pass are dirty at the header of the next.
-            self.dirty = insns.iter().fold(0, |m, i| m | reg_writes(i)) & self.at_header;
-        }
-        self.dirty_at_header = self.dirty;
-        let mut branch: Option<Insn> = None;
-        for (i, insn) in insns.iter().enumerate() {
-            self.index = i as u32;
-            self.off += insn.info.cycles as u64;
-            let cat = category(insn.info);
-            let killed = self.kill.kills(insn.info);
-            let f = insn.info.flags;
-            if f.contains(OpFlags::BRANCH) && !f.contains(OpFlags::COP0) {
-                branch = Some(*insn);
-                self.branch_taken = None;
-            }
-            if !killed && self.native(insn) {
-                native[cat.index()] += 1;
-            } else {
-                *fallback += 1;
-                if !killed && register_only(insn) {
-                    self.exec_registers(insn);
-                } else {
-                    self.fallback(insn);
-                    if f.contains(OpFlags::BRANCH) && !f.contains(OpFlags::COP0) {
-                        self.fallback_branch_outcome(insn);
-                    }
-                }
-            }
-            if insn.slot {
-                let br = branch.take().expect("a delay slot follows its branch");
-                self.after_slot(&br, insn);
-            }
-        }
-        let last = insns.last().expect("a block has an instruction");
-        if !last.slot {
-            self.exit_chain(
-                last.addr,
-                false,
-                Pc::Const(last.addr.wrapping_add(4)),
-                self.done(),
-            );
-        }
-    }
-
-    /// Instructions of the current pass completed once the current one has.
-    fn done(&self) -> u32 {
-        self.index + 1 - self.skipped
-    }
-
-    /// The static state of the register cache and the counts, saved across a side exit.
-    fn save(&self) -> Saved {
-        Saved {
-            loaded: self.loaded,
-            dirty: self.dirty,
-            have32: self.have32,
-            off: self.off,
-            skipped: self.skipped,
-        }
-    }
-
-    fn restore(&mut self, s: Saved) {
-        self.loaded = s.loaded;
-        self.dirty = s.dirty;
-        self.have32 = s.have32;
-        self.off = s.off;
-        self.skipped = s.skipped;
-    }
-
-    /// The delay slot `slot` of `br` has run: where the branch goes is `npc`. The block's last
-    /// slot leaves the block (or loops back to its start); an earlier one leaves only when the
-    /// branch was taken, and the block goes on with the fall-through path.
-    fn after_slot(&mut self, br: &Insn, slot: &Insn) {
-        if self.index != self.last_index && scan::inlined_target(br).is_some() {
-            // An unconditional jump the block goes on through (`scan` continued at its target,
-            // the next instruction here): no exit.
-            return;
-        }
-        let back = self.loops && static_target(br) == Some(self.start);
-        if let Some((not_taken, state)) = self.likely_not_taken.take() {
-            // A likely branch in the middle of the block, and this is its taken path (the slot
-            // ran): it leaves. The block goes on where the branch was not taken (the slot
-            // skipped).
-            if back {
-                let yes = self.b.ins().iconst(types::I8, 1);
-                self.loop_back(yes);
-            }
-            self.exit_chain(slot.addr, true, Pc::Npc, self.done());
-            self.b.switch_to_block(not_taken);
-            self.restore(state);
-            self.skipped += 1;
-            // Not taken: the branch was the last instruction to run (its slot skipped).
-            self.segment_check(br.addr, br.slot);
-            return;
-        }
-        let fall = br.addr.wrapping_add(8);
-        // A native branch to a fixed target other than its fall-through: it went there exactly
-        // when its condition held.
-        let taken = self
-            .branch_taken
-            .take()
-            .filter(|_| static_target(br).is_some_and(|t| t != fall));
-        let n = self.b.use_var(self.npc);
-        let again = match (back, taken) {
-            (false, _) => None,
-            (true, Some(c)) => Some(c),
-            (true, None) => Some(self.b.ins().icmp_imm_s(
-                IntCC::Equal,
-                n,
-                self.start as i32 as i64,
-            )),
-        };
-        if self.index == self.last_index {
-            if let Some(again) = again {
-                self.loop_back(again);
-            }
-            self.exit_chain(slot.addr, true, Pc::Npc, self.done());
-            return;
-        }
-        let here = self.save();
-        let leave = self.b.create_block();
-        let cont = self.b.create_block();
-        let goes = match taken {
-            Some(c) => c,
-            None => self
-                .b
-                .ins()
-                .icmp_imm_s(IntCC::NotEqual, n, fall as i32 as i64),
-        };
-        self.b.ins().brif(goes, leave, &[], cont, &[]);
-        self.b.switch_to_block(leave);
-        // Taken: a native branch's target is known here (no lookup by a computed pc).
-        let to = match (taken, static_target(br)) {
-            (Some(_), Some(t)) => Pc::Const(t),
-            _ => Pc::Npc,
-        };
-        if let Some(again) = again {
-            // Within the taken path the loop's own condition holds: always back while the
-            // budget allows.
-            let again = if taken.is_some() {
-                self.b.ins().iconst(types::I8, 1)
-            } else {
-                again
-            };
-            self.loop_back(again);
-        }
-        self.exit_chain(slot.addr, true, to, self.done());
-        self.b.switch_to_block(cont);
-        self.restore(here);
-        self.segment_check(slot.addr, true);
-    }
-
-    /// At the start of a later segment of the block (the instruction after the current one, the
-    /// last to run being at `cur`, a delay slot or not): go on when the whole segment fits in the
-    /// budget, else leave with the state written and [`status::BUDGET`] (the interpreter steps
-    /// the rest of the budget from here, as it would have).
-    fn segment_check(&mut self, cur: u32, slot: bool) {
-        let next = self.index as usize + 1;
-        let c = self.cycles_now();
-        let fits = self.fits(c, self.need[next]);
-        let go = self.b.create_block();
-        let stop = self.b.create_block();
-        self.b.set_cold_block(stop);
-        self.b.ins().brif(fits, go, &[], stop, &[]);
-        self.b.switch_to_block(stop);
-        let saved = self.save();
-        self.flush();
-        self.write_cur(cur, slot);
-        let p = self.c32(self.sites[next].addr);
-        self.write_pc_cycles(p);
-        // The block ran (its pass is counted): no budget stop at an entry.
-        let s = self.b.ins().iconst(types::I32, status::BUDGET as i64);
-        self.ret_counted(s, self.done());
-        self.restore(saved);
-        self.b.switch_to_block(go);
-    }
-
-    /// Jump back to the block's start (its loop header) when `again` (an i8 condition) holds
-    /// and the whole block still fits in the budget; otherwise continue here (with the state
-    /// unchanged).
-    fn loop_back(&mut self, again: Value) {
-        // Two branches (the loop's own, then the budget), not one on their conjunction.
-        let fit = self.b.create_block();
-        let back = self.b.create_block();
-        let out = self.b.create_block();
-        self.b.ins().brif(again, fit, &[], out, &[]);
-        self.b.switch_to_block(fit);
-        let next = self.cycles_now();
-        let fits = self.fits(next, self.need[0]);
-        self.b.ins().brif(fits, back, &[], out, &[]);
-        self.b.switch_to_block(back);
-        let saved = self.save();
-        // The header expects the loop's registers in their variables, and at most those of
-        // them dirty.
-        self.dirty &= !self.dirty_at_header;
-        self.flush();
-        let missing = self.at_header & !self.loaded;
-        self.loaded |= missing;
-        self.reload(missing);
-        let done = self.done();
-        if let Some(n) = self.pass_len {
-            debug_assert_eq!(n, done, "a loop's passes are all {n} instructions long");
-        } else {
-            let i = self.b.use_var(self.insns);
-            let i = self.b.ins().iadd_imm_s(i, done as i64);
-            self.b.def_var(self.insns, i);
-        }
-        self.b.def_var(self.base, next);
-        self.b.ins().jump(self.header, &[]);
-        self.b.switch_to_block(out);
-        self.restore(saved);
-    }
-
-    /// After the interpreter ran a branch: a likely branch not taken has skipped its slot (leave
-    /// with the state as it is); otherwise the slot runs next and `next_pc` is where it goes.
-    fn fallback_branch_outcome(&mut self, insn: &Insn) {
-        if insn.info.flags.contains(OpFlags::LIKELY) {
-            let dn = self.ld(types::I8, DELAY_NEXT);
-            let out = self.b.create_block();
-            let cont = self.b.create_block();
-            self.b.ins().brif(dn, cont, &[], out, &[]);
-            self.b.switch_to_block(out);
-            // The interpreter left the whole state (nothing is dirty after a fallback's flush).
-            let ok = self.b.ins().iconst(types::I32, status::OK as i64);
-            self.ret_counted(ok, self.done());
-            self.b.switch_to_block(cont);
-        }
-        let n = self.ld(types::I32, NEXT_PC);
-        self.b.def_var(self.npc, n);
-    }
-
-    /// A native branch decided `taken` (an i8 condition) to `target`: set `npc`. A likely
-    /// branch not taken skips its slot: at the block's end it leaves the block; earlier, the
-    /// block goes on there after the taken path (see [`Gen::after_slot`]).
-    fn branch_to(&mut self, insn: &Insn, taken: Value, target: Value) {
-        let fall = self.c32(insn.addr.wrapping_add(8));
-        let n = self.b.ins().select(taken, target, fall);
-        self.b.def_var(self.npc, n);
-        self.branch_taken = Some(taken);
-        if insn.info.flags.contains(OpFlags::LIKELY) {
-            let out = self.b.create_block();
-            let cont = self.b.create_block();
-            self.b.ins().brif(taken, cont, &[], out, &[]);
-            if self.index + 1 < self.last_index {
-                self.likely_not_taken = Some((out, self.save()));
-                self.b.switch_to_block(cont);
-                return;
-            }
-            self.b.switch_to_block(out);
-            // Not taken: the interpreter advanced pc past the slot.
-            let saved = self.save();
-            self.exit_chain(
-                insn.addr,
-                insn.slot,
-                Pc::Const(insn.addr.wrapping_add(8)),
-                self.done(),
-            );
-            self.restore(saved);
-            self.b.switch_to_block(cont);
-        }
-    }
-
     fn link(&mut self, r: usize, insn: &Insn) {
         let v = self.c32(insn.addr.wrapping_add(8));
         self.set32(r, v);
-    }
-
-    /// `rs + simm`, the effective address (i32).
-    fn ea(&mut self, w: u32) -> Value {
-        let b = self.r32(rs(w));
-        self.b.ins().iadd_imm_s(b, simm(w) as i64)
-    }
-
-    /// A `size`-byte access at `ea`: `access(gen, host)` emits it at host address `host` and
-    /// returns its values (of types `tys`), or a branch to the slow path. RAM (the segment and
-    /// bound by one mask test with the alignment, and for a store the code-page map) or else,
-    /// for an instruction seen reaching it before (the dispatcher learns that from the
-    /// interpreter and recompiles a block whose instruction took the slow path there), the
-    /// scratchpad (`0x7000_0000..0x7000_4000`), each path with its own copy of the access so
-    /// that the host address folds into it (base plus offset: no address add, no join before
-    /// the access). An access nothing showed reaching the scratchpad has no such path: the
-    /// second path and its join cost a tenth of tools/bench-compute.sh's time (measured: CPU
-    /// time 223 -> 202 ms without them, compile time 34 -> 30 ms), for code that, like most,
-    /// never touches the scratchpad through that instruction. `access` must not read cached
-    /// registers (read them before: the two paths do not dominate each other).
-    fn mem_access<F>(
-        &mut self,
-        ea: Value,
-        size: u32,
-        store: bool,
-        align: Align,
-        j: &mut Join,
-        tys: &[Type],
-        mut access: F,
-    ) -> Vec<Value>
-    where
-        F: FnMut(&mut Self, Value) -> Vec<Value>,
-    {
-        let i64t = types::I64;
-        let (ea, low) = match align {
-            Align::Check => (ea, size - 1),
-            Align::Mask(m) => (self.b.ins().band_imm_s(ea, !(m as i64)), 0),
-        };
-        let done = self.b.create_block();
-        let out: Vec<Value> = tys
-            .iter()
-            .map(|&t| self.b.append_block_param(done, t))
-            .collect();
-        let with_spr = self.env.spr != 0 && self.spr[self.index as usize];
-        let other = if with_spr {
-            self.b.create_block()
-        } else {
-            self.slow_path(j)
-        };
-        if self.env.ram != 0 {
-            let bad = self
-                .b
-                .ins()
-                .band_imm_s(ea, (self.env.ram_mask | low) as i64);
-            let ram = self.b.create_block();
-            self.b.ins().brif(bad, other, &[], ram, &[]);
-            self.b.switch_to_block(ram);
-            let p = self.b.ins().band_imm_s(ea, 0x1fff_ffff);
-            let p = self.b.ins().uextend(i64t, p);
-            if store {
-                // A store into a page that holds compiled code takes the slow path, which drops
-                // the blocks it overwrites.
-                let pg = self.b.ins().ushr_imm_s(p, PAGE_SHIFT as i64);
-                let a = self.b.ins().iadd_imm_s(pg, self.env.pages as i64);
-                let code = self.b.ins().load(types::I8, mf(), a, 0);
-                self.guard(code, j);
-            }
-            let base = self.c64(self.env.ram);
-            let host = self.b.ins().iadd(base, p);
-            let v: Vec<BlockArg> = access(self, host)
-                .into_iter()
-                .map(BlockArg::Value)
-                .collect();
-            self.b.ins().jump(done, &v);
-        } else {
-            self.b.ins().jump(other, &[]);
-        }
-        if with_spr {
-            // Not RAM: the scratchpad, or the slow path (devices, faults).
-            self.b.switch_to_block(other);
-            let hi = self
-                .b
-                .ins()
-                .band_imm_s(ea, (0xffff_c000 | low) as i32 as i64);
-            let sbad = self.b.ins().icmp_imm_s(IntCC::NotEqual, hi, 0x7000_0000);
-            self.guard(sbad, j);
-            let off32 = self.b.ins().band_imm_s(ea, 0x3fff);
-            let off = self.b.ins().uextend(i64t, off32);
-            let base = self.c64(self.env.spr);
-            let host = self.b.ins().iadd(base, off);
-            let v: Vec<BlockArg> = access(self, host)
-                .into_iter()
-                .map(BlockArg::Value)
-                .collect();
-            self.b.ins().jump(done, &v);
-        }
-        self.b.switch_to_block(done);
-        out
     }
 
     /// The i64 that orders a PS2 float as C.EQ/LT/LE.S compare (`piney_ee::float`'s order):

@@ -230,17 +230,100 @@ fn a_loop_inside_a_block_starts_a_block_of_its_own() {
 }
 
 /// A superblock whose later segment does not fit in the budget still runs its first segment
-/// compiled: `addiu $2, $2, 1; bne $2, $2, +8 (never taken); nop`, then 20 × `addiu $4, $4, 1`
+/// compiled: `addiu $2, $2, 1; bne $2, $2, +0x100 (never taken; its target, outside the block, is
+/// no label that would cut a segment of its own); nop`, then 20 × `addiu $4, $4, 1`
 /// and a syscall, with a budget of 10 cycles. The first segment (3 instructions) runs natively,
 /// the check before the second stops the block, and the interpreter steps the other 7
 /// instructions of the budget (before, the whole block had to fit: all 10 were interpreted).
 /// Both engines stop in the same state.
 #[test]
 fn a_superblock_runs_the_segments_that_fit_the_budget() {
-    let mut words = vec![0x2442_0001u32, 0x1442_0002, 0];
+    let mut words = vec![0x2442_0001u32, 0x1442_0040, 0];
     words.extend([0x2484_0001; 20]);
     words.push(0x0000_000c);
     let jit = both_from_code(&words, 0, 10);
     let s = jit.stats();
     assert_eq!((s.instructions, s.interp_steps), (10, 7), "{s:?}");
+}
+
+/// Run `words` from [`CODE`] with $3 = `r3` on both engines in budgets of 1 to 13 cycles (so
+/// that they end at every instruction of a block, in every segment), comparing the whole state
+/// after each, up to cycle `end`; the recompiler compiles each block at its first visit.
+fn both_in_slices(words: &[u32], r3: u128, end: u64) -> Jit {
+    let mut bus = program(words);
+    let mut cpu = Cpu::new();
+    cpu.jump_to(CODE);
+    cpu.gpr[3] = r3;
+    let (mut ci, mut bi) = twin(&cpu, &bus);
+    let mut jit = Jit::new().unwrap();
+    jit.set_hot_threshold(0);
+    let (mut t, mut step) = (0, 0);
+    while t < end {
+        step = step % 13 + 1;
+        t += step;
+        let ri = interp_run(&mut ci, &mut bi, t);
+        let rj = jit.run(&mut cpu, &mut bus, t);
+        assert_eq!(ri, rj, "at cycle {t}");
+        assert_eq!(ci, cpu, "at cycle {t}");
+        if ri.is_err() {
+            break;
+        }
+    }
+    jit
+}
+
+/// A forward branch inside a loop (`if (odd) $4 += 3`, then the loop's count) goes on at its
+/// target inside the block, a label, rather than leaving for a block of its own: `L: addiu $2,
+/// $2, 1; andi $5, $2, 1; beq $5, $0, M; nop; addiu $4, $4, 3; M: addiu $3, $3, -1; bne $3,
+/// $0, L; nop; syscall`. One block holds the loop and the syscall, with no exit at all; both
+/// engines end alike, in one run and in budgets that cut it anywhere (each label starts a
+/// segment the budget is checked for).
+#[test]
+fn a_forward_branch_goes_on_inside_the_block() {
+    let words = [
+        0x2442_0001,
+        0x3045_0001,
+        0x10a0_0002,
+        0,
+        0x2484_0003,
+        0x2463_ffff,
+        0x1460_fff9,
+        0,
+        0x0000_000c,
+    ];
+    let jit = both_from_code(&words, 1000, 1_000_000);
+    let s = jit.stats();
+    assert_eq!(
+        (s.blocks_compiled, s.loop_passes, s.chained, s.dispatched),
+        (1, 999, 0, 1),
+        "{s:?}"
+    );
+    let jit = both_in_slices(&words, 100, 100 * 8);
+    assert!(jit.stats().native.iter().sum::<u64>() > 0);
+}
+
+/// A loop whose head is not the block's first instruction (`addiu $2, $2, 1`, then `L: addiu
+/// $3, $3, -1; beq $3, $0, out; nop; b L; addiu $4, $4, 1; out: syscall`: the unconditional
+/// branch back ends the block and goes to the head, a label) runs inside the block, with no
+/// exit per pass: two blocks (that one and the syscall's), each run once from the dispatcher;
+/// both engines end alike, in one run and in budgets that cut it anywhere.
+#[test]
+fn an_inner_loop_head_is_a_label() {
+    let words = [
+        0x2442_0001,
+        0x2463_ffff,
+        0x1060_0003,
+        0,
+        0x1000_fffc,
+        0x2484_0001,
+        0x0000_000c,
+    ];
+    let jit = both_from_code(&words, 500, 1_000_000);
+    let s = jit.stats();
+    assert_eq!(
+        (s.blocks_compiled, s.block_runs, s.chained, s.dispatched),
+        (2, 2, 0, 2),
+        "{s:?}"
+    );
+    both_in_slices(&words, 50, 50 * 6);
 }
