@@ -17,23 +17,35 @@
 # what qemu-mipsel prints. Without it the committed tests/guest/bench_compute.elf
 # (scale 1) runs and must print tests/guest/bench_compute.stdout.
 #
-#   tools/bench-compute.sh [--piney PATH] [--scale N] [piney options...]
+# qemu-mipsel and `--cpu jit` run --runs N times each (default 3), alternating, and the
+# fastest wall time of each is the one compared (every time is printed): on a shared machine a
+# single run of either can be a fifth slower or more. The interpreter runs once.
+#
+#   tools/bench-compute.sh [--piney PATH] [--scale N] [--runs N] [piney options...]
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 PINEY_BIN=${PINEY:-}
 SCALE=8
+RUNS=3
 while [ $# -gt 0 ]; do
     case "$1" in
         --piney) PINEY_BIN=$2; shift 2 ;;
         --scale) SCALE=$2; shift 2 ;;
+        --runs) RUNS=$2; shift 2 ;;
         *) break ;;
     esac
 done
 case "$SCALE" in
     '' | *[!0-9]* | 0)
         echo "bench-compute: --scale must be a positive number, not '$SCALE'" >&2
+        exit 2
+        ;;
+esac
+case "$RUNS" in
+    '' | *[!0-9]* | 0)
+        echo "bench-compute: --runs must be a positive number, not '$RUNS'" >&2
         exit 2
         ;;
 esac
@@ -53,6 +65,10 @@ trap 'rm -rf "$TMP"' EXIT
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { print b - a }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+# A time to the millisecond.
+fmt() { awk -v a="$1" 'BEGIN { printf "%.3f", a }'; }
+# The smaller of two times ($2 may be empty).
+fastest() { awk -v a="$1" -v b="$2" 'BEGIN { print (b == "" || a + 0 < b + 0) ? a : b }'; }
 
 FLOAT_ELF=tests/guest/bench_float.elf
 CROSS=${CROSS:-mipsel-linux-gnu-}
@@ -95,40 +111,77 @@ else
     echo "bench_compute at scale 1 (the committed ELF: no $CC; $(nproc) CPUs)"
 fi
 
-qemu_s=""
-if [ -n "$QEMU_BIN" ]; then
+# One run of qemu-mipsel: its wall time (its output, the expected one, in $TMP/qemu.out).
+run_qemu() {
     t0=$(now)
     qemu-mipsel "$QEMU_BIN" >"$TMP/qemu.out"
     t1=$(now)
-    qemu_s=$(elapsed "$t0" "$t1")
-    EXPECT=$TMP/qemu.out
-    printf '%-28s %8.3f s\n' "qemu-mipsel (MIPS32)" "$qemu_s"
-fi
+    elapsed "$t0" "$t1"
+}
 
-status=0
-for cpu in interp jit; do
+# One run of piney with --cpu $1 (and the other arguments): its wall time; its output must be
+# the expected one.
+run_piney() {
+    cpu=$1
+    shift
     t0=$(now)
-    "$PINEY_BIN" run "$ELF" --headless --config /dev/null --seconds 1000 --stats --cpu "$cpu" "$@" \
-        >"$TMP/$cpu.out" 2>"$TMP/$cpu.err" || true
+    "$PINEY_BIN" run "$ELF" --headless --config /dev/null --seconds 1000 --stats --cpu "$cpu" \
+        "$@" >"$TMP/$cpu.out" 2>"$TMP/$cpu.err" || true
     t1=$(now)
-    s=$(elapsed "$t0" "$t1")
-    eval "${cpu}_s=$s"
     if ! cmp -s "$TMP/$cpu.out" "$EXPECT"; then
         echo "bench-compute: --cpu $cpu printed something else than $EXPECT:" >&2
         cat "$TMP/$cpu.out" "$TMP/$cpu.err" >&2
-        status=1
-        continue
+        return 1
     fi
-    count=$(sed -n 's/.*guest instructions: *\([0-9][0-9]*\).*/\1/p' "$TMP/$cpu.err" | tail -n 1)
-    line=$(printf 'piney --cpu %s' "$cpu")
+    elapsed "$t0" "$t1"
+}
+
+# The line of a piney run: time, guest instructions and their rate, the recompiler's line.
+report() {
+    count=$(sed -n 's/.*guest instructions: *\([0-9][0-9]*\).*/\1/p' "$TMP/$1.err" | tail -n 1)
+    line=$(printf 'piney --cpu %s' "$1")
     if [ -n "$count" ]; then
-        printf '%-28s %8.3f s  %s guest instructions, %.1f million a second\n' "$line" "$s" \
-            "$count" "$(awk -v a="$count" -v b="$s" 'BEGIN { print a / b / 1e6 }')"
+        printf '%-28s %8.3f s  %s guest instructions, %.1f million a second%s\n' "$line" "$2" \
+            "$count" "$(awk -v a="$count" -v b="$2" 'BEGIN { print a / b / 1e6 }')" "$3"
     else
-        printf '%-28s %8.3f s\n' "$line" "$s"
+        printf '%-28s %8.3f s%s\n' "$line" "$2" "$3"
     fi
-    sed -n 's/^piney: recompiler: /    recompiler: /p' "$TMP/$cpu.err"
+    sed -n 's/^piney: recompiler: /    recompiler: /p' "$TMP/$1.err"
+}
+
+if [ -n "$QEMU_BIN" ]; then
+    run_qemu >/dev/null
+    EXPECT=$TMP/qemu.out
+fi
+interp_s=$(run_piney interp "$@")
+qemu_s=""
+qemu_all=""
+jit_s=""
+jit_all=""
+i=0
+while [ $i -lt "$RUNS" ]; do
+    if [ -n "$QEMU_BIN" ]; then
+        s=$(run_qemu)
+        qemu_all="$qemu_all $(fmt "$s")"
+        qemu_s=$(fastest "$s" "$qemu_s")
+    fi
+    s=$(run_piney jit "$@")
+    jit_all="$jit_all $(fmt "$s")"
+    jit_s=$(fastest "$s" "$jit_s")
+    i=$((i + 1))
 done
+# Every time of a repeated run, after the fastest.
+all() {
+    if [ "$RUNS" -gt 1 ]; then
+        printf ' (fastest of %s:%s)' "$RUNS" "$1"
+    fi
+}
+if [ -n "$QEMU_BIN" ]; then
+    printf '%-28s %8.3f s%s\n' "qemu-mipsel (MIPS32)" "$qemu_s" "$(all "$qemu_all")"
+fi
+report interp "$interp_s" ""
+report jit "$jit_s" "$(all "$jit_all")"
+status=0
 [ $status -eq 0 ] || exit $status
 echo "jit speed-up over interp: $(ratio "$interp_s" "$jit_s")x"
 if [ -n "$qemu_s" ]; then
