@@ -275,7 +275,8 @@ fn every_documented_option_is_exercised() {
         .collect();
     options.sort();
     options.dedup();
-    // Options of the tools the README names (cargo's, the test harness's, tools/soak.sh's).
+    // Options of the tools the README names (cargo's, the test harness's, tools/soak.sh's,
+    // tools/bench-compute.sh's).
     let not_piney = [
         "--release",
         "--bench",
@@ -284,6 +285,7 @@ fn every_documented_option_is_exercised() {
         "--test",
         "--nocapture",
         "--jit",
+        "--runs",
     ];
     let tests: String = std::fs::read_dir(root.join("crates/piney/tests"))
         .unwrap()
