@@ -382,7 +382,6 @@ impl Compiler {
                 })
                 .collect();
             let any_label = labels.iter().any(|&l| l);
-            let tails = Tails::new(&mut b);
             let mut g = Gen {
                 b,
                 ctxp,
@@ -421,7 +420,7 @@ impl Compiler {
                 likely_not_taken: None,
                 branch_taken: None,
                 pending: Vec::new(),
-                tails,
+                tails: Tails::default(),
             };
             g.prologue(insns, any_label);
             g.body(insns, any_label, &mut native, &mut fallback);
@@ -609,36 +608,25 @@ struct Gen<'a> {
 }
 
 /// Blocks that the exits of a kind share (cold code compiled once per block, the per-exit part
-/// being the registers' write-back and a jump with the exit's values).
-#[derive(Clone, Copy)]
+/// being the registers' write-back and a jump with the exit's values), each created when an exit
+/// first needs it.
+#[derive(Clone, Copy, Default)]
 struct Tails {
     /// A later segment does not fit in the budget: `(cur_pc, in_delay_slot and delay_next as
     /// an i16, pc, cycles, instructions completed)`.
-    stop: Block,
+    stop: Option<Block>,
     /// A slow path: `(site, npc, cycles, instructions completed)`, the registers written back.
-    slow: Block,
-    /// Whether an exit jumps to `stop`, to `slow` (the others are not emitted).
-    used: [bool; 2],
+    slow: Option<Block>,
 }
 
-impl Tails {
-    fn new(b: &mut FunctionBuilder<'_>) -> Self {
-        let stop = b.create_block();
-        for t in [types::I32, types::I16, types::I32, types::I64, types::I64] {
-            b.append_block_param(stop, t);
-        }
-        let slow = b.create_block();
-        for t in [types::I64, types::I32, types::I64, types::I64] {
-            b.append_block_param(slow, t);
-        }
-        b.set_cold_block(stop);
-        b.set_cold_block(slow);
-        Self {
-            stop,
-            slow,
-            used: [false; 2],
-        }
+/// A cold block with parameters of these types.
+fn cold_block(b: &mut FunctionBuilder<'_>, params: &[types::Type]) -> Block {
+    let block = b.create_block();
+    for &t in params {
+        b.append_block_param(block, t);
     }
+    b.set_cold_block(block);
+    block
 }
 
 /// A slow path to fill in after the body (see [`Gen::join`]), and the state of its
@@ -1072,8 +1060,12 @@ impl Gen<'_> {
             let c = self.cycles_now();
             let site = self.c64(&self.sites[self.index as usize] as *const Site as usize as u64);
             let i = self.completed(self.done());
-            let tail = self.tails.slow;
-            self.tails.used[1] = true;
+            let tail = *self.tails.slow.get_or_insert_with(|| {
+                cold_block(
+                    &mut self.b,
+                    &[types::I64, types::I32, types::I64, types::I64],
+                )
+            });
             self.b
                 .ins()
                 .jump(tail, &[site, npc, c, i].map(BlockArg::Value));
@@ -1084,11 +1076,11 @@ impl Gen<'_> {
     /// The code the exits share, after every other block (see [`Tails`]).
     fn fill_tails(&mut self) {
         let t = self.tails;
-        if t.used[0] {
-            self.fill_stop(t.stop);
+        if let Some(stop) = t.stop {
+            self.fill_stop(stop);
         }
-        if t.used[1] {
-            self.fill_slow(t.slow);
+        if let Some(slow) = t.slow {
+            self.fill_slow(slow);
         }
     }
 

@@ -51,11 +51,18 @@ pub(super) fn labels(insns: &[Insn]) -> Vec<bool> {
         if t == insn.addr.wrapping_add(8) || (inlined_target(insn).is_some() && next == Some(t)) {
             continue;
         }
-        if let Some(k) = insns.iter().position(|i| i.addr == t && !i.slot) {
+        if let Some(k) = index_at(insns.iter().map(|i| (i.addr, i.slot)), t) {
             labels[k] = true;
         }
     }
     labels
+}
+
+/// Where a branch of a block to `addr` goes on inside it: the first instruction at that address
+/// that is not a delay slot (a trace may hold an address twice; either is the same code). `at`
+/// gives each instruction's address and whether it is a slot.
+pub(super) fn index_at(at: impl IntoIterator<Item = (u32, bool)>, addr: u32) -> Option<usize> {
+    at.into_iter().position(|(a, slot)| a == addr && !slot)
 }
 
 /// The index of the last instruction that goes to a label: the slot of the last branch whose
@@ -66,11 +73,9 @@ pub(super) fn region_end(insns: &[Insn], labels: &[bool]) -> u32 {
         if insn.slot {
             continue;
         }
-        if let Some(t) = static_target(insn)
-            && insns
-                .iter()
-                .enumerate()
-                .any(|(k, i)| labels[k] && i.addr == t)
+        if static_target(insn)
+            .and_then(|t| index_at(insns.iter().map(|i| (i.addr, i.slot)), t))
+            .is_some_and(|k| labels[k])
         {
             end = n as u32 + 1;
         }
@@ -328,8 +333,11 @@ impl Gen<'_> {
         let p = self.c32(self.sites[next].addr);
         let c = self.cycles_now();
         let i = self.completed(self.done());
-        let tail = self.tails.stop;
-        self.tails.used[0] = true;
+        let params = [types::I32, types::I16, types::I32, types::I64, types::I64];
+        let tail = *self
+            .tails
+            .stop
+            .get_or_insert_with(|| cold_block(&mut self.b, &params));
         self.b
             .ins()
             .jump(tail, &[cur, slot, p, c, i].map(BlockArg::Value));
@@ -344,8 +352,8 @@ impl Gen<'_> {
 
     /// The index of the label at `addr`, if the block has one there.
     pub(super) fn label_of(&self, addr: u32) -> Option<usize> {
-        let k = self.sites.iter().position(|s| s.addr == addr && !s.slot)?;
-        self.labels[k].map(|_| k)
+        index_at(self.sites.iter().map(|s| (s.addr, s.slot)), addr)
+            .filter(|&k| self.labels[k].is_some())
     }
 
     /// Go on at label `k` (its segment known to fit in the budget), `next` being the cycle
