@@ -212,10 +212,13 @@ impl Compiler {
             .finish(settings::Flags::new(flags))
             .map_err(|e| JitError::Setup(format!("cranelift ISA: {e}")))?;
         let call_conv = isa.default_call_conv();
-        let module = JITModule::new(JITBuilder::with_isa(
-            isa,
-            cranelift_module::default_libcall_names(),
-        ));
+        let mut builder = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
+        // Blocks packed one after another instead of a page each (see `code_memory`); other
+        // hosts keep Cranelift's provider, which also keeps their instruction caches coherent.
+        if cfg!(target_arch = "x86_64") {
+            builder.memory_provider(Box::new(crate::code_memory::PackedCode::default()));
+        }
+        let module = JITModule::new(builder);
         let ctx = module.make_context();
         let mut c = Self {
             module: Some(module),

@@ -72,6 +72,7 @@
 //! - Kill switches ([`KillSwitches`]) force the fallback per category to bisect a bug.
 //! - The only `unsafe` is in the private `native` module: calling the code Cranelift produced.
 
+mod code_memory;
 mod compile;
 mod ctx;
 mod native;
