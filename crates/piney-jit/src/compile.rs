@@ -293,6 +293,7 @@ impl Compiler {
         kill: KillSwitches,
         env: &Env,
         spr_site: &dyn Fn(u32) -> bool,
+        assume32: bool,
     ) -> Result<Compiled, JitError> {
         let sig = block_sig();
         let id = self
@@ -300,8 +301,6 @@ impl Compiler {
             .declare_anonymous_function(&sig)
             .map_err(|e| JitError::Compile(format!("declare: {e}")))?;
         self.ctx.func.signature = sig;
-        let mut native = [0u32; Category::COUNT];
-        let mut fallback = 0;
         let start = insns.first().map_or(0, |i| i.addr);
         let sites: Box<[Site]> = insns
             .iter()
@@ -338,7 +337,17 @@ impl Compiler {
             _ => None,
         };
         let need = segment_needs(insns, &labels);
-        {
+        let any_label = labels.iter().any(|&l| l);
+        // Registers kept as 32-bit values across the labels (see `Gen::label_sext`): at first
+        // every register the labels keep; one that reaches a label without a known
+        // sign-extended 32-bit value drops out, and the block is generated again.
+        let kept = flow::narrow_at_labels(insns, region_end);
+        let mut sext = if any_label && assume32 { kept } else { 0 };
+        let mut native;
+        let mut fallback;
+        loop {
+            native = [0u32; Category::COUNT];
+            fallback = 0;
             let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
             let entry = b.create_block();
             b.append_block_params_for_function_params(entry);
@@ -384,7 +393,6 @@ impl Compiler {
                     (_, true) => Some(b.create_block()),
                 })
                 .collect();
-            let any_label = labels.iter().any(|&l| l);
             let mut g = Gen {
                 b,
                 ctxp,
@@ -404,7 +412,7 @@ impl Compiler {
                 kill,
                 env: *env,
                 header,
-                need,
+                need: need.clone(),
                 regs,
                 regs32,
                 loaded: 0,
@@ -424,12 +432,21 @@ impl Compiler {
                 branch_taken: None,
                 pending: Vec::new(),
                 tails: Tails::default(),
+                label_sext: sext,
+                sext_lost: 0,
             };
             g.prologue(insns, any_label);
             g.body(insns, any_label, &mut native, &mut fallback);
             g.slow_paths();
             g.b.seal_all_blocks();
+            let lost = g.sext_lost;
             g.b.finalize(self.module.as_ref().expect("module").target_config());
+            if lost == 0 {
+                break;
+            }
+            sext &= !lost;
+            self.ctx.clear();
+            self.ctx.func.signature = block_sig();
         }
         // PINEY_JIT_DUMP=<start pc in hex>: print that block's IR and machine code (a debugging
         // aid for the recompiler's own developers).
@@ -608,6 +625,14 @@ struct Gen<'a> {
     pending: Vec<Pending>,
     /// The shared exit code.
     tails: Tails,
+    /// Registers every path brings to the labels as known sign-extended 32-bit values (their
+    /// `regs32` variables current; the block checks them at its entry): across the labels
+    /// their 32-bit value is the one kept, the 64 bits derived where needed. 32-bit code then
+    /// stays 32-bit around a loop instead of keeping both widths of every value.
+    label_sext: u64,
+    /// Registers of `label_sext` that some path brought to a label without such a value: the
+    /// block is generated again without them.
+    sext_lost: u64,
 }
 
 /// Blocks that the exits of a kind share (cold code compiled once per block, the per-exit part
@@ -638,6 +663,8 @@ struct Pending {
     block: Block,
     /// The registers dirty before the instruction.
     dirty: u64,
+    /// [`Join::have32`].
+    have32: u64,
     index: u32,
     label_at: u32,
     skipped: u32,
@@ -661,6 +688,9 @@ struct Join {
     /// The registers dirty before the instruction: its slow path writes them back before the
     /// interpreter runs.
     dirty: u64,
+    /// The registers known as sign-extended 32-bit values before the instruction (their values
+    /// written back from the 32 bits, see [`Gen::r64`]).
+    have32: u64,
 }
 
 fn mf() -> MemFlagsData {
@@ -686,6 +716,11 @@ impl Gen<'_> {
     fn r64(&mut self, r: usize) -> Value {
         if r == 0 {
             self.c64(0)
+        } else if self.have32 & (1 << r) != 0 {
+            // The 64 bits are the 32 sign-extended (see `set32`): derived from the 32-bit
+            // value, so that a register kept 32-bit across labels needs no 64-bit one.
+            let v = self.b.use_var(self.regs32[r]);
+            self.b.ins().sextend(types::I64, v)
         } else if self.loaded & (1 << r) != 0 {
             self.b.use_var(self.regs[r])
         } else {
@@ -701,6 +736,41 @@ impl Gen<'_> {
             self.c64(0)
         } else {
             self.ld(types::I64, GPR + 16 * r as i32 + 8)
+        }
+    }
+    /// The value of register `r`, which is in its variables (dirty, or loaded): from the 32 bits
+    /// where they are current (see [`Gen::r64`]). (Not [`Gen::r64`] itself, which reads a
+    /// register not loaded from the `Cpu`: a slow path flushes with the state of its
+    /// instruction, not the one where the body's generation ended.)
+    fn cached64(&mut self, r: usize) -> Value {
+        if self.have32 & (1 << r) != 0 {
+            let v = self.b.use_var(self.regs32[r]);
+            self.b.ins().sextend(types::I64, v)
+        } else {
+            self.b.use_var(self.regs[r])
+        }
+    }
+    /// Whether register `r`'s value is known to be a sign-extended 32-bit one ($0, or last
+    /// written as one: its `regs32` variable current).
+    fn known32(&self, r: usize) -> bool {
+        r == 0 || self.have32 & (1 << r) != 0
+    }
+    /// Registers `a` and `b` for a comparison: their 32 bits when both are known sign-extended
+    /// 32-bit values (signed and unsigned order and equality are then those of the 64 bits),
+    /// else their 64.
+    fn pair(&mut self, a: usize, b: usize) -> (Value, Value) {
+        if self.known32(a) && self.known32(b) {
+            (self.r32(a), self.r32(b))
+        } else {
+            (self.r64(a), self.r64(b))
+        }
+    }
+    /// Register `r` for a comparison with an immediate (see [`Gen::pair`]).
+    fn one(&mut self, r: usize) -> Value {
+        if self.known32(r) {
+            self.r32(r)
+        } else {
+            self.r64(r)
         }
     }
     /// Low 32 bits of a GPR.
@@ -745,7 +815,7 @@ impl Gen<'_> {
         while d != 0 {
             let r = d.trailing_zeros() as usize;
             d &= d - 1;
-            let v = self.b.use_var(self.regs[r]);
+            let v = self.cached64(r);
             self.st(v, reg_offset(r));
         }
         self.dirty = 0;
@@ -768,9 +838,6 @@ impl Gen<'_> {
         self.dirty &= !mask;
         self.have32 &= !mask;
     }
-    fn bool64(&mut self, c: Value) -> Value {
-        self.b.ins().uextend(types::I64, c)
-    }
     /// A GPR as four 32-bit lanes, from memory (written back first when dirty).
     fn vec(&mut self, r: usize) -> Value {
         if r == 0 {
@@ -778,7 +845,7 @@ impl Gen<'_> {
             self.b.ins().splat(types::I32X4, z)
         } else {
             if self.dirty & (1 << r) != 0 {
-                let v = self.b.use_var(self.regs[r]);
+                let v = self.cached64(r);
                 self.st(v, GPR + 16 * r as i32);
                 self.dirty &= !(1 << r);
             }
@@ -991,6 +1058,7 @@ impl Gen<'_> {
         Join {
             slow: None,
             dirty: self.dirty,
+            have32: self.have32,
         }
     }
 
@@ -1031,6 +1099,7 @@ impl Gen<'_> {
             self.pending.push(Pending {
                 block,
                 dirty: j.dirty,
+                have32: j.have32,
                 index: self.index,
                 label_at: self.label_at,
                 skipped: self.skipped,
@@ -1051,6 +1120,7 @@ impl Gen<'_> {
             self.off = p.off;
             // The interpreter reads the registers from the `Cpu`.
             self.dirty = p.dirty;
+            self.have32 = p.have32;
             self.flush();
             // The helper adds the counts too (the instruction counts whether it completes or
             // faults): nothing is needed after the call, and the cold path stays short.

@@ -32,6 +32,10 @@ pub(crate) mod status {
     /// The block did not start: not all of its instructions may start before the cycle target.
     /// Nothing changed; the dispatcher steps the interpreter instead.
     pub const BUDGET: u32 = 4;
+    /// The block did not start: a register it keeps as a 32-bit value across its labels held
+    /// a value that is not a sign-extended 32-bit one. Nothing changed; the dispatcher drops
+    /// the block and compiles it again without that assumption.
+    pub const ASSUMPTION: u32 = 5;
 }
 
 /// The state blocks run against. `repr(C)`: generated code reads its first fields by offset.

@@ -31,6 +31,11 @@
 //!   GPRs, LO and HI live in host registers within a block and are written back before the
 //!   interpreter's code runs (only around instructions that name them) and at exits; a block
 //!   whose branch returns to its own start loops without leaving while the budget allows.
+//!   A value known to be a sign-extended 32-bit one (written by a 32-bit operation) is kept in
+//!   32 bits, and bitwise operations and comparisons on two such values stay 32-bit. Around a
+//!   loop, the registers it carries into bitwise operations are kept that way too, checked at
+//!   the block's entry: a block entered with a wider value there does not start, and is
+//!   compiled again without keeping them (the state is the interpreter's either way).
 //! - Blocks chain: a block's exit looks the next pc up in a direct-mapped table and tail-calls
 //!   that block when it is compiled (it checks the budget itself), carrying the cycle count in
 //!   a register; the dispatcher runs only on a miss, a stop, an exception or the budget's end.
@@ -70,7 +75,8 @@
 //!   COP2 move with the I bit that waited for VU0 (the interlock moves the cycle count on; those
 //!   forms always run through the interpreter's code).
 //! - Kill switches ([`KillSwitches`]) force the fallback per category to bisect a bug.
-//! - The only `unsafe` is in the private `native` module: calling the code Cranelift produced.
+//! - The only `unsafe` is in the private `native` module (calling the code Cranelift produced)
+//!   and `code_memory` (the pages it is written into).
 
 mod code_memory;
 mod compile;
@@ -269,6 +275,9 @@ pub struct JitStats {
     /// Instructions run by the interpreter directly (delay slots entered from outside a block,
     /// the tail of a cycle budget, code that cannot be compiled).
     pub interp_steps: u64,
+    /// Blocks that did not start because a register they keep as a 32-bit value across their
+    /// labels held a wider one (each is compiled again without that).
+    pub assumption_misses: u64,
     /// The last code generation error (a recompiler bug; the code was interpreted instead).
     pub last_error: Option<String>,
 }
@@ -387,6 +396,10 @@ pub struct Jit {
     /// when compiled. Kept across invalidations (a FlushCache or an overlay load rarely
     /// changes what an address's instruction touches; one that did costs only a second path).
     spr_sites: FastSet<u32>,
+    /// Blocks (by start pc) that entered with a register they keep as a 32-bit value across
+    /// their labels holding a wider value: compiled without that from then on (kept across
+    /// invalidations, as `spr_sites`).
+    wide_at_labels: FastSet<u32>,
 }
 
 /// A block is compiled once this many instructions ran interpreted from its start (its
@@ -423,6 +436,7 @@ impl Jit {
             cold_len: FastMap::default(),
             resume_pc: None,
             spr_sites: FastSet::default(),
+            wide_at_labels: FastSet::default(),
         })
     }
 
@@ -682,6 +696,15 @@ impl Jit {
                     return Err(exception.expect("an exception status carries the exception"));
                 }
                 status::STOP_RUN => return Ok(()),
+                status::ASSUMPTION => {
+                    // The block at `cpu.pc` met a 64-bit value where it keeps 32 bits across
+                    // its labels: compiled again (at once) without that.
+                    let pc = cpu.pc;
+                    self.stats.assumption_misses += 1;
+                    self.wide_at_labels.insert(pc);
+                    self.remove(pc);
+                    self.visits.insert(pc, self.hot);
+                }
                 _ => {}
             }
         }
@@ -741,9 +764,13 @@ impl Jit {
         } else {
             let t0 = std::time::Instant::now();
             let spr = &self.spr_sites;
-            let r = self
-                .compiler
-                .compile(&insns, self.kill, &env, &|a| spr.contains(&a));
+            let r = self.compiler.compile(
+                &insns,
+                self.kill,
+                &env,
+                &|a| spr.contains(&a),
+                !self.wide_at_labels.contains(&pc),
+            );
             // Host time, for the statistics only (it never reaches the emulated machine).
             self.stats.compile_time += t0.elapsed();
             match r {

@@ -327,3 +327,78 @@ fn an_inner_loop_head_is_a_label() {
     );
     both_in_slices(&words, 50, 50 * 6);
 }
+
+/// Run `words` from [`CODE`] with $2 = `r2` and $3 = `r3` on both engines up to cycle `end`,
+/// in one run and again in budgets of 1 to 13 cycles, comparing the whole state after each;
+/// the recompiler of the one run is handed back.
+fn both_with_r2(words: &[u32], r2: u128, r3: u128, end: u64) -> Jit {
+    let start = |r2, r3| {
+        let bus = program(words);
+        let mut cpu = Cpu::new();
+        cpu.jump_to(CODE);
+        cpu.gpr[2] = r2;
+        cpu.gpr[3] = r3;
+        (cpu, bus)
+    };
+    let (mut cpu, mut bus) = start(r2, r3);
+    let (mut ci, mut bi) = twin(&cpu, &bus);
+    let mut jit = Jit::new().unwrap();
+    jit.set_hot_threshold(0);
+    assert_eq!(
+        interp_run(&mut ci, &mut bi, end),
+        jit.run(&mut cpu, &mut bus, end)
+    );
+    assert_eq!(ci, cpu);
+    let (mut cpu, mut bus) = start(r2, r3);
+    let (mut ci, mut bi) = twin(&cpu, &bus);
+    let mut sliced = Jit::new().unwrap();
+    sliced.set_hot_threshold(0);
+    let (mut t, mut step) = (0, 0);
+    while t < end {
+        step = step % 13 + 1;
+        t += step;
+        let ri = interp_run(&mut ci, &mut bi, t);
+        assert_eq!(ri, sliced.run(&mut cpu, &mut bus, t), "at cycle {t}");
+        assert_eq!(ci, cpu, "at cycle {t}");
+        if ri.is_err() {
+            break;
+        }
+    }
+    jit
+}
+
+/// A loop of 32-bit shifts and XORs (`L: sll $4, $2, 3; xor $2, $2, $4; addiu $3, $3, -1; bne
+/// $3, $0, L; nop; syscall`, one block) keeps $2 as a 32-bit value across its passes, checked at the
+/// block's entry: entered with $2 a sign-extended 32-bit value, the block runs as compiled;
+/// entered with a wider one (whose upper bits the XOR keeps), it does not start, is compiled
+/// again without the assumption, and both engines still end alike (checked to fail when the
+/// entry does not check).
+#[test]
+fn a_loop_register_kept_32_bit_is_checked_at_the_entry() {
+    let words = [
+        0x0002_20c0,
+        0x0044_1026,
+        0x2463_ffff,
+        0x1460_fffc,
+        0,
+        0x0000_000c,
+    ];
+    // The upper 64 bits of a GPR are not the 32-bit value's concern (these operations keep them).
+    for narrow in [0x1234_5678, 0xffff_ffff_8765_4321, 0xabcd_u128 << 64 | 0x42] {
+        let jit = both_with_r2(&words, narrow, 200, 100_000);
+        assert_eq!(jit.stats().assumption_misses, 0, "{:?}", jit.stats());
+    }
+    for wide in [
+        0x1_2345_6789,
+        0x7fff_ffff_8000_0000,
+        0xabcd_u128 << 64 | 0x8000_0000,
+    ] {
+        let jit = both_with_r2(&words, wide, 200, 100_000);
+        let s = jit.stats();
+        assert_eq!(s.assumption_misses, 1, "{s:?}");
+        assert_eq!(
+            s.blocks_compiled, 2,
+            "the block (loop and syscall) twice: {s:?}"
+        );
+    }
+}

@@ -885,7 +885,7 @@ pub fn run_image(
             let native: u64 = s.native.iter().sum();
             let ms = s.compile_time.as_secs_f64() * 1e3;
             eprintln!(
-                "piney: recompiler: {} blocks compiled ({} instructions, {:.1}% native), {ms:.1} ms compiling ({:.0} us a block); {} block runs ({} of them passes of a block looping on itself); block exits: {} chained ({:.2}%), {} back to the dispatcher, {} instructions interpreted; {} passes of poll loops moved over",
+                "piney: recompiler: {} blocks compiled ({} instructions, {:.1}% native), {ms:.1} ms compiling ({:.0} us a block); {} block runs ({} of them passes of a block looping on itself); block exits: {} chained ({:.2}%), {} back to the dispatcher, {} instructions interpreted; {} passes of poll loops moved over; {} blocks compiled again without keeping a register 32-bit across their loop",
                 s.blocks_compiled,
                 s.compiled_instructions,
                 100.0 * native as f64 / s.compiled_instructions.max(1) as f64,
@@ -897,6 +897,7 @@ pub fn run_image(
                 s.dispatched,
                 s.interp_steps,
                 s.poll_passes,
+                s.assumption_misses,
             );
         }
         // What the IOP cost: its instructions, the host time of its slices, and the frame rate

@@ -83,6 +83,38 @@ pub(super) fn region_end(insns: &[Insn], labels: &[bool]) -> u32 {
     end
 }
 
+/// The registers a block with labels keeps in variables across them: those it touches up to its
+/// last branch to a label (`region_end`), loaded at its entry.
+pub(super) fn kept_at_labels(insns: &[Insn], region_end: u32) -> u64 {
+    let body = &insns[..=(region_end as usize).min(insns.len() - 1)];
+    body.iter().fold(0, |m, i| m | reg_reads(i) | reg_writes(i)) & !1
+}
+
+/// The registers worth keeping as 32-bit values across the labels (see `Gen::label_sext`):
+/// those of [`kept_at_labels`] the block writes (a pass carries them to the next) and reads in
+/// a bitwise operation (AND, OR, XOR, NOR and their immediate forms; not a move, an OR with
+/// $0), which works on all 64 bits of a value not known to be a sign-extended 32-bit one: a
+/// loop of 32-bit arithmetic and bitwise operations then kept every value in both widths.
+/// Comparisons and branches compare 32 or 64 bits at the same cost, and each register kept
+/// costs a check at every entry of the block (a loop entered often for a few passes, as a
+/// sort's, would lose).
+pub(super) fn narrow_at_labels(insns: &[Insn], region_end: u32) -> u64 {
+    let body = &insns[..=(region_end as usize).min(insns.len() - 1)];
+    let written = body.iter().fold(0, |m, i| m | reg_writes(i));
+    let bitwise = body
+        .iter()
+        .filter(|i| {
+            let move_ = i.info.op == Op::Or && (rs(i.word) == 0 || rt(i.word) == 0);
+            !move_
+                && matches!(
+                    i.info.op,
+                    Op::And | Op::Or | Op::Xor | Op::Nor | Op::Andi | Op::Ori | Op::Xori
+                )
+        })
+        .fold(0, |m, i| m | reg_reads(i));
+    written & bitwise & kept_at_labels(insns, region_end)
+}
+
 impl Gen<'_> {
     /// Whether a segment needing `need` cycles fits in the budget from cycle count `cycles` (an
     /// i8): its last instruction starts before the run's target.
@@ -116,12 +148,14 @@ impl Gen<'_> {
             // the block does after that, once, loads its own: a function's epilogue after its
             // last loop, say, would otherwise keep a dozen registers live around the loop, in
             // stack slots.)
-            let body = &insns[..=(self.region_end as usize).min(insns.len() - 1)];
-            let mut l = body.iter().fold(0, |m, i| m | reg_reads(i) | reg_writes(i));
+            let mut l = kept_at_labels(insns, self.region_end);
             while l != 0 {
                 let r = l.trailing_zeros() as usize;
                 l &= l - 1;
                 self.r64(r);
+            }
+            if self.label_sext != 0 {
+                self.check_sext(insns[0].addr);
             }
         }
         self.b.ins().jump(self.header, &[]);
@@ -129,6 +163,49 @@ impl Gen<'_> {
         let r = self.b.use_var(self.runs);
         let r = self.b.ins().iadd_imm_s(r, 1);
         self.b.def_var(self.runs, r);
+    }
+
+    /// The registers of `label_sext` must hold sign-extended 32-bit values at the entry (every
+    /// later arrival at a label brings them so): else the block does not start, and the
+    /// dispatcher compiles it again without the assumption. Their 32-bit values become the
+    /// ones kept.
+    fn check_sext(&mut self, start: u32) {
+        let mut ok: Option<Value> = None;
+        let mut l = self.label_sext;
+        let mut low = Vec::new();
+        while l != 0 {
+            let r = l.trailing_zeros() as usize;
+            l &= l - 1;
+            let v = self.r64(r);
+            let v32 = self.b.ins().ireduce(types::I32, v);
+            let back = self.b.ins().sextend(types::I64, v32);
+            let same = self.b.ins().icmp(IntCC::Equal, back, v);
+            ok = Some(match ok {
+                Some(o) => self.b.ins().band(o, same),
+                None => same,
+            });
+            low.push((r, v32));
+        }
+        let Some(ok) = ok else {
+            return;
+        };
+        let go = self.b.create_block();
+        let no = self.b.create_block();
+        self.b.set_cold_block(no);
+        self.b.ins().brif(ok, go, &[], no, &[]);
+        self.b.switch_to_block(no);
+        // Nothing ran, as at a budget stop at the entry (counted as one).
+        let p = self.c32(start);
+        self.write_pc_cycles(p);
+        let one = self.c64(1);
+        self.add_ctx(CTX_BUDGET_STOPS, one);
+        let s = self.b.ins().iconst(types::I32, status::ASSUMPTION as i64);
+        self.b.ins().return_(&[s]);
+        self.b.switch_to_block(go);
+        for (r, v32) in low {
+            self.b.def_var(self.regs32[r], v32);
+            self.have32 |= 1 << r;
+        }
     }
 
     pub(super) fn body(
@@ -156,7 +233,7 @@ impl Gen<'_> {
                 self.b.switch_to_block(l);
                 self.loaded = self.at_label;
                 self.dirty = self.dirty_at_label;
-                self.have32 = 0;
+                self.have32 = self.label_sext;
                 self.off = 0;
                 self.skipped = 0;
                 self.label_at = i as u32;
@@ -361,6 +438,7 @@ impl Gen<'_> {
     /// written back, those kept but not loaded read), the instructions since the last label
     /// counted, the cycle base moved here. The current path ends.
     pub(super) fn go_to_label(&mut self, k: usize, next: Value) {
+        self.sext_lost |= self.label_sext & !self.have32;
         self.dirty &= !self.dirty_at_label;
         self.flush();
         let missing = self.at_label & !self.loaded;

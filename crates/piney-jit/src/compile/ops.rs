@@ -46,6 +46,22 @@ impl Gen<'_> {
                 self.set32(rd(w), v);
                 self.join(j);
             }
+            Op::And | Op::Or | Op::Xor | Op::Nor if self.known32(rs(w)) && self.known32(rt(w)) => {
+                // Both operands sign-extended 32-bit values: so is the result (bits 63..31 of
+                // each are equal, and stay equal through the bitwise operation).
+                let a = self.r32(rs(w));
+                let c = self.r32(rt(w));
+                let v = match m {
+                    Op::And => self.b.ins().band(a, c),
+                    Op::Or => self.b.ins().bor(a, c),
+                    Op::Xor => self.b.ins().bxor(a, c),
+                    _ => {
+                        let o = self.b.ins().bor(a, c);
+                        self.b.ins().bnot(o)
+                    }
+                };
+                self.set32(rd(w), v);
+            }
             Op::Daddu | Op::Dsubu | Op::And | Op::Or | Op::Xor | Op::Nor => {
                 let a = self.r64(rs(w));
                 let c = self.r64(rt(w));
@@ -72,16 +88,15 @@ impl Gen<'_> {
                 self.join(j);
             }
             Op::Slt | Op::Sltu => {
-                let a = self.r64(rs(w));
-                let c = self.r64(rt(w));
+                let (a, c) = self.pair(rs(w), rt(w));
                 let cc = if m == Op::Slt {
                     IntCC::SignedLessThan
                 } else {
                     IntCC::UnsignedLessThan
                 };
                 let f = self.b.ins().icmp(cc, a, c);
-                let v = self.bool64(f);
-                self.set64(rd(w), v);
+                let v = self.b.ins().uextend(types::I32, f);
+                self.set32(rd(w), v);
             }
             Op::Movz | Op::Movn => {
                 let t = self.r64(rt(w));
@@ -126,15 +141,27 @@ impl Gen<'_> {
                 self.join(j);
             }
             Op::Slti | Op::Sltiu => {
-                let a = self.r64(rs(w));
+                let a = self.one(rs(w));
                 let cc = if m == Op::Slti {
                     IntCC::SignedLessThan
                 } else {
                     IntCC::UnsignedLessThan
                 };
                 let f = self.b.ins().icmp_imm_s(cc, a, simm(w) as i64);
-                let v = self.bool64(f);
-                self.set64(rt(w), v);
+                let v = self.b.ins().uextend(types::I32, f);
+                self.set32(rt(w), v);
+            }
+            Op::Andi | Op::Ori | Op::Xori if self.known32(rs(w)) => {
+                // The immediate touches bits 15..0 only: a sign-extended operand gives a
+                // sign-extended result.
+                let a = self.r32(rs(w));
+                let k = uimm(w) as i64;
+                let v = match m {
+                    Op::Andi => self.b.ins().band_imm_s(a, k),
+                    Op::Ori => self.b.ins().bor_imm_s(a, k),
+                    _ => self.b.ins().bxor_imm_s(a, k),
+                };
+                self.set32(rt(w), v);
             }
             Op::Andi | Op::Ori | Op::Xori => {
                 let a = self.r64(rs(w));
@@ -147,8 +174,8 @@ impl Gen<'_> {
                 self.set64(rt(w), v);
             }
             Op::Lui => {
-                let v = self.c64((uimm(w) << 16) as i32 as i64 as u64);
-                self.set64(rt(w), v);
+                let v = self.c32(uimm(w) << 16);
+                self.set32(rt(w), v);
             }
             // ---------------------------------------------------- shifts
             Op::Sll | Op::Srl | Op::Sra => {
@@ -292,8 +319,7 @@ impl Gen<'_> {
             Op::Sync | Op::Pref | Op::Cache => {}
             // ---------------------------------------------------- branches and jumps
             Op::Beq | Op::Bne | Op::Beql | Op::Bnel => {
-                let a = self.r64(rs(w));
-                let c = self.r64(rt(w));
+                let (a, c) = self.pair(rs(w), rt(w));
                 let cc = if matches!(m, Op::Beq | Op::Beql) {
                     IntCC::Equal
                 } else {
@@ -315,7 +341,7 @@ impl Gen<'_> {
             | Op::Bgezal
             | Op::Bltzall
             | Op::Bgezall => {
-                let a = self.r64(rs(w));
+                let a = self.one(rs(w));
                 let cc = match m {
                     Op::Blez | Op::Blezl => IntCC::SignedLessThanOrEqual,
                     Op::Bgtz | Op::Bgtzl => IntCC::SignedGreaterThan,
