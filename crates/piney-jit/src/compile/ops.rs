@@ -400,11 +400,17 @@ impl Gen<'_> {
                 let r = rt(w);
                 let (v, hi) = (v[0], v.get(1).copied());
                 match m {
-                    Op::Lb | Op::Lh | Op::Lw => {
-                        let v = self.b.ins().sextend(i64t, v);
-                        self.set64(r, v);
+                    // Sign-extended 32-bit values (LBU and LHU's too: below 2^16), kept so.
+                    Op::Lw => self.set32(r, v),
+                    Op::Lb | Op::Lh => {
+                        let v = self.b.ins().sextend(i32t, v);
+                        self.set32(r, v);
                     }
-                    Op::Lbu | Op::Lhu | Op::Lwu => {
+                    Op::Lbu | Op::Lhu => {
+                        let v = self.b.ins().uextend(i32t, v);
+                        self.set32(r, v);
+                    }
+                    Op::Lwu => {
                         let v = self.b.ins().uextend(i64t, v);
                         self.set64(r, v);
                     }
