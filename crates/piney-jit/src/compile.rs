@@ -755,9 +755,9 @@ impl Gen<'_> {
     fn known32(&self, r: usize) -> bool {
         r == 0 || self.have32 & (1 << r) != 0
     }
-    /// Registers `a` and `b` for a comparison: their 32 bits when both are known sign-extended
-    /// 32-bit values (signed and unsigned order and equality are then those of the 64 bits),
-    /// else their 64.
+    /// Registers `a` and `b` for a comparison or a bitwise operation: their 32 bits when both
+    /// are known sign-extended 32-bit values (signed and unsigned order and equality are then
+    /// those of the 64 bits, and a bitwise result is sign-extended too), else their 64.
     fn pair(&mut self, a: usize, b: usize) -> (Value, Value) {
         if self.known32(a) && self.known32(b) {
             (self.r32(a), self.r32(b))
@@ -765,7 +765,8 @@ impl Gen<'_> {
             (self.r64(a), self.r64(b))
         }
     }
-    /// Register `r` for a comparison with an immediate (see [`Gen::pair`]).
+    /// Register `r` for a comparison or a bitwise operation with an immediate (see
+    /// [`Gen::pair`]).
     fn one(&mut self, r: usize) -> Value {
         if self.known32(r) {
             self.r32(r)

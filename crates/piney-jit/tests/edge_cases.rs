@@ -250,10 +250,17 @@ fn a_superblock_runs_the_segments_that_fit_the_budget() {
 /// that they end at every instruction of a block, in every segment), comparing the whole state
 /// after each, up to cycle `end`; the recompiler compiles each block at its first visit.
 fn both_in_slices(words: &[u32], r3: u128, end: u64) -> Jit {
+    slices(words, &[(3, r3)], end)
+}
+
+/// [`both_in_slices`] with these registers set.
+fn slices(words: &[u32], regs: &[(usize, u128)], end: u64) -> Jit {
     let mut bus = program(words);
     let mut cpu = Cpu::new();
     cpu.jump_to(CODE);
-    cpu.gpr[3] = r3;
+    for &(r, v) in regs {
+        cpu.gpr[r] = v;
+    }
     let (mut ci, mut bi) = twin(&cpu, &bus);
     let mut jit = Jit::new().unwrap();
     jit.set_hot_threshold(0);
@@ -328,19 +335,15 @@ fn an_inner_loop_head_is_a_label() {
     both_in_slices(&words, 50, 50 * 6);
 }
 
-/// Run `words` from [`CODE`] with $2 = `r2` and $3 = `r3` on both engines up to cycle `end`,
-/// in one run and again in budgets of 1 to 13 cycles, comparing the whole state after each;
-/// the recompiler of the one run is handed back.
+/// Run `words` from [`CODE`] with $2 = `r2` and $3 = `r3` on both engines up to cycle `end`, in
+/// one run and again in budgets of 1 to 13 cycles (see [`slices`]); the recompiler of the one
+/// run is handed back.
 fn both_with_r2(words: &[u32], r2: u128, r3: u128, end: u64) -> Jit {
-    let start = |r2, r3| {
-        let bus = program(words);
-        let mut cpu = Cpu::new();
-        cpu.jump_to(CODE);
-        cpu.gpr[2] = r2;
-        cpu.gpr[3] = r3;
-        (cpu, bus)
-    };
-    let (mut cpu, mut bus) = start(r2, r3);
+    let mut bus = program(words);
+    let mut cpu = Cpu::new();
+    cpu.jump_to(CODE);
+    cpu.gpr[2] = r2;
+    cpu.gpr[3] = r3;
     let (mut ci, mut bi) = twin(&cpu, &bus);
     let mut jit = Jit::new().unwrap();
     jit.set_hot_threshold(0);
@@ -349,21 +352,7 @@ fn both_with_r2(words: &[u32], r2: u128, r3: u128, end: u64) -> Jit {
         jit.run(&mut cpu, &mut bus, end)
     );
     assert_eq!(ci, cpu);
-    let (mut cpu, mut bus) = start(r2, r3);
-    let (mut ci, mut bi) = twin(&cpu, &bus);
-    let mut sliced = Jit::new().unwrap();
-    sliced.set_hot_threshold(0);
-    let (mut t, mut step) = (0, 0);
-    while t < end {
-        step = step % 13 + 1;
-        t += step;
-        let ri = interp_run(&mut ci, &mut bi, t);
-        assert_eq!(ri, sliced.run(&mut cpu, &mut bus, t), "at cycle {t}");
-        assert_eq!(ci, cpu, "at cycle {t}");
-        if ri.is_err() {
-            break;
-        }
-    }
+    slices(words, &[(2, r2), (3, r3)], end);
     jit
 }
 

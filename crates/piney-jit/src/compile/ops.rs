@@ -46,11 +46,11 @@ impl Gen<'_> {
                 self.set32(rd(w), v);
                 self.join(j);
             }
-            Op::And | Op::Or | Op::Xor | Op::Nor if self.known32(rs(w)) && self.known32(rt(w)) => {
+            Op::And | Op::Or | Op::Xor | Op::Nor => {
                 // Both operands sign-extended 32-bit values: so is the result (bits 63..31 of
                 // each are equal, and stay equal through the bitwise operation).
-                let a = self.r32(rs(w));
-                let c = self.r32(rt(w));
+                let narrow = self.known32(rs(w)) && self.known32(rt(w));
+                let (a, c) = self.pair(rs(w), rt(w));
                 let v = match m {
                     Op::And => self.b.ins().band(a, c),
                     Op::Or => self.b.ins().bor(a, c),
@@ -60,21 +60,19 @@ impl Gen<'_> {
                         self.b.ins().bnot(o)
                     }
                 };
-                self.set32(rd(w), v);
+                if narrow {
+                    self.set32(rd(w), v);
+                } else {
+                    self.set64(rd(w), v);
+                }
             }
-            Op::Daddu | Op::Dsubu | Op::And | Op::Or | Op::Xor | Op::Nor => {
+            Op::Daddu | Op::Dsubu => {
                 let a = self.r64(rs(w));
                 let c = self.r64(rt(w));
-                let v = match m {
-                    Op::Daddu => self.b.ins().iadd(a, c),
-                    Op::Dsubu => self.b.ins().isub(a, c),
-                    Op::And => self.b.ins().band(a, c),
-                    Op::Or => self.b.ins().bor(a, c),
-                    Op::Xor => self.b.ins().bxor(a, c),
-                    _ => {
-                        let o = self.b.ins().bor(a, c);
-                        self.b.ins().bnot(o)
-                    }
+                let v = if m == Op::Daddu {
+                    self.b.ins().iadd(a, c)
+                } else {
+                    self.b.ins().isub(a, c)
                 };
                 self.set64(rd(w), v);
             }
@@ -151,27 +149,22 @@ impl Gen<'_> {
                 let v = self.b.ins().uextend(types::I32, f);
                 self.set32(rt(w), v);
             }
-            Op::Andi | Op::Ori | Op::Xori if self.known32(rs(w)) => {
+            Op::Andi | Op::Ori | Op::Xori => {
                 // The immediate touches bits 15..0 only: a sign-extended operand gives a
                 // sign-extended result.
-                let a = self.r32(rs(w));
+                let narrow = self.known32(rs(w));
+                let a = self.one(rs(w));
                 let k = uimm(w) as i64;
                 let v = match m {
                     Op::Andi => self.b.ins().band_imm_s(a, k),
                     Op::Ori => self.b.ins().bor_imm_s(a, k),
                     _ => self.b.ins().bxor_imm_s(a, k),
                 };
-                self.set32(rt(w), v);
-            }
-            Op::Andi | Op::Ori | Op::Xori => {
-                let a = self.r64(rs(w));
-                let k = uimm(w) as i64;
-                let v = match m {
-                    Op::Andi => self.b.ins().band_imm_s(a, k),
-                    Op::Ori => self.b.ins().bor_imm_s(a, k),
-                    _ => self.b.ins().bxor_imm_s(a, k),
-                };
-                self.set64(rt(w), v);
+                if narrow {
+                    self.set32(rt(w), v);
+                } else {
+                    self.set64(rt(w), v);
+                }
             }
             Op::Lui => {
                 let v = self.c32(uimm(w) << 16);
