@@ -716,13 +716,8 @@ impl Gen<'_> {
     fn r64(&mut self, r: usize) -> Value {
         if r == 0 {
             self.c64(0)
-        } else if self.have32 & (1 << r) != 0 {
-            // The 64 bits are the 32 sign-extended (see `set32`): derived from the 32-bit
-            // value, so that a register kept 32-bit across labels needs no 64-bit one.
-            let v = self.b.use_var(self.regs32[r]);
-            self.b.ins().sextend(types::I64, v)
-        } else if self.loaded & (1 << r) != 0 {
-            self.b.use_var(self.regs[r])
+        } else if (self.have32 | self.loaded) & (1 << r) != 0 {
+            self.cached64(r)
         } else {
             let v = self.ld(types::I64, reg_offset(r));
             self.b.def_var(self.regs[r], v);
@@ -738,10 +733,11 @@ impl Gen<'_> {
             self.ld(types::I64, GPR + 16 * r as i32 + 8)
         }
     }
-    /// The value of register `r`, which is in its variables (dirty, or loaded): from the 32 bits
-    /// where they are current (see [`Gen::r64`]). (Not [`Gen::r64`] itself, which reads a
-    /// register not loaded from the `Cpu`: a slow path flushes with the state of its
-    /// instruction, not the one where the body's generation ended.)
+    /// The value of register `r`, which is in its variables (dirty, or loaded). Where its 32
+    /// bits are current, the 64 are their sign extension (see `set32`), derived from them so
+    /// that a register kept 32-bit across labels needs no 64-bit variable. (Slow paths flush
+    /// with this, not [`Gen::r64`], which reads a register not loaded from the `Cpu`: a slow
+    /// path has the state of its instruction, not the one where the body's generation ended.)
     fn cached64(&mut self, r: usize) -> Value {
         if self.have32 & (1 << r) != 0 {
             let v = self.b.use_var(self.regs32[r]);
