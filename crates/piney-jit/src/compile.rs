@@ -133,6 +133,25 @@ impl Env {
     }
 }
 
+/// A block's machine code, generated but not placed in code memory yet: position-independent
+/// (it calls helpers and other blocks by absolute addresses held in the code, so Cranelift
+/// leaves no relocations), hence made on any thread and placed by [`Compiler::install`].
+pub(crate) struct Generated {
+    bytes: Vec<u8>,
+    /// The alignment the code asks for.
+    align: u64,
+    /// The block's sites (the code holds their addresses: a boxed slice never moves).
+    sites: Box<[Site]>,
+    /// Instructions in the block.
+    pub len: u32,
+    /// Native instructions per category (index [`Category::index`]).
+    pub native: [u32; Category::COUNT],
+    /// Instructions that run the interpreter's function ([`h_exec`] or [`h_interp`]).
+    pub fallback: u32,
+    /// Host time spent generating it (for the statistics only).
+    pub time: std::time::Duration,
+}
+
 /// A compiled block.
 pub(crate) struct Compiled {
     /// The code.
@@ -143,14 +162,23 @@ pub(crate) struct Compiled {
     pub native: [u32; Category::COUNT],
     /// Instructions that run the interpreter's function ([`h_exec`] or [`h_interp`]).
     pub fallback: u32,
+    /// Host time spent compiling it (for the statistics only).
+    pub time: std::time::Duration,
 }
 
-/// Owns the Cranelift JIT module and compiles blocks into it.
-pub(crate) struct Compiler {
-    module: Option<JITModule>,
+/// Generates blocks' machine code ([`Codegen::generate`]): Cranelift's target and its reusable
+/// contexts. One lives in the [`Compiler`]; the compile thread (see `worker`) owns another.
+pub(crate) struct Codegen {
+    isa: isa::OwnedTargetIsa,
     ctx: Context,
     fctx: FunctionBuilderContext,
     call_conv: isa::CallConv,
+}
+
+/// Owns the Cranelift JIT module (the code memory) and places blocks into it.
+pub(crate) struct Compiler {
+    module: Option<JITModule>,
+    codegen: Codegen,
     trampoline: Trampoline,
     /// Every compiled block's [`Site`]s (the code points at them; kept as long as the code,
     /// which the module keeps until the compiler goes).
@@ -212,7 +240,8 @@ impl Compiler {
             .finish(settings::Flags::new(flags))
             .map_err(|e| JitError::Setup(format!("cranelift ISA: {e}")))?;
         let call_conv = isa.default_call_conv();
-        let mut builder = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
+        let mut builder =
+            JITBuilder::with_isa(isa.clone(), cranelift_module::default_libcall_names());
         // Blocks packed one after another instead of a page each (see `code_memory`); other
         // hosts keep Cranelift's provider, which also keeps their instruction caches coherent.
         if cfg!(target_arch = "x86_64") {
@@ -222,9 +251,12 @@ impl Compiler {
         let ctx = module.make_context();
         let mut c = Self {
             module: Some(module),
-            ctx,
-            fctx: FunctionBuilderContext::new(),
-            call_conv,
+            codegen: Codegen {
+                isa,
+                ctx,
+                fctx: FunctionBuilderContext::new(),
+                call_conv,
+            },
             trampoline: Trampoline::new(std::ptr::null()),
             sites: Vec::new(),
         };
@@ -237,6 +269,11 @@ impl Compiler {
         self.trampoline
     }
 
+    /// A code generator for another thread, for the same target.
+    pub fn codegen(&self) -> Codegen {
+        Codegen::new(self.codegen.isa.clone(), self.codegen.call_conv)
+    }
+
     fn module(&mut self) -> &mut JITModule {
         self.module
             .as_mut()
@@ -245,7 +282,7 @@ impl Compiler {
 
     /// `(ctx, cpu, block) -> status` in the C convention: calls `block(ctx, cpu, cpu.cycles)`.
     fn build_trampoline(&mut self) -> Result<*const u8, JitError> {
-        let mut sig = Signature::new(self.call_conv);
+        let mut sig = Signature::new(self.codegen.call_conv);
         for _ in 0..3 {
             sig.params.push(AbiParam::new(types::I64));
         }
@@ -254,9 +291,10 @@ impl Compiler {
             .module()
             .declare_anonymous_function(&sig)
             .map_err(|e| JitError::Setup(format!("declare: {e}")))?;
-        self.ctx.func.signature = sig;
+        let cg = &mut self.codegen;
+        cg.ctx.func.signature = sig;
         {
-            let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fctx);
+            let mut b = FunctionBuilder::new(&mut cg.ctx.func, &mut cg.fctx);
             let entry = b.create_block();
             b.append_block_params_for_function_params(entry);
             b.switch_to_block(entry);
@@ -267,15 +305,15 @@ impl Compiler {
             let s = b.inst_results(call)[0];
             b.ins().return_(&[s]);
             b.seal_all_blocks();
-            b.finalize(self.module.as_ref().expect("module").target_config());
+            b.finalize(cg.isa.frontend_config());
         }
         self.finish(id, "the trampoline")
     }
 
     fn finish(&mut self, id: cranelift_module::FuncId, what: &str) -> Result<*const u8, JitError> {
         let module = self.module.as_mut().expect("module");
-        let r = module.define_function(id, &mut self.ctx);
-        module.clear_context(&mut self.ctx);
+        let r = module.define_function(id, &mut self.codegen.ctx);
+        module.clear_context(&mut self.codegen.ctx);
         r.map_err(|e| JitError::Compile(format!("{what}: {e:?}")))?;
         module
             .finalize_definitions()
@@ -283,10 +321,8 @@ impl Compiler {
         Ok(module.get_finalized_function(id))
     }
 
-    /// Compile `insns` (from [`scan`]) into a block for `env`.
-    ///
-    /// `spr_site(pc)`: whether the instruction at `pc` has been seen reaching the scratchpad;
-    /// only those loads and stores get its fast path (see [`Gen::mem_access`]).
+    /// Compile `insns` (from [`scan`]) into a block for `env`, on this thread
+    /// ([`Codegen::generate`], then [`Compiler::install`]).
     pub fn compile(
         &mut self,
         insns: &[Insn],
@@ -295,12 +331,66 @@ impl Compiler {
         spr_site: &dyn Fn(u32) -> bool,
         assume32: bool,
     ) -> Result<Compiled, JitError> {
-        let sig = block_sig();
-        let id = self
-            .module()
-            .declare_anonymous_function(&sig)
+        let t0 = std::time::Instant::now();
+        let g = self
+            .codegen
+            .generate(insns, kill, env, spr_site, assume32)?;
+        let mut c = self.install(g)?;
+        // Placing it counts too, here.
+        c.time = t0.elapsed();
+        Ok(c)
+    }
+
+    /// Place generated code in code memory: the block, ready to run.
+    pub fn install(&mut self, g: Generated) -> Result<Compiled, JitError> {
+        let module = self.module.as_mut().expect("module");
+        let id = module
+            .declare_anonymous_function(&block_sig())
             .map_err(|e| JitError::Compile(format!("declare: {e}")))?;
-        self.ctx.func.signature = sig;
+        module
+            .define_function_bytes(id, g.align, &g.bytes, &[])
+            .map_err(|e| JitError::Compile(format!("define: {e}")))?;
+        module
+            .finalize_definitions()
+            .map_err(|e| JitError::Compile(format!("finalize: {e}")))?;
+        let code = module.get_finalized_function(id);
+        // The code holds the sites' addresses: they live as long as it does.
+        self.sites.push(g.sites);
+        Ok(Compiled {
+            code: BlockCode(code),
+            len: g.len,
+            native: g.native,
+            fallback: g.fallback,
+            time: g.time,
+        })
+    }
+}
+
+impl Codegen {
+    fn new(isa: isa::OwnedTargetIsa, call_conv: isa::CallConv) -> Self {
+        Self {
+            isa,
+            ctx: Context::new(),
+            fctx: FunctionBuilderContext::new(),
+            call_conv,
+        }
+    }
+
+    /// Generate the machine code of a block of `insns` (from [`scan`]) for `env`.
+    ///
+    /// `spr_site(pc)`: whether the instruction at `pc` has been seen reaching the scratchpad;
+    /// only those loads and stores get its fast path (see [`Gen::mem_access`]).
+    pub fn generate(
+        &mut self,
+        insns: &[Insn],
+        kill: KillSwitches,
+        env: &Env,
+        spr_site: &dyn Fn(u32) -> bool,
+        assume32: bool,
+    ) -> Result<Generated, JitError> {
+        let t0 = std::time::Instant::now();
+        self.ctx.clear();
+        self.ctx.func.signature = block_sig();
         let start = insns.first().map_or(0, |i| i.addr);
         let sites: Box<[Site]> = insns
             .iter()
@@ -440,7 +530,7 @@ impl Compiler {
             g.slow_paths();
             g.b.seal_all_blocks();
             let lost = g.sext_lost;
-            g.b.finalize(self.module.as_ref().expect("module").target_config());
+            g.b.finalize(self.isa.frontend_config());
             if lost == 0 {
                 break;
             }
@@ -456,27 +546,36 @@ impl Compiler {
             eprintln!("{}", self.ctx.func.display());
             self.ctx.set_disasm(true);
         }
-        let module = self.module.as_mut().expect("module");
-        let r = module.define_function(id, &mut self.ctx);
+        let r = self
+            .ctx
+            .compile(&*self.isa, &mut Default::default())
+            .map(|c| {
+                let relocs = c.buffer.relocs().len();
+                (c.code_buffer().to_vec(), c.buffer.alignment as u64, relocs)
+            })
+            .map_err(|e| JitError::Compile(format!("block at {start:#010x}: {:?}", e.inner)));
         if dump {
             if let Some(vcode) = self.ctx.compiled_code().and_then(|c| c.vcode.as_ref()) {
                 eprintln!("{vcode}");
             }
             self.ctx.set_disasm(false);
         }
-        module.clear_context(&mut self.ctx);
-        r.map_err(|e| JitError::Compile(format!("block at {start:#010x}: {e:?}")))?;
-        module
-            .finalize_definitions()
-            .map_err(|e| JitError::Compile(format!("finalize: {e}")))?;
-        let code = module.get_finalized_function(id);
-        // The code holds the sites' addresses: they live as long as it does.
-        self.sites.push(sites);
-        Ok(Compiled {
-            code: BlockCode(code),
+        self.ctx.clear();
+        let (bytes, align, relocs) = r?;
+        if relocs != 0 {
+            // Never seen: the code reaches everything through addresses it holds.
+            return Err(JitError::Compile(format!(
+                "block at {start:#010x}: {relocs} relocations"
+            )));
+        }
+        Ok(Generated {
+            bytes,
+            align,
+            sites,
             len: insns.len() as u32,
             native,
             fallback,
+            time: t0.elapsed(),
         })
     }
 }

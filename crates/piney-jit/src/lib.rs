@@ -40,7 +40,12 @@
 //!   that block when it is compiled (it checks the budget itself), carrying the cycle count in
 //!   a register; the dispatcher runs only on a miss, a stop, an exception or the budget's end.
 //! - A block is compiled once [`HOT_INSTRUCTIONS`] of its instructions ran interpreted, so
-//!   code that runs once or a few times (start-up, a jump into data) costs no compilation. A
+//!   code that runs once or a few times (start-up, a jump into data) costs no compilation. With
+//!   [`Jit::set_background_compile`] (the machine's setting) Cranelift's work runs on a thread of
+//!   its own: a hot block is interpreted until its code arrives, then runs compiled (see the
+//!   `worker` module; where that happens depends on the host, the state does not). Cold and
+//!   pending blocks are interpreted from their decoded words (no fetch, no decode), each
+//!   checked against RAM or on a page watched for writes. A
 //!   block of zero words (NOPs) is never compiled: the dispatcher passes over it. Where a budget
 //!   ends in the middle of a block, the next run interprets up to the next block start instead
 //!   of compiling a block from there (so the same code is not compiled from every pc a budget
@@ -83,9 +88,11 @@ mod compile;
 mod ctx;
 mod native;
 mod pages;
+mod worker;
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
+use std::rc::Rc;
 
 use piney_ee::bus::FlatBus;
 use piney_ee::table::{Op, OpFlags};
@@ -94,7 +101,8 @@ use piney_ee::{Bus, Cpu, Exception, OpInfo, decode};
 use crate::compile::{Compiler, Env, scan};
 use crate::ctx::{Ctx, Lookup, TrackBus, status};
 use crate::native::{BlockCode, Trampoline};
-use crate::pages::{PageMap, phys};
+use crate::pages::{PageMap, fast_phys, phys};
+use crate::worker::{Poll, Request, Worker};
 
 /// A bus the recompiler can run against: the core's [`Bus`] plus direct access to guest RAM.
 pub trait JitBus: Bus {
@@ -278,6 +286,12 @@ pub struct JitStats {
     /// Blocks that did not start because a register they keep as a 32-bit value across their
     /// labels held a wider one (each is compiled again without that).
     pub assumption_misses: u64,
+    /// Of `blocks_compiled`, those compiled on the compile thread (see
+    /// [`Jit::set_background_compile`]).
+    pub compiled_in_background: u64,
+    /// Blocks compiled on the compile thread and thrown away on arrival: their code changed,
+    /// or every block was dropped, while they compiled.
+    pub compiles_dropped: u64,
     /// The last code generation error (a recompiler bug; the code was interpreted instead).
     pub last_error: Option<String>,
 }
@@ -316,13 +330,24 @@ enum Entry {
     /// A block of `len` zero words (NOPs): nothing to compile; the dispatcher moves the pc and
     /// the cycle count over it (a jump into a long run of zero words costs no compilation).
     Nops { phys: u32, len: u32 },
+    /// A block of `len` instructions on the compile thread, request `ticket`: interpreted until
+    /// its code arrives. Its pages are tracked as a compiled block's, so that a write into its
+    /// code while it compiles drops it (and the code, when it comes).
+    Pending {
+        ticket: u64,
+        /// The words (and their table entries) of the block's straight line from its start:
+        /// what its visits interpret meanwhile, with no fetch and no decode (its pages are
+        /// watched: a write there drops the entry).
+        words: Words,
+        ranges: Box<[(u32, u32)]>,
+    },
 }
 
 impl Entry {
     /// The physical ranges (start, bytes) the entry stands for.
     fn ranges(&self) -> Vec<(u32, u32)> {
         match self {
-            Entry::Block { ranges, .. } => ranges.to_vec(),
+            Entry::Block { ranges, .. } | Entry::Pending { ranges, .. } => ranges.to_vec(),
             &Entry::Interpret { phys } => vec![(phys, 4)],
             &Entry::Nops { phys, len } => vec![(phys, 4 * len)],
         }
@@ -381,15 +406,14 @@ pub struct Jit {
     visits: FastMap<u32, u32>,
     /// See `visits` ([`HOT_INSTRUCTIONS`] unless set).
     hot: u32,
-    /// The length of the blocks at the pcs in `visits`, which their cold visits interpret (read
-    /// at the first visit, forgotten when every block is dropped). One gone stale (cold code
-    /// rewritten: cold pages are not marked, and a write the machine reports does not forget
-    /// them) only changes how far a visit interprets before the dispatcher looks again: each
-    /// instruction is the interpreter's step either way, the visit stops where the pc leaves
-    /// the straight line, and hooks, where `scan` stops, change only with an `invalidate_all`.
-    /// (Forgetting them at every reported write, DMA into any RAM included, rescanned them
-    /// all the time: 0.6% of the demo's time.)
-    cold_len: FastMap<u32, u32>,
+    /// The straight line of words (with their table entries) from each pc in `visits`, which
+    /// its cold visits interpret with no decode (read at the first visit, forgotten when every
+    /// block is dropped; hooks, where `scan` stops, change only with that). Cold pages are not
+    /// watched: each word is compared with RAM before it runs, and one gone stale (cold code
+    /// rewritten) is fetched and decoded as usual. (Watching
+    /// them, or forgetting them at every reported write, DMA into any RAM included, rescanned
+    /// them all the time: 0.6% of the demo's time.)
+    cold: FastMap<u32, Words>,
     /// Where the last run stopped because its budget ended (see [`Jit::run_hooked`]).
     resume_pc: Option<u32>,
     /// Loads and stores (by pc) seen reaching the scratchpad: only these get its fast path
@@ -400,6 +424,11 @@ pub struct Jit {
     /// their labels holding a wider value: compiled without that from then on (kept across
     /// invalidations, as `spr_sites`).
     wide_at_labels: FastSet<u32>,
+    /// The compile thread, when blocks compile in the background
+    /// ([`Jit::set_background_compile`]).
+    worker: Option<Worker>,
+    /// The next compile request's ticket.
+    next_ticket: u64,
 }
 
 /// A block is compiled once this many instructions ran interpreted from its start (its
@@ -433,15 +462,104 @@ impl Jit {
             hook_generation: 0,
             visits: FastMap::default(),
             hot: HOT_INSTRUCTIONS,
-            cold_len: FastMap::default(),
+            cold: FastMap::default(),
             resume_pc: None,
             spr_sites: FastSet::default(),
             wide_at_labels: FastSet::default(),
+            worker: None,
+            next_ticket: 0,
         })
     }
 
-    /// Compile a block once `n` of its instructions ran interpreted (0: at its first visit, for
-    /// tests of the generated code).
+    /// Compile hot blocks on a thread of their own (`true`) instead of on the caller's, which
+    /// then interprets a hot block until its code is ready instead of waiting for it (see the
+    /// `worker` module: the emulated machine is the same either way, only faster). Off at
+    /// first; turning it off waits for the blocks on the way and places them.
+    pub fn set_background_compile(&mut self, on: bool) -> Result<(), JitError> {
+        if on && self.worker.is_none() {
+            self.worker = Some(Worker::start(self.compiler.codegen())?);
+        } else if !on && self.worker.is_some() {
+            self.finish_compiles();
+            self.worker = None;
+        }
+        Ok(())
+    }
+
+    /// Whether blocks compile on the compile thread.
+    pub fn background_compile(&self) -> bool {
+        self.worker.is_some()
+    }
+
+    /// Wait for every block on the compile thread and place it (each runs compiled from its
+    /// next visit). For tests and measurements that want every hot block compiled now.
+    pub fn finish_compiles(&mut self) {
+        self.take_compiled(true);
+    }
+
+    /// The compile thread died (a code generator panic): blocks compile on this thread from now
+    /// on, and those it had go back to being hot, compiled at their next visit.
+    fn worker_gone(&mut self) {
+        self.worker = None;
+        let pending: Vec<u32> = self
+            .blocks
+            .iter()
+            .filter(|(_, e)| matches!(e, Entry::Pending { .. }))
+            .map(|(&pc, _)| pc)
+            .collect();
+        for pc in pending {
+            self.remove(pc);
+            self.visits.insert(pc, self.hot);
+        }
+        self.stats.last_error = Some("the compile thread stopped".into());
+    }
+
+    /// Place the blocks the compile thread finished (all those on the way when `wait`).
+    fn take_compiled(&mut self, wait: bool) {
+        loop {
+            let Some(w) = &mut self.worker else { return };
+            let d = match w.poll(wait) {
+                Poll::Done(d) => d,
+                Poll::Empty => return,
+                Poll::Gone => {
+                    self.worker_gone();
+                    return;
+                }
+            };
+            let waiting = matches!(self.blocks.get(&d.pc),
+                Some(&Entry::Pending { ticket, .. }) if ticket == d.ticket);
+            if !waiting {
+                self.stats.compiles_dropped += 1;
+                continue;
+            }
+            let Some(Entry::Pending { ranges, .. }) = self.blocks.remove(&d.pc) else {
+                unreachable!("checked above");
+            };
+            let entry = match d.result.and_then(|g| self.compiler.install(g)) {
+                Ok(c) => {
+                    self.count_compiled(&c);
+                    self.stats.compiled_in_background += 1;
+                    self.lookup.set(d.pc, c.code.0);
+                    Entry::Block {
+                        code: c.code,
+                        ranges,
+                    }
+                }
+                Err(e) => {
+                    // Interpreted from now on, as a block that failed to compile here.
+                    self.stats.last_error = Some(e.to_string());
+                    self.untrack(d.pc, &ranges);
+                    Entry::Interpret {
+                        phys: phys(d.pc).expect("a compiled block's start has a physical address"),
+                    }
+                }
+            };
+            self.enter(d.pc, entry);
+        }
+    }
+
+    /// Compile a block once `n` of its instructions ran interpreted (0: at its first visit,
+    /// before it runs, on the caller's thread even with the compile thread on: for tests of the
+    /// generated code).
     pub fn set_hot_threshold(&mut self, n: u32) {
         self.hot = n;
     }
@@ -520,6 +638,9 @@ impl Jit {
         let hooked = hooks.active();
         let mut first = true;
         loop {
+            if self.worker.as_ref().is_some_and(|w| w.in_flight > 0) {
+                self.take_compiled(false);
+            }
             if cpu.cycles >= target {
                 // The budget ended here, wherever that falls in a block: the next run resumes
                 // at a pc that is no block's start.
@@ -588,44 +709,39 @@ impl Jit {
                     }
                     continue;
                 }
+                Some(Entry::Pending { words, .. }) => {
+                    // On the compile thread: its straight line interpreted meanwhile.
+                    let words = words.clone();
+                    if self.run_words(cpu, bus, pc, &words, target, true).1? {
+                        return Ok(());
+                    }
+                    continue;
+                }
                 None => {
                     let hookset = if hooked { Some(hooks) } else { None };
                     let ran = *self.visits.entry(pc).or_insert(0);
                     if ran < self.hot {
                         // Cold: the block's instructions interpreted, one by one (its length
                         // read once, not at every visit).
-                        let n = match self.cold_len.get(&pc) {
-                            Some(&n) => n as usize,
+                        let words = match self.cold.get(&pc) {
+                            Some(w) => w.clone(),
                             None => {
-                                let n = match phys(pc) {
-                                    Some(_) => {
-                                        scan(bus, pc, &|a| hookset.is_some_and(|h| h.is_hooked(a)))
-                                            .len()
-                                            .max(1)
-                                    }
-                                    None => 1,
+                                let w = match phys(pc) {
+                                    Some(_) => straight_line(
+                                        pc,
+                                        &scan(bus, pc, &|a| {
+                                            hookset.is_some_and(|h| h.is_hooked(a))
+                                        }),
+                                    ),
+                                    None => Rc::from([]),
                                 };
-                                self.cold_len.insert(pc, n as u32);
-                                n
+                                self.cold.insert(pc, w.clone());
+                                w
                             }
                         };
-                        // Only the block's own straight line: a branch that leaves it (or a
-                        // not-taken likely branch, which skips its slot) hands back to the
-                        // loop, which looks at hooks, slots and blocks again.
-                        let mut ran = 0;
-                        let mut stop = Ok(false);
-                        for i in 0..n as u32 {
-                            if cpu.pc != pc.wrapping_add(4 * i) || cpu.cycles >= target {
-                                break;
-                            }
-                            ran += 1;
-                            stop = self.step(cpu, bus);
-                            if !matches!(stop, Ok(false)) {
-                                break;
-                            }
-                        }
-                        // The visit counts the instructions it ran (the one that stopped it
-                        // too), in one update.
+                        let (ran, stop) = self.run_words(cpu, bus, pc, &words, target, false);
+                        // The visit counts the instructions it ran (the one that stopped it,
+                        // an exception's too), in one update.
                         if let Some(v) = self.visits.get_mut(&pc) {
                             *v = v.saturating_add(ran);
                         }
@@ -635,10 +751,13 @@ impl Jit {
                         continue;
                     }
                     self.visits.remove(&pc);
-                    self.cold_len.remove(&pc);
+                    self.cold.remove(&pc);
                     let code = self.compile(bus, pc, hookset);
-                    if matches!(self.blocks.get(&pc), Some(Entry::Nops { .. })) {
-                        // Passed over by the next turn.
+                    if matches!(
+                        self.blocks.get(&pc),
+                        Some(Entry::Nops { .. } | Entry::Pending { .. })
+                    ) {
+                        // Passed over, or interpreted while it compiles, by the next turn.
                         continue;
                     }
                     code
@@ -710,9 +829,70 @@ impl Jit {
         }
     }
 
+    /// A cold visit of the block at `pc`: its straight line `words` interpreted, one by one,
+    /// while the budget lasts (the one instruction at `pc` when there are none: it starts no
+    /// block). A branch that leaves it (or a not-taken likely branch, which skips its slot)
+    /// hands back to the dispatcher, which looks at hooks, slots and blocks again. `watched`:
+    /// the words' pages are watched (a pending block's), so that they are what memory holds;
+    /// else each is compared with RAM first. The instructions run (the one that stopped it
+    /// too), and whether the run stops (see [`Jit::step`]).
+    fn run_words(
+        &mut self,
+        cpu: &mut Cpu,
+        bus: &mut dyn JitBus,
+        pc: u32,
+        words: &[(u32, &'static OpInfo)],
+        target: u64,
+        watched: bool,
+    ) -> (u32, Result<bool, Exception>) {
+        if words.is_empty() {
+            if cpu.pc != pc || cpu.cycles >= target {
+                return (0, Ok(false));
+            }
+            return (1, self.step(cpu, bus));
+        }
+        let mut ran = 0;
+        let mut watched = watched;
+        let dropped = self.stats.blocks_invalidated;
+        for (i, &(word, info)) in words.iter().enumerate() {
+            if cpu.pc != pc.wrapping_add(4 * i as u32) || cpu.cycles >= target {
+                break;
+            }
+            ran += 1;
+            // A step that wrote code dropped blocks (this one, maybe): the words left are
+            // compared with RAM from then on.
+            watched &= self.stats.blocks_invalidated == dropped;
+            let known = watched || self.ram_word(bus, cpu.pc) == Some(word);
+            let stop = self.step_word(cpu, bus, known.then_some((word, info)));
+            if !matches!(stop, Ok(false)) {
+                return (ran, stop);
+            }
+        }
+        (ran, Ok(false))
+    }
+
+    /// The word RAM holds at `addr`, when the RAM fast path serves it (as a fetch there reads).
+    fn ram_word(&self, bus: &mut dyn JitBus, addr: u32) -> Option<u32> {
+        let p = fast_phys(addr, self.map.ram_len)? as usize;
+        let b = bus.ram().get(p..p + 4)?;
+        Some(u32::from_le_bytes(b.try_into().ok()?))
+    }
+
     /// One interpreter step through the tracking bus. `Ok(true)`: stop the run (a device or
     /// COP0 was touched, or a VU start is pending).
     fn step(&mut self, cpu: &mut Cpu, bus: &mut dyn JitBus) -> Result<bool, Exception> {
+        self.step_word(cpu, bus, None)
+    }
+
+    /// [`Jit::step`], for the instruction `known` (its word and table entry) when the caller
+    /// holds it (see [`piney_ee::interp::step_word`]).
+    #[inline]
+    fn step_word(
+        &mut self,
+        cpu: &mut Cpu,
+        bus: &mut dyn JitBus,
+        known: Option<(u32, &'static OpInfo)>,
+    ) -> Result<bool, Exception> {
         self.stats.interp_steps += 1;
         self.stats.instructions += 1;
         let at = cpu.pc;
@@ -727,12 +907,19 @@ impl Jit {
             fetched: None,
             spr: false,
         };
-        let r = piney_ee::interp::step(cpu, &mut tb);
+        let r = match known {
+            Some((word, info)) => piney_ee::interp::step_word(cpu, &mut tb, word, info),
+            None => piney_ee::interp::step(cpu, &mut tb),
+        };
         let (device, spr) = (tb.device, tb.spr);
-        // The instruction's word, as the step fetched it (a step that completed fetched it).
-        let cop0 = tb
-            .fetched
-            .is_some_and(|w| decode(w).flags.contains(OpFlags::COP0));
+        let cop0 = match known {
+            Some((_, info)) => info.flags.contains(OpFlags::COP0),
+            // The instruction's word, as the step fetched it (a step that completed fetched
+            // it).
+            None => tb
+                .fetched
+                .is_some_and(|w| decode(w).flags.contains(OpFlags::COP0)),
+        };
         if spr {
             self.saw_spr(at);
         }
@@ -754,6 +941,7 @@ impl Jit {
             return None;
         };
         let insns = scan(bus, pc, &|a| hooks.is_some_and(|h| h.is_hooked(a)));
+        let assume32 = !self.wide_at_labels.contains(&pc);
         let entry = if insns.is_empty() {
             Entry::Interpret { phys: p }
         } else if insns.iter().all(|i| i.word == 0) {
@@ -761,26 +949,41 @@ impl Jit {
                 phys: p,
                 len: insns.len() as u32,
             }
+        } else if let Some(w) = self.worker.as_mut().filter(|_| self.hot > 0) {
+            let ticket = self.next_ticket;
+            self.next_ticket += 1;
+            let request = Request {
+                pc,
+                ticket,
+                spr: insns
+                    .iter()
+                    .map(|i| self.spr_sites.contains(&i.addr))
+                    .collect(),
+                kill: self.kill,
+                env,
+                assume32,
+                insns,
+            };
+            let words = straight_line(pc, &request.insns);
+            let ranges = phys_ranges(&request.insns);
+            if w.send(request) {
+                Entry::Pending {
+                    ticket,
+                    words,
+                    ranges,
+                }
+            } else {
+                self.worker_gone();
+                return self.compile(bus, pc, hooks);
+            }
         } else {
-            let t0 = std::time::Instant::now();
             let spr = &self.spr_sites;
-            let r = self.compiler.compile(
-                &insns,
-                self.kill,
-                &env,
-                &|a| spr.contains(&a),
-                !self.wide_at_labels.contains(&pc),
-            );
-            // Host time, for the statistics only (it never reaches the emulated machine).
-            self.stats.compile_time += t0.elapsed();
+            let r = self
+                .compiler
+                .compile(&insns, self.kill, &env, &|a| spr.contains(&a), assume32);
             match r {
                 Ok(c) => {
-                    self.stats.blocks_compiled += 1;
-                    self.stats.compiled_instructions += c.len as u64;
-                    for (n, s) in self.stats.native.iter_mut().zip(c.native) {
-                        *n += s as u64;
-                    }
-                    self.stats.fallback += c.fallback as u64;
+                    self.count_compiled(&c);
                     Entry::Block {
                         code: c.code,
                         ranges: phys_ranges(&insns),
@@ -792,6 +995,23 @@ impl Jit {
                 }
             }
         };
+        self.enter(pc, entry)
+    }
+
+    /// Count a block compiled.
+    fn count_compiled(&mut self, c: &compile::Compiled) {
+        // Host time, for the statistics only (it never reaches the emulated machine).
+        self.stats.compile_time += c.time;
+        self.stats.blocks_compiled += 1;
+        self.stats.compiled_instructions += c.len as u64;
+        for (n, s) in self.stats.native.iter_mut().zip(c.native) {
+            *n += s as u64;
+        }
+        self.stats.fallback += c.fallback as u64;
+    }
+
+    /// Enter `entry` as the block at `pc`, its pages tracked; its code, when it has some.
+    fn enter(&mut self, pc: u32, entry: Entry) -> Option<BlockCode> {
         for (start, len) in entry.ranges() {
             for page in PageMap::pages(start, len) {
                 let list = self.page_blocks.entry(page).or_default();
@@ -808,7 +1028,7 @@ impl Jit {
                 self.lookup.set(pc, code.0);
                 Some(code)
             }
-            Entry::Interpret { .. } | Entry::Nops { .. } => None,
+            Entry::Interpret { .. } | Entry::Nops { .. } | Entry::Pending { .. } => None,
         };
         self.blocks.insert(pc, entry);
         code
@@ -847,7 +1067,7 @@ impl Jit {
         self.stats.blocks_invalidated += self.blocks.len() as u64;
         self.blocks.clear();
         self.visits.clear();
-        self.cold_len.clear();
+        self.cold.clear();
         self.lookup.clear();
         for (page, _) in self.page_blocks.drain() {
             if let Some(b) = self.map.bytes.get_mut(page) {
@@ -884,7 +1104,13 @@ impl Jit {
         };
         self.lookup.remove(pc);
         self.stats.blocks_invalidated += 1;
-        for (s, l) in e.ranges() {
+        self.untrack(pc, &e.ranges());
+    }
+
+    /// Take the block at `pc` off the lists of the pages `ranges` cover (a page no block is
+    /// on any more is no code page).
+    fn untrack(&mut self, pc: u32, ranges: &[(u32, u32)]) {
+        for &(s, l) in ranges {
             for page in PageMap::pages(s, l) {
                 if let Some(list) = self.page_blocks.get_mut(&page) {
                     list.retain(|&x| x != pc);
@@ -898,6 +1124,20 @@ impl Jit {
             }
         }
     }
+}
+
+/// The words and table entries of a block's instructions, in a line from its start.
+type Words = Rc<[(u32, &'static OpInfo)]>;
+
+/// The words of `insns` (a block scanned at `pc`) that follow each other from `pc`: where a
+/// visit that does not branch goes (a trace goes on at a jump's target, a visit's end).
+fn straight_line(pc: u32, insns: &[compile::Insn]) -> Words {
+    insns
+        .iter()
+        .enumerate()
+        .take_while(|&(k, i)| i.addr == pc.wrapping_add(4 * k as u32))
+        .map(|(_, i)| (i.word, i.info))
+        .collect()
 }
 
 /// The physical ranges (start, bytes) of a block's instructions: one per straight run of

@@ -4,7 +4,8 @@ use piney_ee::Cpu;
 use piney_ee::bus::FlatBus;
 use piney_jit::{Jit, interp_run};
 
-const CODE: u32 = 0x1000;
+mod common;
+use common::{CODE, addiu, load, twin};
 
 /// A recompiler that compiles every block at its first visit: these tests are about compiled
 /// code going stale, so the blocks must be compiled before they are rewritten.
@@ -12,21 +13,6 @@ fn hot_jit() -> Jit {
     let mut jit = Jit::new().unwrap();
     jit.set_hot_threshold(0);
     jit
-}
-
-fn load(words: &[u32]) -> (Cpu, FlatBus) {
-    let mut bus = FlatBus::new(0x10000);
-    for (i, w) in words.iter().enumerate() {
-        let a = CODE as usize + 4 * i;
-        bus.mem[a..a + 4].copy_from_slice(&w.to_le_bytes());
-    }
-    let mut cpu = Cpu::new();
-    cpu.jump_to(CODE);
-    (cpu, bus)
-}
-
-fn addiu(rt: u32, rs: u32, imm: u16) -> u32 {
-    0x09 << 26 | rs << 21 | rt << 16 | imm as u32
 }
 
 /// A loop whose first iteration rewrites an instruction of its own block:
@@ -64,12 +50,7 @@ fn smc_program() -> Vec<u32> {
 #[test]
 fn store_into_the_running_block() {
     let (mut ci, mut bi) = load(&smc_program());
-    let (mut cj, mut bj) = (
-        ci.clone(),
-        FlatBus {
-            mem: bi.mem.clone(),
-        },
-    );
+    let (mut cj, mut bj) = twin(&ci, &bi);
     let ri = interp_run(&mut ci, &mut bi, 10_000);
     let mut jit = hot_jit();
     // The first block holds both the store and PATCH: it must stop after the store and the
@@ -120,12 +101,7 @@ fn stale_block_is_dropped_after_a_loop_rewrites_it() {
     ci.gpr[1] = 2;
     ci.gpr[3] = l as u128;
     ci.gpr[4] = new as u128;
-    let (mut cj, mut bj) = (
-        ci.clone(),
-        FlatBus {
-            mem: bi.mem.clone(),
-        },
-    );
+    let (mut cj, mut bj) = twin(&ci, &bi);
     let ri = interp_run(&mut ci, &mut bi, 10_000);
     let mut jit = hot_jit();
     let rj = loop {
@@ -228,12 +204,7 @@ fn budget_stops_exactly_where_the_interpreter_does() {
     prog.push(0x0000_000c);
     for t in 1..80u64 {
         let (mut ci, mut bi) = load(&prog);
-        let (mut cj, mut bj) = (
-            ci.clone(),
-            FlatBus {
-                mem: bi.mem.clone(),
-            },
-        );
+        let (mut cj, mut bj) = twin(&ci, &bi);
         let ri = interp_run(&mut ci, &mut bi, t);
         let mut jit = hot_jit();
         let rj = jit.run(&mut cj, &mut bj, t);

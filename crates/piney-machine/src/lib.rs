@@ -214,9 +214,13 @@ impl Machine {
         self.exit = Some(status);
     }
 
-    /// Run the EE on the recompiler from now on (`--cpu jit`).
+    /// Run the EE on the recompiler from now on (`--cpu jit`), hot blocks compiled on a thread
+    /// of their own (the EE interprets a block until its code is ready; the machine is the same
+    /// either way: see piney-jit's `worker`).
     pub fn use_recompiler(&mut self) -> Result<(), String> {
-        let jit = piney_jit::Jit::new().map_err(|e| e.to_string())?;
+        let mut jit = piney_jit::Jit::new().map_err(|e| e.to_string())?;
+        jit.set_background_compile(true)
+            .map_err(|e| e.to_string())?;
         self.jit = Some(Box::new(jit));
         Ok(())
     }

@@ -22,17 +22,33 @@ pub mod mmi;
 /// entering the exception (the faulting instruction has no effect), and the exception is returned.
 #[inline]
 pub fn step(cpu: &mut Cpu, bus: &mut dyn Bus) -> Result<(), Exception> {
-    let pc = cpu.pc;
-    cpu.cur_pc = pc;
+    match fetch(bus, cpu.pc) {
+        Ok(word) => step_word(cpu, bus, word, decode(word)),
+        Err(e) => {
+            cpu.cur_pc = cpu.pc;
+            cpu.in_delay_slot = cpu.delay_next;
+            cpu.delay_next = false;
+            Err(cpu.enter_exception(e))
+        }
+    }
+}
+
+/// [`step`] for the instruction `word` (decoded as `info`) that a fetch at `cpu.pc` gives: for
+/// a caller that already holds the word and knows it is still what memory holds there (the
+/// recompiler interpreting a block whose code pages it watches), skipping the fetch and the
+/// decode.
+#[inline]
+pub fn step_word(
+    cpu: &mut Cpu,
+    bus: &mut dyn Bus,
+    word: u32,
+    info: &'static crate::OpInfo,
+) -> Result<(), Exception> {
+    cpu.cur_pc = cpu.pc;
     cpu.in_delay_slot = cpu.delay_next;
     cpu.delay_next = false;
-    let word = match fetch(bus, pc) {
-        Ok(w) => w,
-        Err(e) => return Err(cpu.enter_exception(e)),
-    };
     cpu.pc = cpu.next_pc;
     cpu.next_pc = cpu.pc.wrapping_add(4);
-    let info = decode(word);
     cpu.cycles += info.cycles as u64;
     match (info.exec)(cpu, bus, word) {
         Ok(()) => Ok(()),

@@ -1,0 +1,180 @@
+//! Blocks compiled on the compile thread (`Jit::set_background_compile`): the EE interprets a
+//! hot block until its code arrives, and the result is the interpreter's wherever the code
+//! takes over; code that changed while its block compiled never runs.
+
+use piney_ee::Cpu;
+use piney_ee::bus::FlatBus;
+use piney_jit::{Jit, interp_run};
+
+mod common;
+use common::{CODE, addiu, load, twin};
+
+/// A recompiler with the compile thread, compiling blocks once `hot` (not 0: that compiles on
+/// the caller's thread) of their instructions ran.
+fn background_jit(hot: u32) -> Jit {
+    let mut jit = Jit::new().unwrap();
+    jit.set_hot_threshold(hot);
+    jit.set_background_compile(true).unwrap();
+    assert!(jit.background_compile());
+    jit
+}
+
+/// Run the recompiler until `target` cycles (or an exception), slice by slice.
+fn jit_until(jit: &mut Jit, cpu: &mut Cpu, bus: &mut FlatBus, target: u64) -> Result<(), String> {
+    loop {
+        match jit.run(cpu, bus, target) {
+            Ok(()) if cpu.cycles < target => continue,
+            Ok(()) => return Ok(()),
+            Err(e) => return Err(format!("{e:?}")),
+        }
+    }
+}
+
+/// A loop of arithmetic and stores, 3,000 passes:
+/// ```text
+///   ori   $29, $0, 3000
+///   ori   $3, $0, 0x8000
+/// L: addiu $2, $2, 3
+///   xor   $5, $5, $2
+///   sw    $5, 0($3)
+///   addiu $3, $3, 4
+///   addiu $29, $29, -1
+///   bne   $29, $0, L
+///   nop
+///   syscall
+/// ```
+fn loop_program() -> Vec<u32> {
+    vec![
+        0x341d_0000 | 3000,
+        0x3403_8000,
+        addiu(2, 2, 3),
+        0x00a2_2826, // xor $5, $5, $2
+        0xac65_0000, // sw $5, 0($3)
+        addiu(3, 3, 4),
+        addiu(29, 29, 0xffff),
+        0x17a0_fffa, // bne $29, $0, L
+        0,
+        0x0000_000c,
+    ]
+}
+
+#[test]
+fn hot_blocks_compile_on_the_thread_and_agree_with_the_interpreter() {
+    let (mut ci, mut bi) = load(&loop_program());
+    let (mut cj, mut bj) = twin(&ci, &bi);
+    let end = 100_000;
+    let ri = interp_run(&mut ci, &mut bi, end).map_err(|e| format!("{e:?}"));
+    let mut jit = background_jit(64);
+    // The loop turns hot in the first slice and is interpreted while it compiles; once its code
+    // is placed, the rest runs compiled.
+    let first = jit_until(&mut jit, &mut cj, &mut bj, 2_000);
+    assert_eq!(first, Ok(()));
+    jit.finish_compiles();
+    assert!(jit.stats().compiled_in_background >= 1, "{:?}", jit.stats());
+    let runs_before = jit.stats().block_runs;
+    let rj = jit_until(&mut jit, &mut cj, &mut bj, end);
+    assert_eq!(ri, rj);
+    assert_eq!(ci, cj);
+    assert_eq!(bi.mem, bj.mem);
+    assert!(
+        jit.stats().block_runs > runs_before + 1000,
+        "the loop ran compiled: {:?}",
+        jit.stats()
+    );
+    assert_eq!(
+        jit.stats().blocks_compiled,
+        jit.stats().compiled_in_background
+    );
+}
+
+/// The loop's block is rewritten (a write the machine reports, as DMA's) while it compiles: the
+/// code that arrives is thrown away, and the new words run, interpreted and then compiled.
+#[test]
+fn a_block_rewritten_while_it_compiles_never_runs() {
+    let (mut ci, mut bi) = load(&loop_program());
+    let (mut cj, mut bj) = twin(&ci, &bi);
+    let patch = (CODE + 2 * 4) as usize;
+    let new = addiu(2, 2, 7).to_le_bytes();
+    let (cut, end) = (300, 100_000);
+    let mut jit = background_jit(1);
+    // The first visits request the blocks and interpret them.
+    assert_eq!(jit_until(&mut jit, &mut cj, &mut bj, cut), Ok(()));
+    assert_eq!(interp_run(&mut ci, &mut bi, cut), Ok(()));
+    assert_eq!(ci, cj);
+    let before = jit.stats().clone();
+    for bus in [&mut bi, &mut bj] {
+        bus.mem[patch..patch + 4].copy_from_slice(&new);
+    }
+    jit.invalidate_range(patch as u32, 4);
+    jit.finish_compiles();
+    let s = jit.stats().clone();
+    // Whichever came first, the write or the code, the old words' code is gone: thrown away
+    // on arrival, or placed and then dropped by the write.
+    assert!(
+        s.compiles_dropped + s.blocks_invalidated
+            > before.compiles_dropped + before.blocks_invalidated,
+        "{s:?}"
+    );
+    let ri = interp_run(&mut ci, &mut bi, end).map_err(|e| format!("{e:?}"));
+    let rj = jit_until(&mut jit, &mut cj, &mut bj, end);
+    assert_eq!(ri, rj);
+    assert_eq!(ci, cj, "the rewritten addiu ran on both");
+    assert_eq!(bi.mem, bj.mem);
+    assert_ne!(ci.gpr[2] as u64, 3 * 3000, "the rewritten addiu ran");
+}
+
+/// A block that stores into its own code while it compiles (the guest's own write, seen by the
+/// interpreter's steps), a new word at every pass: the same state as the interpreter's.
+#[test]
+fn a_guest_store_into_a_pending_block() {
+    // L: sw $4, 0($3)       ($3 = PATCH, $4 = addiu $2, $2, 5 at first)
+    // PATCH: addiu $2, $2, 1
+    //   addiu $4, $4, 1     (the next pass's word adds one more)
+    //   addiu $29, $29, -1
+    //   bne $29, $0, L
+    //   nop
+    //   syscall
+    let patch = CODE + 4;
+    let prog = vec![
+        0xac64_0000,
+        addiu(2, 2, 1),
+        addiu(4, 4, 1),
+        addiu(29, 29, 0xffff),
+        0x17a0_fffb,
+        0,
+        0x0000_000c,
+    ];
+    let (mut ci, mut bi) = load(&prog);
+    ci.gpr[3] = patch as u128;
+    ci.gpr[4] = addiu(2, 2, 5) as u128;
+    ci.gpr[29] = 50;
+    let (mut cj, mut bj) = twin(&ci, &bi);
+    let end = 20_000;
+    let ri = interp_run(&mut ci, &mut bi, end).map_err(|e| format!("{e:?}"));
+    let mut jit = background_jit(1);
+    let rj = jit_until(&mut jit, &mut cj, &mut bj, end);
+    jit.finish_compiles();
+    assert_eq!(ri, rj);
+    assert_eq!(
+        ci.gpr[2] as u64,
+        (5..55).sum::<u64>(),
+        "every pass ran its new addiu"
+    );
+    assert_eq!(ci, cj);
+    assert_eq!(bi.mem, bj.mem);
+    let s = jit.stats();
+    assert!(s.compiles_dropped + s.blocks_invalidated >= 1, "{s:?}");
+}
+
+/// Turning the thread off waits for the blocks on the way and places them.
+#[test]
+fn turning_the_thread_off_places_what_it_compiled() {
+    let (mut cj, mut bj) = load(&loop_program());
+    let mut jit = background_jit(1);
+    assert_eq!(jit_until(&mut jit, &mut cj, &mut bj, 200), Ok(()));
+    jit.set_background_compile(false).unwrap();
+    assert!(!jit.background_compile());
+    let s = jit.stats();
+    assert!(s.compiled_in_background >= 1, "{s:?}");
+    assert_eq!(s.blocks_compiled, s.compiled_in_background);
+}
