@@ -328,13 +328,11 @@ impl Compiler {
         insns: &[Insn],
         kill: KillSwitches,
         env: &Env,
-        spr_site: &dyn Fn(u32) -> bool,
+        spr: &[bool],
         assume32: bool,
     ) -> Result<Compiled, JitError> {
         let t0 = std::time::Instant::now();
-        let g = self
-            .codegen
-            .generate(insns, kill, env, spr_site, assume32)?;
+        let g = self.codegen.generate(insns, kill, env, spr, assume32)?;
         let mut c = self.install(g)?;
         // Placing it counts too, here.
         c.time = t0.elapsed();
@@ -378,14 +376,14 @@ impl Codegen {
 
     /// Generate the machine code of a block of `insns` (from [`scan`]) for `env`.
     ///
-    /// `spr_site(pc)`: whether the instruction at `pc` has been seen reaching the scratchpad;
-    /// only those loads and stores get its fast path (see [`Gen::mem_access`]).
+    /// `spr[k]`: whether instruction `k` has been seen reaching the scratchpad; only those loads
+    /// and stores get its fast path (see [`Gen::mem_access`]).
     pub fn generate(
         &mut self,
         insns: &[Insn],
         kill: KillSwitches,
         env: &Env,
-        spr_site: &dyn Fn(u32) -> bool,
+        spr: &[bool],
         assume32: bool,
     ) -> Result<Generated, JitError> {
         let t0 = std::time::Instant::now();
@@ -498,7 +496,7 @@ impl Codegen {
                 fsig,
                 tsig,
                 sites: &sites,
-                spr: insns.iter().map(|i| spr_site(i.addr)).collect(),
+                spr: spr.to_vec(),
                 kill,
                 env: *env,
                 header,

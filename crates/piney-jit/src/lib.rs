@@ -330,8 +330,7 @@ enum Entry {
     /// A block of `len` zero words (NOPs): nothing to compile; the dispatcher moves the pc and
     /// the cycle count over it (a jump into a long run of zero words costs no compilation).
     Nops { phys: u32, len: u32 },
-    /// A block of `len` instructions on the compile thread, request `ticket`: interpreted until
-    /// its code arrives. Its pages are tracked as a compiled block's, so that a write into its
+    /// A block on the compile thread, request `ticket`: interpreted until its code arrives. Its pages are tracked as a compiled block's, so that a write into its
     /// code while it compiles drops it (and the code, when it comes).
     Pending {
         ticket: u64,
@@ -721,8 +720,8 @@ impl Jit {
                     let hookset = if hooked { Some(hooks) } else { None };
                     let ran = *self.visits.entry(pc).or_insert(0);
                     if ran < self.hot {
-                        // Cold: the block's instructions interpreted, one by one (its length
-                        // read once, not at every visit).
+                        // Cold: the block's instructions interpreted, one by one (its words
+                        // read and decoded once, at the first visit).
                         let words = match self.cold.get(&pc) {
                             Some(w) => w.clone(),
                             None => {
@@ -942,6 +941,11 @@ impl Jit {
         };
         let insns = scan(bus, pc, &|a| hooks.is_some_and(|h| h.is_hooked(a)));
         let assume32 = !self.wide_at_labels.contains(&pc);
+        // Per instruction: seen reaching the scratchpad (only those get its fast path).
+        let spr: Vec<bool> = insns
+            .iter()
+            .map(|i| self.spr_sites.contains(&i.addr))
+            .collect();
         let entry = if insns.is_empty() {
             Entry::Interpret { phys: p }
         } else if insns.iter().all(|i| i.word == 0) {
@@ -955,10 +959,7 @@ impl Jit {
             let request = Request {
                 pc,
                 ticket,
-                spr: insns
-                    .iter()
-                    .map(|i| self.spr_sites.contains(&i.addr))
-                    .collect(),
+                spr,
                 kill: self.kill,
                 env,
                 assume32,
@@ -977,10 +978,9 @@ impl Jit {
                 return self.compile(bus, pc, hooks);
             }
         } else {
-            let spr = &self.spr_sites;
             let r = self
                 .compiler
-                .compile(&insns, self.kill, &env, &|a| spr.contains(&a), assume32);
+                .compile(&insns, self.kill, &env, &spr, assume32);
             match r {
                 Ok(c) => {
                     self.count_compiled(&c);

@@ -71,8 +71,7 @@ impl Worker {
             .name("piney-jit-compile".into())
             .spawn(move || {
                 while let Ok(r) = req_rx.recv() {
-                    let spr = |a: u32| r.insns.iter().zip(&r.spr).any(|(i, &s)| s && i.addr == a);
-                    let result = codegen.generate(&r.insns, r.kill, &r.env, &spr, r.assume32);
+                    let result = codegen.generate(&r.insns, r.kill, &r.env, &r.spr, r.assume32);
                     let d = Done {
                         pc: r.pc,
                         ticket: r.ticket,
