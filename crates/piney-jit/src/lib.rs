@@ -45,7 +45,9 @@
 //!   its own: a hot block is interpreted until its code arrives, then runs compiled (see the
 //!   `worker` module; where that happens depends on the host, the state does not). Cold and
 //!   pending blocks are interpreted from their decoded words (no fetch, no decode), each
-//!   checked against RAM or on a page watched for writes. A
+//!   checked against RAM or on a page watched for writes, a visit following the pc through the
+//!   block's own instructions (around its loop, through its branches) with no dispatcher turn
+//!   between them. A
 //!   block of zero words (NOPs) is never compiled: the dispatcher passes over it. Where a budget
 //!   ends in the middle of a block, the next run interprets up to the next block start instead
 //!   of compiling a block from there (so the same code is not compiled from every pc a budget
@@ -334,9 +336,9 @@ enum Entry {
     /// code while it compiles drops it (and the code, when it comes).
     Pending {
         ticket: u64,
-        /// The words (and their table entries) of the block's straight line from its start:
-        /// what its visits interpret meanwhile, with no fetch and no decode (its pages are
-        /// watched: a write there drops the entry).
+        /// The block's instructions (address, word, table entry): what its visits interpret
+        /// meanwhile, with no fetch and no decode (its pages are watched: a write there drops
+        /// the entry).
         words: Words,
         ranges: Box<[(u32, u32)]>,
     },
@@ -405,7 +407,7 @@ pub struct Jit {
     visits: FastMap<u32, u32>,
     /// See `visits` ([`HOT_INSTRUCTIONS`] unless set).
     hot: u32,
-    /// The straight line of words (with their table entries) from each pc in `visits`, which
+    /// The instructions of the block (address, word, table entry) at each pc in `visits`, which
     /// its cold visits interpret with no decode (read at the first visit, forgotten when every
     /// block is dropped; hooks, where `scan` stops, change only with that). Cold pages are not
     /// watched: each word is compared with RAM before it runs, and one gone stale (cold code
@@ -709,9 +711,12 @@ impl Jit {
                     continue;
                 }
                 Some(Entry::Pending { words, .. }) => {
-                    // On the compile thread: its straight line interpreted meanwhile.
+                    // On the compile thread: its instructions interpreted meanwhile.
                     let words = words.clone();
-                    if self.run_words(cpu, bus, pc, &words, target, true).1? {
+                    if self
+                        .run_words(cpu, bus, pc, &words, target, true, u32::MAX)
+                        .1?
+                    {
                         return Ok(());
                     }
                     continue;
@@ -726,19 +731,17 @@ impl Jit {
                             Some(w) => w.clone(),
                             None => {
                                 let w = match phys(pc) {
-                                    Some(_) => straight_line(
-                                        pc,
-                                        &scan(bus, pc, &|a| {
-                                            hookset.is_some_and(|h| h.is_hooked(a))
-                                        }),
-                                    ),
+                                    Some(_) => block_words(&scan(bus, pc, &|a| {
+                                        hookset.is_some_and(|h| h.is_hooked(a))
+                                    })),
                                     None => Rc::from([]),
                                 };
                                 self.cold.insert(pc, w.clone());
                                 w
                             }
                         };
-                        let (ran, stop) = self.run_words(cpu, bus, pc, &words, target, false);
+                        let (ran, stop) =
+                            self.run_words(cpu, bus, pc, &words, target, false, self.hot - ran);
                         // The visit counts the instructions it ran (the one that stopped it,
                         // an exception's too), in one update.
                         if let Some(v) = self.visits.get_mut(&pc) {
@@ -828,21 +831,26 @@ impl Jit {
         }
     }
 
-    /// A cold visit of the block at `pc`: its straight line `words` interpreted, one by one,
-    /// while the budget lasts (the one instruction at `pc` when there are none: it starts no
-    /// block). A branch that leaves it (or a not-taken likely branch, which skips its slot)
-    /// hands back to the dispatcher, which looks at hooks, slots and blocks again. `watched`:
-    /// the words' pages are watched (a pending block's), so that they are what memory holds;
-    /// else each is compared with RAM first. The instructions run (the one that stopped it
-    /// too), and whether the run stops (see [`Jit::step`]).
+    /// A visit of the block at `pc`, interpreted from its instructions `words` (see
+    /// [`block_words`]; none: the one instruction at `pc`, which starts no block), one by one,
+    /// while the budget lasts and the pc stays on them: after each step the next is the
+    /// instruction at the new pc, the block's next one, its start (a loop: the visit goes on
+    /// around it, unless `limit` instructions ran or code arrived from the compile thread) or
+    /// another of its own (a branch inside it). A pc outside the block (a jump away, a branch
+    /// that leaves) hands back to the dispatcher, which looks at hooks, slots and blocks again.
+    /// `watched`: the words' pages are watched (a pending block's), so that they are what
+    /// memory holds; else each is compared with RAM first. The instructions run (the one that
+    /// stopped it too), and whether the run stops (see [`Jit::step`]).
+    #[allow(clippy::too_many_arguments)] // Allowed: the visit's block, budget and limits, each a plain value.
     fn run_words(
         &mut self,
         cpu: &mut Cpu,
         bus: &mut dyn JitBus,
         pc: u32,
-        words: &[(u32, &'static OpInfo)],
+        words: &[(u32, u32, &'static OpInfo)],
         target: u64,
         watched: bool,
+        limit: u32,
     ) -> (u32, Result<bool, Exception>) {
         if words.is_empty() {
             if cpu.pc != pc || cpu.cycles >= target {
@@ -850,31 +858,91 @@ impl Jit {
             }
             return (1, self.step(cpu, bus));
         }
-        let mut ran = 0;
+        let mut ran = 0u32;
         let mut watched = watched;
         let dropped = self.stats.blocks_invalidated;
-        for (i, &(word, info)) in words.iter().enumerate() {
-            if cpu.pc != pc.wrapping_add(4 * i as u32) || cpu.cycles >= target {
-                break;
-            }
-            ran += 1;
-            // A step that wrote code dropped blocks (this one, maybe): the words left are
-            // compared with RAM from then on.
-            watched &= self.stats.blocks_invalidated == dropped;
-            let known = watched || self.ram_word(bus, cpu.pc) == Some(word);
-            let stop = self.step_word(cpu, bus, known.then_some((word, info)));
+        let (ram_len, spr_len) = (self.map.ram_len, self.map.spr_len);
+        let mut i = 0;
+        loop {
+            // A stretch of plain steps against one tracking bus, nothing to look at between
+            // them: it ends at a step that touched anything but RAM, wrote compiled code,
+            // faulted or began a VU program (finished below as [`Jit::step_word`] finishes
+            // one), or before a word RAM no longer holds or a COP0 instruction (stepped by
+            // `step_word`).
+            let mut tb = TrackBus {
+                bus: &mut *bus,
+                ram_len,
+                spr_len,
+                map: &mut self.map,
+                cycles: 0,
+                device: false,
+                code: false,
+                fetched: None,
+                spr: false,
+            };
+            let mut plain = 0u32;
+            let end = loop {
+                if cpu.cycles >= target {
+                    break StretchEnd::Done;
+                }
+                if words.get(i).is_none_or(|w| w.0 != cpu.pc) {
+                    match words.iter().position(|w| w.0 == cpu.pc) {
+                        Some(0)
+                            if ran + plain >= limit
+                                || self.worker.as_ref().is_some_and(Worker::arrived) =>
+                        {
+                            break StretchEnd::Done;
+                        }
+                        Some(k) => i = k,
+                        None => break StretchEnd::Done,
+                    }
+                }
+                let (at, word, info) = words[i];
+                let known = watched || ram_word(tb.bus, ram_len, at) == Some(word);
+                if !known || info.flags.contains(OpFlags::COP0) {
+                    break StretchEnd::Word(known.then_some((word, info)));
+                }
+                tb.cycles = cpu.cycles;
+                let r = piney_ee::interp::step_word(cpu, &mut tb, word, info);
+                i += 1;
+                plain += 1;
+                if r.is_err() || tb.device || tb.spr || tb.code || vu_start_pending(cpu) {
+                    break StretchEnd::Step {
+                        result: r,
+                        device: tb.device,
+                        spr: tb.spr.then_some(at),
+                    };
+                }
+            };
+            self.stats.interp_steps += plain as u64;
+            self.stats.instructions += plain as u64;
+            ran += plain;
+            let stop = match end {
+                StretchEnd::Done => return (ran, Ok(false)),
+                StretchEnd::Word(known) => {
+                    i += 1;
+                    ran += 1;
+                    self.step_word(cpu, bus, known)
+                }
+                StretchEnd::Step {
+                    result,
+                    device,
+                    spr,
+                } => {
+                    if let Some(at) = spr {
+                        self.saw_spr(at);
+                    }
+                    self.process_writes();
+                    result.map(|()| device || vu_start_pending(cpu))
+                }
+            };
             if !matches!(stop, Ok(false)) {
                 return (ran, stop);
             }
+            // A step that wrote code dropped blocks (this one, maybe): the words left are
+            // compared with RAM from then on.
+            watched &= self.stats.blocks_invalidated == dropped;
         }
-        (ran, Ok(false))
-    }
-
-    /// The word RAM holds at `addr`, when the RAM fast path serves it (as a fetch there reads).
-    fn ram_word(&self, bus: &mut dyn JitBus, addr: u32) -> Option<u32> {
-        let p = fast_phys(addr, self.map.ram_len)? as usize;
-        let b = bus.ram().get(p..p + 4)?;
-        Some(u32::from_le_bytes(b.try_into().ok()?))
     }
 
     /// One interpreter step through the tracking bus. `Ok(true)`: stop the run (a device or
@@ -965,7 +1033,7 @@ impl Jit {
                 assume32,
                 insns,
             };
-            let words = straight_line(pc, &request.insns);
+            let words = block_words(&request.insns);
             let ranges = phys_ranges(&request.insns);
             if w.send(request) {
                 Entry::Pending {
@@ -1126,18 +1194,12 @@ impl Jit {
     }
 }
 
-/// The words and table entries of a block's instructions, in a line from its start.
-type Words = Rc<[(u32, &'static OpInfo)]>;
+/// A block's instructions as its visits interpret them: address, word, table entry.
+type Words = Rc<[(u32, u32, &'static OpInfo)]>;
 
-/// The words of `insns` (a block scanned at `pc`) that follow each other from `pc`: where a
-/// visit that does not branch goes (a trace goes on at a jump's target, a visit's end).
-fn straight_line(pc: u32, insns: &[compile::Insn]) -> Words {
-    insns
-        .iter()
-        .enumerate()
-        .take_while(|&(k, i)| i.addr == pc.wrapping_add(4 * k as u32))
-        .map(|(_, i)| (i.word, i.info))
-        .collect()
+/// The instructions of `insns` (a block as `scan` read it) for [`Jit::run_words`].
+fn block_words(insns: &[compile::Insn]) -> Words {
+    insns.iter().map(|i| (i.addr, i.word, i.info)).collect()
 }
 
 /// The physical ranges (start, bytes) of a block's instructions: one per straight run of
@@ -1179,6 +1241,28 @@ pub(crate) fn vu_start_pending(cpu: &Cpu) -> bool {
     cpu.vu0.pending_call.is_some()
         || cpu.vu0.pending_vu1_start.is_some()
         || cpu.vu0.pending_reset != 0
+}
+
+/// What ended a stretch of plain steps in [`Jit::run_words`].
+enum StretchEnd {
+    /// The words ran out, the pc left them, or the budget ended.
+    Done,
+    /// The next word is one to step alone: its word and entry when RAM still holds it.
+    Word(Option<(u32, &'static OpInfo)>),
+    /// A step that needs looking at: its result, whether it touched a device, and its pc when
+    /// it reached the scratchpad.
+    Step {
+        result: Result<(), Exception>,
+        device: bool,
+        spr: Option<u32>,
+    },
+}
+
+/// The word RAM holds at `addr`, when the RAM fast path serves it (as a fetch there reads).
+fn ram_word(bus: &mut dyn JitBus, ram_len: u64, addr: u32) -> Option<u32> {
+    let p = fast_phys(addr, ram_len)? as usize;
+    let b = bus.ram().get(p..p + 4)?;
+    Some(u32::from_le_bytes(b.try_into().ok()?))
 }
 
 /// Run the reference interpreter with the same contract as [`Jit::run`] minus the early stops:

@@ -103,6 +103,11 @@ impl Worker {
         sent
     }
 
+    /// Whether a result has arrived since the last [`Worker::poll`] took one (one load).
+    pub fn arrived(&self) -> bool {
+        self.in_flight > 0 && self.finished.load(Ordering::Acquire) != self.received
+    }
+
     /// A finished request, waiting for one when `wait`.
     pub fn poll(&mut self, wait: bool) -> Poll {
         if self.in_flight == 0

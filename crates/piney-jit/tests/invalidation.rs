@@ -71,6 +71,55 @@ fn store_into_the_running_block() {
     assert!(jit.stats().blocks_invalidated > 0, "{:?}", jit.stats());
 }
 
+/// Below the hot threshold a block runs interpreted from the words its first visit read, a
+/// loop's passes in one visit: each word is compared with memory before it runs, so that a
+/// loop writing a new word into itself at every pass runs each new word, as the interpreter
+/// does.
+#[test]
+fn a_cold_loop_runs_the_words_it_writes_into_itself() {
+    // L: sw $4, 0($3)       ($3 = PATCH, $4 = addiu $2, $2, 5 at first)
+    // PATCH: addiu $2, $2, 1
+    //   addiu $4, $4, 1     (the next pass's word adds one more)
+    //   addiu $29, $29, -1
+    //   bne $29, $0, L
+    //   nop
+    //   syscall
+    let prog = vec![
+        0xac64_0000,
+        addiu(2, 2, 1),
+        addiu(4, 4, 1),
+        addiu(29, 29, 0xffff),
+        0x17a0_fffb,
+        0,
+        0x0000_000c,
+    ];
+    let (mut ci, mut bi) = load(&prog);
+    ci.gpr[3] = (CODE + 4) as u128;
+    ci.gpr[4] = addiu(2, 2, 5) as u128;
+    ci.gpr[29] = 50;
+    let (mut cj, mut bj) = twin(&ci, &bi);
+    let ri = interp_run(&mut ci, &mut bi, 20_000);
+    let mut jit = Jit::new().unwrap();
+    jit.set_hot_threshold(u32::MAX);
+    let rj = loop {
+        match jit.run(&mut cj, &mut bj, 20_000) {
+            Ok(()) if cj.cycles < 20_000 => continue,
+            r => break r,
+        }
+    };
+    assert_eq!(ri, rj);
+    assert_eq!(
+        ci.gpr[2] as u64,
+        (5..55).sum::<u64>(),
+        "every pass ran its new addiu"
+    );
+    assert_eq!(ci, cj);
+    assert_eq!(bi.mem, bj.mem);
+    let s = jit.stats();
+    assert_eq!(s.blocks_compiled, 0, "{s:?}");
+    assert!(s.interp_steps >= 250, "{s:?}");
+}
+
 #[test]
 fn stale_block_is_dropped_after_a_loop_rewrites_it() {
     // Run the loop body as compiled code for a while, then rewrite it from guest code in a

@@ -367,7 +367,14 @@ impl Gen<'_> {
                 .ins()
                 .icmp_imm_s(IntCC::NotEqual, n, fall as i32 as i64),
         };
-        self.b.ins().brif(goes, leave, &[], cont, &[]);
+        if back.is_some() {
+            // Taken, the branch goes back into the block (a loop): the hot way, laid out next
+            // (see `loop_back`).
+            let stay = self.b.ins().icmp_imm_s(IntCC::Equal, goes, 0);
+            self.b.ins().brif(stay, cont, &[], leave, &[]);
+        } else {
+            self.b.ins().brif(goes, leave, &[], cont, &[]);
+        }
         self.b.switch_to_block(leave);
         // Taken: a native branch's target is known here (no lookup by a computed pc).
         let to = match (taken, static_target(br)) {
@@ -464,11 +471,17 @@ impl Gen<'_> {
         let fit = self.b.create_block();
         let back = self.b.create_block();
         let out = self.b.create_block();
-        self.b.ins().brif(again, fit, &[], out, &[]);
+        // Cranelift lays a branch's second target out right after it (its reverse postorder
+        // visits the first one first): the loop's way on is the second, so that a pass runs
+        // straight through, with one taken branch (back to the label) instead of one at each
+        // test.
+        let stay = self.b.ins().icmp_imm_s(IntCC::Equal, again, 0);
+        self.b.ins().brif(stay, out, &[], fit, &[]);
         self.b.switch_to_block(fit);
         let next = self.cycles_now();
         let fits = self.fits(next, self.need[k]);
-        self.b.ins().brif(fits, back, &[], out, &[]);
+        let over = self.b.ins().icmp_imm_s(IntCC::Equal, fits, 0);
+        self.b.ins().brif(over, out, &[], back, &[]);
         self.b.switch_to_block(back);
         let saved = self.save();
         self.go_to_label(k, next);
