@@ -55,7 +55,8 @@ use std::mem::offset_of;
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    AbiParam, Block, BlockArg, InstBuilder, MemFlagsData, SigRef, Signature, Type, Value, types,
+    AbiParam, Block, BlockArg, InstBuilder, InstructionData, MemFlagsData, Opcode, SigRef,
+    Signature, Type, Value, types,
 };
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::{Context, isa};
@@ -809,6 +810,30 @@ impl Gen<'_> {
     fn c64(&mut self, v: u64) -> Value {
         self.b.ins().iconst(types::I64, v as i64)
     }
+    /// The constant `v` holds, when an `iconst` defines it.
+    fn constant(&self, v: Value) -> Option<i64> {
+        let inst = self.b.func.dfg.value_def(v).inst()?;
+        match self.b.func.dfg.insts[inst] {
+            InstructionData::UnaryImm {
+                opcode: Opcode::Iconst,
+                imm,
+            } => Some(imm.bits()),
+            _ => None,
+        }
+    }
+    /// `v + imm` (an i32 or i64): `v` itself for 0, a constant for a constant (no instruction
+    /// for Cranelift's optimiser to fold: blocks compile faster).
+    fn add_imm(&mut self, v: Value, imm: i64) -> Value {
+        if imm == 0 {
+            return v;
+        }
+        let ty = self.b.func.dfg.value_type(v);
+        match self.constant(v) {
+            Some(c) if ty == types::I32 => self.c32((c as i32).wrapping_add(imm as i32) as u32),
+            Some(c) if ty == types::I64 => self.c64(c.wrapping_add(imm) as u64),
+            _ => self.b.ins().iadd_imm_s(v, imm),
+        }
+    }
     /// Low 64 bits of a cached register (GPR, LO or HI), from its variable once used.
     fn r64(&mut self, r: usize) -> Value {
         if r == 0 {
@@ -888,12 +913,14 @@ impl Gen<'_> {
             self.have32 &= !(1 << r);
         }
     }
-    /// `Cpu::set32`: a 32-bit value sign-extended to 64 bits.
+    /// `Cpu::set32`: a 32-bit value sign-extended to 64 bits. Only the 32-bit variable is set:
+    /// the 64 bits are derived where they are used (see [`Gen::cached64`]; a label that keeps
+    /// the register 64-bit gets them on the way there, see `go_to_label`).
     fn set32(&mut self, r: usize, v: Value) {
         if r != 0 {
-            let x = self.b.ins().sextend(types::I64, v);
-            self.set64(r, x);
             self.b.def_var(self.regs32[r], v);
+            self.loaded |= 1 << r;
+            self.dirty |= 1 << r;
             self.have32 |= 1 << r;
         }
     }
@@ -952,7 +979,7 @@ impl Gen<'_> {
     /// `cycles` as the interpreter has it now.
     fn cycles_now(&mut self) -> Value {
         let b = self.b.use_var(self.base);
-        self.b.ins().iadd_imm_s(b, self.off as i64)
+        self.add_imm(b, self.off as i64)
     }
 
     fn pc_value(&mut self, pc: Pc) -> Value {
@@ -976,7 +1003,7 @@ impl Gen<'_> {
     /// Write `pc` and `next_pc` for `pc` next, and the cycle count.
     fn write_pc_cycles(&mut self, p: Value) {
         self.st(p, PC);
-        let n = self.b.ins().iadd_imm_s(p, 4);
+        let n = self.add_imm(p, 4);
         self.st(n, NEXT_PC);
         let c = self.cycles_now();
         self.st(c, CYCLES);
@@ -988,7 +1015,7 @@ impl Gen<'_> {
         match self.pass_len {
             Some(n) => {
                 let r = self.b.use_var(self.runs);
-                let before = self.b.ins().iadd_imm_s(r, -1);
+                let before = self.add_imm(r, -1);
                 self.b.ins().imul_imm_s(before, n as i64)
             }
             None => self.b.use_var(self.insns),
@@ -998,7 +1025,7 @@ impl Gen<'_> {
     /// The instructions this block completed, with `done` of the current pass.
     fn completed(&mut self, done: u32) -> Value {
         let i = self.earlier_passes();
-        self.b.ins().iadd_imm_s(i, done as i64)
+        self.add_imm(i, done as i64)
     }
 
     /// Add this block's counts to the `Ctx`'s counters, with `done` instructions of the current
@@ -1012,6 +1039,9 @@ impl Gen<'_> {
 
     /// `ctx.field += v`.
     fn add_ctx(&mut self, field: i32, v: Value) {
+        if self.constant(v) == Some(0) {
+            return;
+        }
         let old = self.b.ins().load(types::I64, mf(), self.ctxp, field);
         let new = self.b.ins().iadd(old, v);
         self.b.ins().store(mf(), new, self.ctxp, field);
@@ -1041,7 +1071,7 @@ impl Gen<'_> {
                 let i = self.b.ins().ushr_imm_s(i, (32 - LOOKUP_BITS) as i64);
                 let i = self.b.ins().uextend(types::I64, i);
                 let o = self.b.ins().imul_imm_s(i, size_of::<LookupEntry>() as i64);
-                self.b.ins().iadd_imm_s(o, self.env.lookup as i64)
+                self.add_imm(o, self.env.lookup as i64)
             }
         };
         let epc = self
@@ -1215,7 +1245,9 @@ impl Gen<'_> {
             // The interpreter reads the registers from the `Cpu`.
             self.dirty = p.dirty;
             self.have32 = p.have32;
-            self.flush();
+            if std::env::var_os("XNOFLUSH").is_none() {
+                self.flush();
+            }
             // The helper adds the counts too (the instruction counts whether it completes or
             // faults): nothing is needed after the call, and the cold path stays short.
             // A delay slot: the interpreter is told where its branch goes.
@@ -1259,7 +1291,7 @@ impl Gen<'_> {
         debug_assert_eq!(DELAY_NEXT, IN_DELAY + 1);
         self.st(p[1], IN_DELAY);
         self.st(p[2], PC);
-        let n = self.b.ins().iadd_imm_s(p[2], 4);
+        let n = self.add_imm(p[2], 4);
         self.st(n, NEXT_PC);
         self.st(p[3], CYCLES);
         self.add_ctx(CTX_INSNS, p[4]);

@@ -119,7 +119,7 @@ impl Gen<'_> {
     /// Whether a segment needing `need` cycles fits in the budget from cycle count `cycles` (an
     /// i8): its last instruction starts before the run's target.
     pub(super) fn fits(&mut self, cycles: Value, need: u64) -> Value {
-        let c = self.b.ins().iadd_imm_s(cycles, need as i64);
+        let c = self.add_imm(cycles, need as i64);
         let t = self.b.ins().load(types::I64, mf(), self.ctxp, CTX_TARGET);
         self.b.ins().icmp(IntCC::UnsignedLessThan, c, t)
     }
@@ -161,7 +161,7 @@ impl Gen<'_> {
         self.b.ins().jump(self.header, &[]);
         self.b.switch_to_block(self.header);
         let r = self.b.use_var(self.runs);
-        let r = self.b.ins().iadd_imm_s(r, 1);
+        let r = self.add_imm(r, 1);
         self.b.def_var(self.runs, r);
     }
 
@@ -446,6 +446,15 @@ impl Gen<'_> {
     /// counted, the cycle base moved here. The current path ends.
     pub(super) fn go_to_label(&mut self, k: usize, next: Value) {
         self.sext_lost |= self.label_sext & !self.have32;
+        // The labels read the registers they keep 64-bit from the 64-bit variables: those
+        // last written as 32-bit values get them here.
+        let mut wide = self.have32 & self.at_label & !self.label_sext;
+        while wide != 0 {
+            let r = wide.trailing_zeros() as usize;
+            wide &= wide - 1;
+            let v = self.cached64(r);
+            self.b.def_var(self.regs[r], v);
+        }
         self.dirty &= !self.dirty_at_label;
         self.flush();
         let missing = self.at_label & !self.loaded;
@@ -456,7 +465,7 @@ impl Gen<'_> {
             debug_assert_eq!(n, done, "a loop's passes are all {n} instructions long");
         } else {
             let i = self.b.use_var(self.insns);
-            let i = self.b.ins().iadd_imm_s(i, done as i64);
+            let i = self.add_imm(i, done as i64);
             self.b.def_var(self.insns, i);
         }
         self.b.def_var(self.base, next);

@@ -112,7 +112,7 @@ impl Gen<'_> {
             // ---------------------------------------------------- immediates
             Op::Addiu => {
                 let a = self.r32(rs(w));
-                let v = self.b.ins().iadd_imm_s(a, simm(w) as i64);
+                let v = self.add_imm(a, simm(w) as i64);
                 self.set32(rt(w), v);
             }
             Op::Addi => {
@@ -126,7 +126,7 @@ impl Gen<'_> {
             }
             Op::Daddiu => {
                 let a = self.r64(rs(w));
-                let v = self.b.ins().iadd_imm_s(a, simm(w) as i64);
+                let v = self.add_imm(a, simm(w) as i64);
                 self.set64(rt(w), v);
             }
             Op::Daddi => {
@@ -557,7 +557,7 @@ impl Gen<'_> {
                 } else {
                     let one = self.b.ins().iconst(ty, 1);
                     let bit = self.b.ins().ishl(one, sh);
-                    (self.b.ins().iadd_imm_s(bit, -1), self.b.ins().ishl(v, sh))
+                    (self.add_imm(bit, -1), self.b.ins().ishl(v, sh))
                 };
                 self.mem_access(
                     ea,
@@ -984,7 +984,7 @@ impl Gen<'_> {
     /// `rs + simm`, the effective address (i32).
     pub(super) fn ea(&mut self, w: u32) -> Value {
         let b = self.r32(rs(w));
-        self.b.ins().iadd_imm_s(b, simm(w) as i64)
+        self.add_imm(b, simm(w) as i64)
     }
 
     /// A `size`-byte access at `ea`: `access(gen, host)` emits it at host address `host` and
@@ -1102,7 +1102,7 @@ impl Gen<'_> {
             // A store into a page that holds compiled code takes the slow path, which drops
             // the blocks it overwrites.
             let pg = self.b.ins().ushr_imm_s(p, PAGE_SHIFT as i64);
-            let a = self.b.ins().iadd_imm_s(pg, self.env.pages as i64);
+            let a = self.add_imm(pg, self.env.pages as i64);
             let code = self.b.ins().load(types::I8, mf(), a, 0);
             self.guard(code, j);
         }
