@@ -22,7 +22,9 @@
 //! instruction checks what could make it fault or leave plain RAM (overflow, alignment, a device
 //! address, a store into compiled code) and hands exactly those cases to `h_interp`, from the
 //! same state, so the interpreter raises the exception or talks to the device; the block then
-//! returns to the dispatcher (see [`Gen::join`]).
+//! returns to the dispatcher (see [`Gen::join`]). Loads and stores of one size through one base
+//! register on a straight path share one RAM check, made by the first for the whole range
+//! (see `ops::access_groups`).
 //!
 //! The generated function (Cranelift's `tail` convention, `(ctx, cpu) -> status`):
 //! - starts only when every instruction of its first segment may start before the run's cycle
@@ -426,6 +428,11 @@ impl Codegen {
             _ => None,
         };
         let need = segment_needs(insns, &labels);
+        // Accesses that share one RAM check (see `ops::access_groups`): native ones (not
+        // killed) without the scratchpad's path, in blocks with RAM's fast path.
+        let cover = ops::access_groups(insns, &labels, |i| {
+            env.ram != 0 && !kill.kills(insns[i].info) && !(env.spr != 0 && spr[i])
+        });
         let any_label = labels.iter().any(|&l| l);
         // Registers kept as 32-bit values across the labels (see `Gen::label_sext`): at first
         // every register the labels keep; one that reaches a label without a known
@@ -498,6 +505,7 @@ impl Codegen {
                 tsig,
                 sites: &sites,
                 spr: spr.to_vec(),
+                cover: cover.clone(),
                 kill,
                 env: *env,
                 header,
@@ -666,6 +674,8 @@ struct Gen<'a> {
     sites: &'a [Site],
     /// Per instruction: it has been seen reaching the scratchpad.
     spr: Vec<bool>,
+    /// How each instruction's RAM access is checked (see `ops::access_groups`).
+    cover: Vec<ops::Cover>,
     kill: KillSwitches,
     env: Env,
     /// Where the block's first instruction begins.

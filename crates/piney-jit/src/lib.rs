@@ -570,6 +570,15 @@ impl Jit {
         self.kill
     }
 
+    /// Forget what was learned about the instructions at each pc (loads and stores that reached
+    /// the scratchpad, loops that met a 64-bit value) and drop every block: for another program
+    /// at the same addresses, which then compiles as if it were the first.
+    pub fn forget_learned(&mut self) {
+        self.spr_sites.clear();
+        self.wide_at_labels.clear();
+        self.invalidate_all();
+    }
+
     /// Change the kill switches (drops every compiled block).
     pub fn set_kill_switches(&mut self, kill: KillSwitches) {
         self.kill = kill;

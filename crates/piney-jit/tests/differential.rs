@@ -339,6 +339,39 @@ fn mem_word(rng: &mut Rng) -> u32 {
     fix_dests(rng, w)
 }
 
+/// A run of loads and stores of one size through one base register, their offsets a multiple
+/// of the size apart (what the recompiler checks once for the whole run), sometimes across the
+/// end of RAM (see the base register's values).
+fn mem_run(rng: &mut Rng, w: &mut Vec<u32>) {
+    // (load, store, size): LB/SB, LH/SH, LW/SW, LWU/SW, LD/SD, LWC1/SWC1.
+    const KINDS: [(u32, u32, i32); 6] = [
+        (0x20, 0x28, 1),
+        (0x21, 0x29, 2),
+        (0x23, 0x2b, 4),
+        (0x27, 0x2b, 4),
+        (0x37, 0x3f, 8),
+        (0x31, 0x39, 4),
+    ];
+    let (load, store, size) = KINDS[rng.below(KINDS.len() as u64) as usize];
+    let base = if rng.chance(25) {
+        rng.src()
+    } else {
+        BASE as u32
+    };
+    // Now and then around offset 0x800 (RAM's end from one of the base register's values).
+    let start = if rng.chance(40) {
+        0x800 - size * rng.below(9) as i32
+    } else {
+        (rng.below(0x1000) as i32 - 0x800) & !(size - 1)
+    };
+    for _ in 0..2 + rng.below(4) {
+        let off = start + size * (rng.below(17) as i32 - 8);
+        let op = if rng.chance(35) { store } else { load };
+        let word = i_type(op, base, rng.src(), off as u32);
+        w.push(fix_dests(rng, word));
+    }
+}
+
 /// A random straight-line item (one instruction).
 fn plain(rng: &mut Rng) -> u32 {
     if rng.chance(30) {
@@ -441,7 +474,8 @@ fn gen_program(rng: &mut Rng) -> Program {
     let items = 10 + rng.below(50);
     for _ in 0..items {
         match rng.below(100) {
-            0..=50 => w.push(plain(rng)),
+            0..=44 => w.push(plain(rng)),
+            45..=50 => mem_run(rng, &mut w),
             51..=54 => cop0_item(rng, &mut w),
             55..=74 => {
                 // A forward branch over 0..6 items, with a delay slot.
@@ -593,9 +627,12 @@ fn initial_state(rng: &mut Rng, prog: &Program) -> (Cpu, TestBus) {
             _ => rng.u128(),
         };
     }
-    // Memory operations work off RAM, the scratchpad or (rarely) the device.
+    // Memory operations work off RAM, the scratchpad or (rarely) the device, or RAM's last 2 KiB
+    // (plain accesses stay in RAM; a run of them across offset 0x800 ends past it, its first
+    // ones in RAM: see `mem_run`).
     cpu.gpr[BASE] = match rng.below(20) {
-        0..=11 => DATA + 0x800,
+        0..=9 => DATA + 0x800,
+        10..=11 => MEM as u32 - 0x800,
         12..=18 => SPR + 0x800 + 0x1000 * rng.below(3) as u32,
         _ => DEV + 0x80,
     } as i32 as i64 as u64 as u128;
@@ -928,7 +965,8 @@ fn check_seed(seed: u64, kill: KillSwitches, jit: &mut Jit) -> Result<Log, Strin
     let ri = interp_machine_run(&mut ci, &mut bi, target, &hooks, &mut li, events.clone());
     let (mut cj, mut bj) = (cpu0, bus0);
     let mut lj = Log::default();
-    jit.invalidate_all();
+    // Each seed compiles as if alone (a seed reruns by itself as it ran among others).
+    jit.forget_learned();
     // Mostly compiled at the first visit (the generated code is what is under test), sometimes
     // after a few instructions ran interpreted (the two mixed), or after hundreds (a cold visit
     // goes around a block's loop many times, its words compared with memory at every step).

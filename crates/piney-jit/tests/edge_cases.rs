@@ -391,3 +391,22 @@ fn a_loop_register_kept_32_bit_is_checked_at_the_entry() {
         );
     }
 }
+
+/// Loads and stores through one base register share one check of their whole range: a run
+/// whose first access is in RAM and whose last is past its end (the bus faults there) takes
+/// the slow path at the first, and ends as the interpreter ends (the fault at the last one),
+/// whichever of them is the highest.
+#[test]
+fn a_run_of_accesses_across_the_end_of_ram() {
+    // $3 = 0xfff0 (64 KiB of RAM): lw $2, 0($3); lw $4, 8($3); lw $5, 12($3); sw $2, 16($3)
+    // (past the end); syscall. And the same with the store first.
+    let lw = |rt: u32, off: u32| 0x8c60_0000 | rt << 16 | off;
+    let sw = |rt: u32, off: u32| 0xac60_0000 | rt << 16 | off;
+    for words in [
+        vec![lw(2, 0), lw(4, 8), lw(5, 12), sw(2, 16), 0x0000_000c],
+        vec![sw(2, 0), lw(4, 16), lw(5, 4), 0x0000_000c],
+        vec![lw(2, 0), lw(4, 4), lw(5, 12), 0x0000_000c],
+    ] {
+        both_from_code(&words, 0xfff0, 1000);
+    }
+}

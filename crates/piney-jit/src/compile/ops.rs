@@ -980,6 +980,93 @@ pub const NATIVE: &[Op] = &[
 
 // ---------------------------------------------------------------- memory
 
+/// How a native load or store's address is checked for RAM's fast path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Cover {
+    /// By itself.
+    Own,
+    /// For a group: the first access of the group checks, with its own address (aligned as its
+    /// size requires, in RAM), the group's lowest address (`ea + lo`, aligned) and highest byte
+    /// (`ea + hi`) are in RAM: every access of the group is then in RAM and aligned.
+    Lead { lo: i32, hi: i32 },
+    /// Checked by its group's lead (a store still checks its page for compiled code).
+    Covered,
+}
+
+/// The size of a load or store that [`access_groups`] may group: those that check their
+/// alignment (not LQ, SQ, LWL and kin, which mask the address).
+fn group_size(op: Op) -> Option<u32> {
+    Some(match op {
+        Op::Lb | Op::Lbu | Op::Sb => 1,
+        Op::Lh | Op::Lhu | Op::Sh => 2,
+        Op::Lw | Op::Lwu | Op::Sw | Op::Lwc1 | Op::Swc1 => 4,
+        Op::Ld | Op::Sd => 8,
+        _ => return None,
+    })
+}
+
+/// Groups of loads and stores that one check covers: on one straight path of the block (no
+/// label, no branch between them), through the same base register (not written between them,
+/// by any instruction), of the same size, their offsets a multiple of it apart (so that the
+/// lead's alignment is everyone's). The lead is the group's first, not a delay slot (a likely
+/// branch skips its slot); it checks the group's whole range, and a later access is reached
+/// only through it with the same base value. A group whose range leaves RAM (or is unaligned)
+/// goes to the lead's slow path, which runs the lead through the interpreter and leaves the
+/// block (the rest then runs the usual way). `usable(i)`: instruction `i` may be in a group
+/// (compiled natively, RAM's fast path only). Measured: a block's memory accesses through one
+/// base (a structure's fields, a stack frame) mostly check once.
+pub(super) fn access_groups(
+    insns: &[Insn],
+    labels: &[bool],
+    usable: impl Fn(usize) -> bool,
+) -> Vec<Cover> {
+    let mut cover = vec![Cover::Own; insns.len()];
+    let access = |i: usize| {
+        let insn = &insns[i];
+        let size = group_size(insn.info.op)?;
+        usable(i).then_some((rs(insn.word), size, simm(insn.word)))
+    };
+    for i in 0..insns.len() {
+        if cover[i] != Cover::Own || insns[i].slot {
+            continue;
+        }
+        let Some((base, size, off)) = access(i) else {
+            continue;
+        };
+        if reg_writes(&insns[i]) & (1 << base) != 0 && base != 0 {
+            continue;
+        }
+        let (mut lo, mut hi) = (off, off + size as i32);
+        let mut any = false;
+        for k in i + 1..insns.len() {
+            let insn = &insns[k];
+            if labels[k] || insn.info.flags.contains(OpFlags::BRANCH) {
+                break;
+            }
+            if let Some((b, s, o)) = access(k)
+                && b == base
+                && s == size
+                && (o - off).rem_euclid(size as i32) == 0
+            {
+                cover[k] = Cover::Covered;
+                lo = lo.min(o);
+                hi = hi.max(o + size as i32);
+                any = true;
+            }
+            if base != 0 && reg_writes(insn) & (1 << base) != 0 {
+                break;
+            }
+        }
+        if any {
+            cover[i] = Cover::Lead {
+                lo: lo - off,
+                hi: hi - 1 - off,
+            };
+        }
+    }
+    cover
+}
+
 impl Gen<'_> {
     /// `rs + simm`, the effective address (i32).
     pub(super) fn ea(&mut self, w: u32) -> Value {
@@ -1084,17 +1171,35 @@ impl Gen<'_> {
         store: bool,
         j: &mut Join,
     ) -> Value {
-        let bad = self
-            .b
-            .ins()
-            .band_imm_s(ea, (self.env.ram_mask | low) as i64);
-        match other {
-            Some(other) => {
-                let ram = self.b.create_block();
-                self.b.ins().brif(bad, other, &[], ram, &[]);
-                self.b.switch_to_block(ram);
+        let cover = match other {
+            Some(_) => Cover::Own,
+            None => self.cover[self.index as usize],
+        };
+        if cover != Cover::Covered {
+            let mut bad = self
+                .b
+                .ins()
+                .band_imm_s(ea, (self.env.ram_mask | low) as i64);
+            if let Cover::Lead { lo, hi } = cover {
+                // The group's lowest address (aligned too: the offsets are a multiple of the
+                // size apart) and highest byte in RAM: so is everything between (RAM's
+                // addresses are one range in each segment, far apart).
+                for (d, mask) in [(lo, self.env.ram_mask | low), (hi, self.env.ram_mask)] {
+                    if d != 0 {
+                        let a = self.add_imm(ea, d as i64);
+                        let m = self.b.ins().band_imm_s(a, mask as i64);
+                        bad = self.b.ins().bor(bad, m);
+                    }
+                }
             }
-            None => self.guard(bad, j),
+            match other {
+                Some(other) => {
+                    let ram = self.b.create_block();
+                    self.b.ins().brif(bad, other, &[], ram, &[]);
+                    self.b.switch_to_block(ram);
+                }
+                None => self.guard(bad, j),
+            }
         }
         let p = self.b.ins().band_imm_s(ea, 0x1fff_ffff);
         let p = self.b.ins().uextend(types::I64, p);
