@@ -7,7 +7,7 @@ use piney_ee::bus::FlatBus;
 use piney_jit::{Jit, interp_run};
 
 mod common;
-use common::{CODE, addiu, load, twin};
+use common::{CODE, addiu, assert_every_patch_ran, load, self_patching_loop, twin};
 
 /// A recompiler with the compile thread, compiling blocks once `hot` (not 0: that compiles on
 /// the caller's thread) of their instructions ran.
@@ -127,27 +127,7 @@ fn a_block_rewritten_while_it_compiles_never_runs() {
 /// interpreter's steps), a new word at every pass: the same state as the interpreter's.
 #[test]
 fn a_guest_store_into_a_pending_block() {
-    // L: sw $4, 0($3)       ($3 = PATCH, $4 = addiu $2, $2, 5 at first)
-    // PATCH: addiu $2, $2, 1
-    //   addiu $4, $4, 1     (the next pass's word adds one more)
-    //   addiu $29, $29, -1
-    //   bne $29, $0, L
-    //   nop
-    //   syscall
-    let patch = CODE + 4;
-    let prog = vec![
-        0xac64_0000,
-        addiu(2, 2, 1),
-        addiu(4, 4, 1),
-        addiu(29, 29, 0xffff),
-        0x17a0_fffb,
-        0,
-        0x0000_000c,
-    ];
-    let (mut ci, mut bi) = load(&prog);
-    ci.gpr[3] = patch as u128;
-    ci.gpr[4] = addiu(2, 2, 5) as u128;
-    ci.gpr[29] = 50;
+    let (mut ci, mut bi) = self_patching_loop();
     let (mut cj, mut bj) = twin(&ci, &bi);
     let end = 20_000;
     let ri = interp_run(&mut ci, &mut bi, end).map_err(|e| format!("{e:?}"));
@@ -155,13 +135,7 @@ fn a_guest_store_into_a_pending_block() {
     let rj = jit_until(&mut jit, &mut cj, &mut bj, end);
     jit.finish_compiles();
     assert_eq!(ri, rj);
-    assert_eq!(
-        ci.gpr[2] as u64,
-        (5..55).sum::<u64>(),
-        "every pass ran its new addiu"
-    );
-    assert_eq!(ci, cj);
-    assert_eq!(bi.mem, bj.mem);
+    assert_every_patch_ran((&ci, &bi), (&cj, &bj));
     let s = jit.stats();
     assert!(s.compiles_dropped + s.blocks_invalidated >= 1, "{s:?}");
 }

@@ -5,7 +5,7 @@ use piney_ee::bus::FlatBus;
 use piney_jit::{Jit, interp_run};
 
 mod common;
-use common::{CODE, addiu, load, twin};
+use common::{CODE, addiu, assert_every_patch_ran, load, self_patching_loop, twin};
 
 /// A recompiler that compiles every block at its first visit: these tests are about compiled
 /// code going stale, so the blocks must be compiled before they are rewritten.
@@ -77,26 +77,7 @@ fn store_into_the_running_block() {
 /// does.
 #[test]
 fn a_cold_loop_runs_the_words_it_writes_into_itself() {
-    // L: sw $4, 0($3)       ($3 = PATCH, $4 = addiu $2, $2, 5 at first)
-    // PATCH: addiu $2, $2, 1
-    //   addiu $4, $4, 1     (the next pass's word adds one more)
-    //   addiu $29, $29, -1
-    //   bne $29, $0, L
-    //   nop
-    //   syscall
-    let prog = vec![
-        0xac64_0000,
-        addiu(2, 2, 1),
-        addiu(4, 4, 1),
-        addiu(29, 29, 0xffff),
-        0x17a0_fffb,
-        0,
-        0x0000_000c,
-    ];
-    let (mut ci, mut bi) = load(&prog);
-    ci.gpr[3] = (CODE + 4) as u128;
-    ci.gpr[4] = addiu(2, 2, 5) as u128;
-    ci.gpr[29] = 50;
+    let (mut ci, mut bi) = self_patching_loop();
     let (mut cj, mut bj) = twin(&ci, &bi);
     let ri = interp_run(&mut ci, &mut bi, 20_000);
     let mut jit = Jit::new().unwrap();
@@ -108,13 +89,7 @@ fn a_cold_loop_runs_the_words_it_writes_into_itself() {
         }
     };
     assert_eq!(ri, rj);
-    assert_eq!(
-        ci.gpr[2] as u64,
-        (5..55).sum::<u64>(),
-        "every pass ran its new addiu"
-    );
-    assert_eq!(ci, cj);
-    assert_eq!(bi.mem, bj.mem);
+    assert_every_patch_ran((&ci, &bi), (&cj, &bj));
     let s = jit.stats();
     assert_eq!(s.blocks_compiled, 0, "{s:?}");
     assert!(s.interp_steps >= 250, "{s:?}");

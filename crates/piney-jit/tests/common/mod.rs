@@ -33,3 +33,43 @@ pub fn twin(cpu: &Cpu, bus: &FlatBus) -> (Cpu, FlatBus) {
         },
     )
 }
+
+/// A loop that writes a new word into itself at every pass, loaded at [`CODE`]:
+/// ```text
+/// L: sw $4, 0($3)       ($3 = PATCH, $4 = addiu $2, $2, 5 at first)
+/// PATCH: addiu $2, $2, 1
+///   addiu $4, $4, 1     (the next pass's word adds one more)
+///   addiu $29, $29, -1  ($29 = 50 passes)
+///   bne $29, $0, L
+///   nop
+///   syscall
+/// ```
+/// Every pass runs the word it wrote (see [`assert_every_patch_ran`]).
+pub fn self_patching_loop() -> (Cpu, FlatBus) {
+    let (mut cpu, bus) = load(&[
+        0xac64_0000,
+        addiu(2, 2, 1),
+        addiu(4, 4, 1),
+        addiu(29, 29, 0xffff),
+        0x17a0_fffb,
+        0,
+        0x0000_000c,
+    ]);
+    cpu.gpr[3] = (CODE + 4) as u128;
+    cpu.gpr[4] = addiu(2, 2, 5) as u128;
+    cpu.gpr[29] = 50;
+    (cpu, bus)
+}
+
+/// The interpreter's end of [`self_patching_loop`] (`interp`) ran every word the loop wrote,
+/// and the other engine's end (`other`) is the same, memory included.
+pub fn assert_every_patch_ran(interp: (&Cpu, &FlatBus), other: (&Cpu, &FlatBus)) {
+    // 5 + 6 + ... + 54.
+    assert_eq!(
+        interp.0.gpr[2],
+        5 * 50 + 49 * 50 / 2,
+        "every pass ran its new addiu"
+    );
+    assert_eq!(interp.0, other.0);
+    assert_eq!(interp.1.mem, other.1.mem);
+}
