@@ -194,17 +194,7 @@ fn interp_site(ctx: &mut Ctx<'_>, site: &Site, npc: u32, cycles: u64) -> (u32, b
     cpu.cycles = cycles;
     let info = site.info;
     let before = cycles.wrapping_sub(info.cycles as u64);
-    let mut tb = TrackBus {
-        bus: &mut *ctx.bus,
-        ram_len: ctx.map.ram_len,
-        spr_len: ctx.map.spr_len,
-        map: &mut *ctx.map,
-        cycles: before,
-        device: false,
-        code: false,
-        fetched: None,
-        spr: false,
-    };
+    let mut tb = TrackBus::new(&mut *ctx.bus, &mut *ctx.map, before);
     let r = (info.exec)(ctx.cpu, &mut tb, site.word);
     let spr = tb.spr;
     let status = match r {
@@ -363,7 +353,23 @@ pub(crate) struct TrackBus<'b> {
     pub spr: bool,
 }
 
-impl TrackBus<'_> {
+impl<'b> TrackBus<'b> {
+    /// A tracking bus over `bus` for the code pages of `map`, its clock at `cycles`, nothing
+    /// touched yet.
+    pub fn new(bus: &'b mut dyn JitBus, map: &'b mut PageMap, cycles: u64) -> Self {
+        Self {
+            bus,
+            ram_len: map.ram_len,
+            spr_len: map.spr_len,
+            map,
+            cycles,
+            device: false,
+            code: false,
+            fetched: None,
+            spr: false,
+        }
+    }
+
     #[inline]
     fn touch(&mut self, addr: u32) {
         if fast_phys(addr, self.ram_len).is_none() {

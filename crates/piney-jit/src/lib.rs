@@ -870,7 +870,7 @@ impl Jit {
         let mut ran = 0u32;
         let mut watched = watched;
         let dropped = self.stats.blocks_invalidated;
-        let (ram_len, spr_len) = (self.map.ram_len, self.map.spr_len);
+        let ram_len = self.map.ram_len;
         let mut i = 0;
         loop {
             // A stretch of plain steps against one tracking bus, nothing to look at between
@@ -878,17 +878,7 @@ impl Jit {
             // faulted or began a VU program (finished below as [`Jit::step_word`] finishes
             // one), or before a word RAM no longer holds or a COP0 instruction (stepped by
             // `step_word`).
-            let mut tb = TrackBus {
-                bus: &mut *bus,
-                ram_len,
-                spr_len,
-                map: &mut self.map,
-                cycles: 0,
-                device: false,
-                code: false,
-                fetched: None,
-                spr: false,
-            };
+            let mut tb = TrackBus::new(&mut *bus, &mut self.map, 0);
             let mut plain = 0u32;
             let end = loop {
                 if cpu.cycles >= target {
@@ -937,13 +927,7 @@ impl Jit {
                     result,
                     device,
                     spr,
-                } => {
-                    if let Some(at) = spr {
-                        self.saw_spr(at);
-                    }
-                    self.process_writes();
-                    result.map(|()| device || vu_start_pending(cpu))
-                }
+                } => self.finish_step(cpu, result, device, spr, false),
             };
             if !matches!(stop, Ok(false)) {
                 return (ran, stop);
@@ -972,17 +956,7 @@ impl Jit {
         self.stats.interp_steps += 1;
         self.stats.instructions += 1;
         let at = cpu.pc;
-        let mut tb = TrackBus {
-            bus,
-            ram_len: self.map.ram_len,
-            spr_len: self.map.spr_len,
-            map: &mut self.map,
-            cycles: cpu.cycles,
-            device: false,
-            code: false,
-            fetched: None,
-            spr: false,
-        };
+        let mut tb = TrackBus::new(bus, &mut self.map, cpu.cycles);
         let r = match known {
             Some((word, info)) => piney_ee::interp::step_word(cpu, &mut tb, word, info),
             None => piney_ee::interp::step(cpu, &mut tb),
@@ -996,7 +970,21 @@ impl Jit {
                 .fetched
                 .is_some_and(|w| decode(w).flags.contains(OpFlags::COP0)),
         };
-        if spr {
+        self.finish_step(cpu, r, device, spr.then_some(at), cop0)
+    }
+
+    /// After an interpreter step through a tracking bus: the scratchpad site it showed (`spr`:
+    /// its pc) noted, the blocks it wrote dropped; `Ok(true)` when the run stops (it touched a
+    /// device, was a COP0 instruction, or began a VU program).
+    fn finish_step(
+        &mut self,
+        cpu: &Cpu,
+        r: Result<(), Exception>,
+        device: bool,
+        spr: Option<u32>,
+        cop0: bool,
+    ) -> Result<bool, Exception> {
+        if let Some(at) = spr {
             self.saw_spr(at);
         }
         self.process_writes();
