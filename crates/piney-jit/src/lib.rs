@@ -43,7 +43,9 @@
 //!   code that runs once or a few times (start-up, a jump into data) costs no compilation. With
 //!   [`Jit::set_background_compile`] (the machine's setting) Cranelift's work runs on a thread of
 //!   its own: a hot block is interpreted until its code arrives, then runs compiled (see the
-//!   `worker` module; where that happens depends on the host, the state does not). Cold and
+//!   `worker` module; where that happens depends on the host, the state does not; a block whose
+//!   request still waits behind another while the thread is busy is compiled on the EE's thread
+//!   instead, at its next visit). Cold and
 //!   pending blocks are interpreted from their decoded words (no fetch, no decode), each
 //!   checked against RAM or on a page watched for writes, a visit following the pc through the
 //!   block's own instructions (around its loop, through its branches) with no dispatcher turn
@@ -294,6 +296,9 @@ pub struct JitStats {
     /// Blocks compiled on the compile thread and thrown away on arrival: their code changed,
     /// or every block was dropped, while they compiled.
     pub compiles_dropped: u64,
+    /// Blocks compiled on the EE's thread after all, their requests taken back from the compile
+    /// thread's queue while it compiled another (see [`Jit::run_hooked`]).
+    pub compiled_taken_back: u64,
     /// The last code generation error (a recompiler bug; the code was interpreted instead).
     pub last_error: Option<String>,
 }
@@ -468,7 +473,7 @@ impl Jit {
             spr_sites: FastSet::default(),
             wide_at_labels: FastSet::default(),
             worker: None,
-            next_ticket: 0,
+            next_ticket: 1,
         })
     }
 
@@ -532,30 +537,55 @@ impl Jit {
                 self.stats.compiles_dropped += 1;
                 continue;
             }
-            let Some(Entry::Pending { ranges, .. }) = self.blocks.remove(&d.pc) else {
-                unreachable!("checked above");
-            };
-            let entry = match d.result.and_then(|g| self.compiler.install(g)) {
-                Ok(c) => {
-                    self.count_compiled(&c);
-                    self.stats.compiled_in_background += 1;
-                    self.lookup.set(d.pc, c.code.0);
-                    Entry::Block {
-                        code: c.code,
-                        ranges,
-                    }
-                }
-                Err(e) => {
-                    // Interpreted from now on, as a block that failed to compile here.
-                    self.stats.last_error = Some(e.to_string());
-                    self.untrack(d.pc, &ranges);
-                    Entry::Interpret {
-                        phys: phys(d.pc).expect("a compiled block's start has a physical address"),
-                    }
-                }
-            };
-            self.enter(d.pc, entry);
+            let r = d.result.and_then(|g| self.compiler.install(g));
+            if r.is_ok() {
+                self.stats.compiled_in_background += 1;
+            }
+            self.settle(d.pc, r);
         }
+    }
+
+    /// Enter the pending block at `pc` as its compile `r` came out: its code, or interpreted
+    /// from now on when it failed to compile.
+    fn settle(&mut self, pc: u32, r: Result<compile::Compiled, JitError>) {
+        let Some(Entry::Pending { ranges, .. }) = self.blocks.remove(&pc) else {
+            unreachable!("a block settles from its pending entry");
+        };
+        let entry = match r {
+            Ok(c) => {
+                self.count_compiled(&c);
+                self.lookup.set(pc, c.code.0);
+                Entry::Block {
+                    code: c.code,
+                    ranges,
+                }
+            }
+            Err(e) => {
+                // Interpreted from now on, as a block that failed to compile here.
+                self.stats.last_error = Some(e.to_string());
+                self.untrack(pc, &ranges);
+                Entry::Interpret {
+                    phys: phys(pc).expect("a compiled block's start has a physical address"),
+                }
+            }
+        };
+        self.enter(pc, entry);
+    }
+
+    /// Compile the pending block at `pc` on this thread when its request still waits behind
+    /// another on the compile thread (see [`Worker::take_back`]); whether it did.
+    fn take_back(&mut self, pc: u32, ticket: u64) -> bool {
+        let Some(r) = self.worker.as_mut().and_then(|w| w.take_back(ticket)) else {
+            return false;
+        };
+        let c = self
+            .compiler
+            .compile(&r.insns, r.kill, &r.env, &r.spr, r.assume32);
+        if c.is_ok() {
+            self.stats.compiled_taken_back += 1;
+        }
+        self.settle(pc, c);
+        true
     }
 
     /// Compile a block once `n` of its instructions ran interpreted (0: at its first visit,
@@ -719,9 +749,14 @@ impl Jit {
                     }
                     continue;
                 }
-                Some(Entry::Pending { words, .. }) => {
-                    // On the compile thread: its instructions interpreted meanwhile.
+                Some(&Entry::Pending {
+                    ticket, ref words, ..
+                }) => {
                     let words = words.clone();
+                    if self.take_back(pc, ticket) {
+                        continue;
+                    }
+                    // On the compile thread: its instructions interpreted meanwhile.
                     if self
                         .run_words(cpu, bus, pc, &words, target, true, u32::MAX)
                         .1?

@@ -152,3 +152,56 @@ fn turning_the_thread_off_places_what_it_compiled() {
     assert!(s.compiled_in_background >= 1, "{s:?}");
     assert_eq!(s.blocks_compiled, s.compiled_in_background);
 }
+
+/// Eight loops one after the other, run again and again: their blocks turn hot together, so
+/// requests queue behind the one the thread compiles, and the EE's thread takes some of them
+/// back and compiles them itself (`JitStats::compiled_taken_back`; how many depends on the
+/// host's timing). Whichever thread compiles a block, the state is the interpreter's.
+#[test]
+fn blocks_turning_hot_together_agree_with_the_interpreter_whoever_compiles_them() {
+    // Outer: ori $30, $0, 400; then per loop k (registers 8 + k): ori $29, $0, 50;
+    // L: addiu $k, $k, k + 1; addiu $29, $29, -1; bne $29, $0, L; nop. Then addiu $30, $30, -1;
+    // bne $30, $0, outer; nop; syscall.
+    let mut p = vec![0x341e_0000 | 400];
+    let outer = p.len();
+    for k in 0..8u32 {
+        p.push(0x341d_0000 | 50);
+        p.push(addiu(8 + k, 8 + k, k as u16 + 1));
+        p.push(addiu(29, 29, 0xffff));
+        p.push(0x17a0_fffd); // bne $29, $0, L
+        p.push(0);
+    }
+    p.push(addiu(30, 30, 0xffff));
+    let back = (outer as i32 - p.len() as i32 - 1) as u32 & 0xffff;
+    p.push(0x17c0_0000 | back); // bne $30, $0, outer
+    p.push(0);
+    p.push(0x0000_000c);
+    let (mut ci, mut bi) = load(&p);
+    let (mut cj, mut bj) = twin(&ci, &bi);
+    let end = 2_000_000;
+    let ri = interp_run(&mut ci, &mut bi, end).map_err(|e| format!("{e:?}"));
+    let mut jit = background_jit(1);
+    let rj = jit_until(&mut jit, &mut cj, &mut bj, end);
+    jit.finish_compiles();
+    assert_eq!(ri, rj);
+    assert_eq!(ci, cj);
+    assert_eq!(bi.mem, bj.mem);
+    for k in 0..8 {
+        assert_eq!(
+            cj.gpr[8 + k] as u64,
+            400 * 50 * (k as u64 + 1),
+            "loop {k} ran"
+        );
+    }
+    let s = jit.stats();
+    assert!(s.blocks_compiled >= 8, "{s:?}");
+    assert_eq!(
+        s.blocks_compiled,
+        s.compiled_in_background + s.compiled_taken_back,
+        "{s:?}"
+    );
+    eprintln!(
+        "{} blocks: {} on the thread, {} taken back",
+        s.blocks_compiled, s.compiled_in_background, s.compiled_taken_back
+    );
+}
