@@ -34,12 +34,14 @@
 //!   [`status::BUDGET`]);
 //! - keeps the GPRs it uses in host registers, written back to the [`Cpu`] before helper calls
 //!   that may read them (not around the FPU's and VU0's arithmetic, which names none), at exits
-//!   and, outside a loop's body, before each guarded instruction (after a helper only
+//!   and, outside a loop's body, before each guarded instruction when no later instruction
+//!   writes them again (else in its slow path) (after a helper only
 //!   what the instruction writes, as the opcode table says, is read again); a block with labels
 //!   loads the registers it uses up to its last branch to one at the entry and keeps them in
 //!   host registers across every label (a loop's iterations);
 //! - counts cycles as a constant offset from its start, written to the `Cpu` before helper calls
-//!   and at exits;
+//!   and at exits; a loop whose passes all take the same cycles derives its passes from them
+//!   at its exits instead of counting them around the loop;
 //! - at its end writes the state the interpreter would leave (`pc`, `next_pc`, `cur_pc`,
 //!   `in_delay_slot`, `delay_next`, `cycles`), looks the next pc up in the [`Lookup`] table and
 //!   tail-calls that block when it is there (it then checks the budget itself), else returns
@@ -427,6 +429,16 @@ impl Codegen {
             }
             _ => None,
         };
+        // Such a pass also takes the same cycles every time (the sum of its instructions'
+        // costs): the passes then follow from the cycle count (see `Gen::runs_now`).
+        let pass_cycles = pass_len
+            .map(|n| {
+                insns[..n as usize]
+                    .iter()
+                    .map(|i| i.info.cycles as u64)
+                    .sum::<u64>()
+            })
+            .filter(|&c| c > 0);
         let need = segment_needs(insns, &labels);
         let mut later_writes = vec![0u64; insns.len()];
         let mut w = 0;
@@ -528,6 +540,7 @@ impl Codegen {
                 labels: label_blocks,
                 label_at: 0,
                 pass_len,
+                pass_cycles: pass_cycles.map(|c| (c, params[2])),
                 region_end,
                 later_writes: &later_writes,
                 at_label: 0,
@@ -722,6 +735,9 @@ struct Gen<'a> {
     /// Instructions in every pass of the loop when they are the same for all (see
     /// [`Gen::earlier_passes`]).
     pass_len: Option<u32>,
+    /// With `pass_len`, the cycles of every pass and the cycle count at the entry: the passes
+    /// are then `(base - entry) / cycles + 1`, with no count carried around the loop.
+    pass_cycles: Option<(u64, Value)>,
     /// Per instruction: the registers it or a later instruction of the block writes.
     later_writes: &'a [u64],
     /// The index of the last instruction that goes to a label (the slot of the last branch to
@@ -1037,8 +1053,7 @@ impl Gen<'_> {
     fn earlier_passes(&mut self) -> Value {
         match self.pass_len {
             Some(n) => {
-                let r = self.b.use_var(self.runs);
-                let before = self.add_imm(r, -1);
+                let before = self.passes_before();
                 self.b.ins().imul_imm_s(before, n as i64)
             }
             None => self.b.use_var(self.insns),
@@ -1056,8 +1071,48 @@ impl Gen<'_> {
     fn count(&mut self, done: u32) {
         let i = self.completed(done);
         self.add_ctx(CTX_INSNS, i);
-        let r = self.b.use_var(self.runs);
+        let r = self.runs_now();
         self.add_ctx(CTX_RUNS, r);
+    }
+
+    /// The passes of this block before the current one: from the cycle count when every pass
+    /// takes the same cycles (`base - entry` is a multiple of them: an exact division, a shift
+    /// and a multiplication by the inverse of their odd factor), else the count carried around
+    /// the loop.
+    fn passes_before(&mut self) -> Value {
+        match self.pass_cycles {
+            Some((cycles, entry)) => {
+                let b = self.b.use_var(self.base);
+                let d = self.b.ins().isub(b, entry);
+                let shift = cycles.trailing_zeros();
+                let odd = cycles >> shift;
+                let d = if shift > 0 {
+                    self.b.ins().ushr_imm_s(d, shift as i64)
+                } else {
+                    d
+                };
+                if odd == 1 {
+                    d
+                } else {
+                    self.b.ins().imul_imm_s(d, inverse_mod_2_64(odd) as i64)
+                }
+            }
+            None => {
+                let r = self.b.use_var(self.runs);
+                self.add_imm(r, -1)
+            }
+        }
+    }
+
+    /// Passes of this block, the current one included once it started.
+    fn runs_now(&mut self) -> Value {
+        match self.pass_cycles {
+            Some(_) => {
+                let before = self.passes_before();
+                self.add_imm(before, 1)
+            }
+            None => self.b.use_var(self.runs),
+        }
     }
 
     /// `ctx.field += v`.
@@ -1322,7 +1377,7 @@ impl Gen<'_> {
         self.st(n, NEXT_PC);
         self.st(p[3], CYCLES);
         self.add_ctx(CTX_INSNS, p[4]);
-        let r = self.b.use_var(self.runs);
+        let r = self.runs_now();
         self.add_ctx(CTX_RUNS, r);
         // The block ran (its pass is counted): no budget stop at an entry.
         let s = self.b.ins().iconst(types::I32, status::BUDGET as i64);
@@ -1335,7 +1390,7 @@ impl Gen<'_> {
         self.b.switch_to_block(slow);
         let p = self.b.block_params(slow).to_vec();
         let f = self.c64(h_interp_leave as *const () as usize as u64);
-        let r = self.b.use_var(self.runs);
+        let r = self.runs_now();
         let call =
             self.b
                 .ins()
@@ -1384,5 +1439,32 @@ impl Gen<'_> {
         let u = self.b.ins().band_imm_s(s, bit as i64);
         let bad = self.b.ins().icmp_imm_s(IntCC::Equal, u, 0);
         self.guard(bad, j);
+    }
+}
+
+/// The inverse of the odd number `x` modulo 2^64 (Newton's iteration: each step doubles the
+/// bits that are right, from the 3 that `x` itself gets right).
+fn inverse_mod_2_64(x: u64) -> u64 {
+    debug_assert!(x & 1 == 1);
+    let mut y = x;
+    for _ in 0..5 {
+        y = y.wrapping_mul(2u64.wrapping_sub(x.wrapping_mul(y)));
+    }
+    y
+}
+
+#[cfg(test)]
+mod tests {
+    use super::inverse_mod_2_64;
+
+    #[test]
+    fn the_inverse_of_an_odd_number_modulo_2_64() {
+        for x in [1u64, 3, 5, 7, 25, 0x9e37_79b9, u64::MAX, (1 << 63) + 1] {
+            assert_eq!(x.wrapping_mul(inverse_mod_2_64(x)), 1, "{x}");
+        }
+        // Exact division of multiples, as blocks count their passes: 13 cycles a pass.
+        for k in [0u64, 1, 2, 1000, 1 << 40] {
+            assert_eq!((k * 13).wrapping_mul(inverse_mod_2_64(13)), k);
+        }
     }
 }

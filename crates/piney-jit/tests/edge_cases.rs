@@ -410,3 +410,48 @@ fn a_run_of_accesses_across_the_end_of_ram() {
         both_from_code(&words, 0xfff0, 1000);
     }
 }
+
+/// A loop whose passes all take the same cycles counts them from the cycle count (no count
+/// carried around it): stopped by budgets of every size, the recompiler's count of
+/// instructions is the interpreter's steps. Two loops with a MULT (more than one cycle) among
+/// their instructions, one of an odd number of cycles a pass and one of an even number
+/// (both parts of the exact division): `L: mult $4, $3, $3; addiu $2, $2, 1; [addiu $5, $5,
+/// 1;] bne $2, $3, L; nop; syscall`, $3 = 500.
+#[test]
+fn a_loop_counts_its_passes_from_its_cycles() {
+    let odd = [0x0063_2018, 0x2442_0001, 0x1443_fffd, 0, 0x0000_000c];
+    let even = [
+        0x0063_2018,
+        0x2442_0001,
+        0x24a5_0001,
+        0x1443_fffc,
+        0,
+        0x0000_000c,
+    ];
+    for words in [&odd[..], &even[..]] {
+        let end = CODE + 4 * (words.len() as u32 - 1);
+        let mut bus = program(words);
+        let mut cpu = Cpu::new();
+        cpu.jump_to(CODE);
+        cpu.gpr[3] = 500;
+        let (mut ci, mut bi) = twin(&cpu, &bus);
+        let mut jit = Jit::new().unwrap();
+        jit.set_hot_threshold(0);
+        let (mut t, mut steps, mut step) = (0, 0u64, 0);
+        while cpu.pc != end {
+            step = step % 97 + 1;
+            t += step;
+            while ci.cycles < t && ci.pc != end {
+                piney_ee::interp::step(&mut ci, &mut bi).unwrap();
+                steps += 1;
+            }
+            let until = if ci.pc == end { ci.cycles } else { t };
+            jit.run(&mut cpu, &mut bus, until).unwrap();
+            assert_eq!(ci, cpu, "at cycle {until}");
+        }
+        assert_eq!(cpu.gpr[2], 500);
+        let s = jit.stats();
+        assert_eq!(s.instructions, steps, "{s:?}");
+        assert!(s.loop_passes > 100, "{s:?}");
+    }
+}

@@ -160,9 +160,11 @@ impl Gen<'_> {
         }
         self.b.ins().jump(self.header, &[]);
         self.b.switch_to_block(self.header);
-        let r = self.b.use_var(self.runs);
-        let r = self.add_imm(r, 1);
-        self.b.def_var(self.runs, r);
+        if self.pass_cycles.is_none() {
+            let r = self.b.use_var(self.runs);
+            let r = self.add_imm(r, 1);
+            self.b.def_var(self.runs, r);
+        }
     }
 
     /// The registers of `label_sext` must hold sign-extended 32-bit values at the entry (every
