@@ -19,7 +19,10 @@
 #
 # qemu-mipsel and `--cpu jit` run --runs N times each (default 3), alternating, and the
 # fastest wall time of each is the one compared (every time is printed): on a shared machine a
-# single run of either can be a fifth slower or more. The interpreter runs once.
+# single run of either can be a fifth slower or more. With more than one round, the median of
+# each round's own ratio (its qemu-mipsel run against its --cpu jit run, made one after the
+# other) is printed too: the fastest runs of the two may come from different phases of a
+# shared machine's load, a round's two runs mostly do not. The interpreter runs once.
 #
 #   tools/bench-compute.sh [--piney PATH] [--scale N] [--runs N] [piney options...]
 set -eu
@@ -158,16 +161,22 @@ qemu_s=""
 qemu_all=""
 jit_s=""
 jit_all=""
+# Each round's own jit/qemu ratio: the two runs of a round side by side, so that a slow phase
+# of a shared machine weighs on both.
+round_ratios=""
 i=0
 while [ $i -lt "$RUNS" ]; do
     if [ -n "$QEMU_BIN" ]; then
-        s=$(run_qemu)
-        qemu_all="$qemu_all $(fmt "$s")"
-        qemu_s=$(fastest "$s" "$qemu_s")
+        q=$(run_qemu)
+        qemu_all="$qemu_all $(fmt "$q")"
+        qemu_s=$(fastest "$q" "$qemu_s")
     fi
     s=$(run_piney jit "$@")
     jit_all="$jit_all $(fmt "$s")"
     jit_s=$(fastest "$s" "$jit_s")
+    if [ -n "$QEMU_BIN" ]; then
+        round_ratios="$round_ratios $(ratio "$s" "$q")"
+    fi
     i=$((i + 1))
 done
 # Every time of a repeated run, after the fastest.
@@ -186,6 +195,12 @@ status=0
 echo "jit speed-up over interp: $(ratio "$interp_s" "$jit_s")x"
 if [ -n "$qemu_s" ]; then
     echo "time ratio jit/qemu: $(ratio "$jit_s" "$qemu_s"), interp/qemu: $(ratio "$interp_s" "$qemu_s")"
+    if [ "$RUNS" -gt 1 ]; then
+        # shellcheck disable=SC2086
+        median=$(printf '%s\n' $round_ratios | sort -n | awk '{ v[NR] = $1 } END {
+            if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+        echo "time ratio jit/qemu, median of the $RUNS rounds' own:$round_ratios -> $median"
+    fi
 fi
 
 echo "bench_float (the FPU), both engines:"
