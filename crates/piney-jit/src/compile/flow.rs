@@ -465,6 +465,9 @@ impl Gen<'_> {
         let done = self.done();
         if let Some(n) = self.pass_len {
             debug_assert_eq!(n, done, "a loop's passes are all {n} instructions long");
+            if let Some((cycles, _)) = self.pass_cycles {
+                debug_assert_eq!(cycles, self.off, "a loop's passes all take {cycles} cycles");
+            }
         } else {
             let i = self.b.use_var(self.insns);
             let i = self.add_imm(i, done as i64);
