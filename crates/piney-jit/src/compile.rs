@@ -138,6 +138,22 @@ impl Env {
     }
 }
 
+/// What a block is compiled from.
+pub(crate) struct Source {
+    /// Its instructions (from [`scan`]).
+    pub insns: Vec<Insn>,
+    /// The categories that use the interpreter's functions.
+    pub kill: KillSwitches,
+    /// Where its code finds guest memory and the recompiler's tables.
+    pub env: Env,
+    /// Per instruction: seen reaching the scratchpad (only those loads and stores get its fast
+    /// path, see [`Gen::mem_access`]).
+    pub spr: Vec<bool>,
+    /// Whether it may keep registers as 32-bit values across its labels (see
+    /// [`Gen::label_sext`]).
+    pub assume32: bool,
+}
+
 /// A block's machine code, generated but not placed in code memory yet: position-independent
 /// (it calls helpers and other blocks by absolute addresses held in the code, so Cranelift
 /// leaves no relocations), hence made on any thread and placed by [`Compiler::install`].
@@ -326,18 +342,11 @@ impl Compiler {
         Ok(module.get_finalized_function(id))
     }
 
-    /// Compile `insns` (from [`scan`]) into a block for `env`, on this thread
-    /// ([`Codegen::generate`], then [`Compiler::install`]).
-    pub fn compile(
-        &mut self,
-        insns: &[Insn],
-        kill: KillSwitches,
-        env: &Env,
-        spr: &[bool],
-        assume32: bool,
-    ) -> Result<Compiled, JitError> {
+    /// Compile a block from `source`, on this thread ([`Codegen::generate`], then
+    /// [`Compiler::install`]).
+    pub fn compile(&mut self, source: &Source) -> Result<Compiled, JitError> {
         let t0 = std::time::Instant::now();
-        let g = self.codegen.generate(insns, kill, env, spr, assume32)?;
+        let g = self.codegen.generate(source)?;
         let mut c = self.install(g)?;
         // Placing it counts too, here.
         c.time = t0.elapsed();
@@ -379,18 +388,15 @@ impl Codegen {
         }
     }
 
-    /// Generate the machine code of a block of `insns` (from [`scan`]) for `env`.
-    ///
-    /// `spr[k]`: whether instruction `k` has been seen reaching the scratchpad; only those loads
-    /// and stores get its fast path (see [`Gen::mem_access`]).
-    pub fn generate(
-        &mut self,
-        insns: &[Insn],
-        kill: KillSwitches,
-        env: &Env,
-        spr: &[bool],
-        assume32: bool,
-    ) -> Result<Generated, JitError> {
+    /// Generate the machine code of a block from `source`.
+    pub fn generate(&mut self, source: &Source) -> Result<Generated, JitError> {
+        let (insns, kill, env, spr, assume32) = (
+            &source.insns[..],
+            source.kill,
+            &source.env,
+            &source.spr[..],
+            source.assume32,
+        );
         let t0 = std::time::Instant::now();
         self.ctx.clear();
         self.ctx.func.signature = block_sig();

@@ -578,9 +578,7 @@ impl Jit {
         let Some(r) = self.worker.as_mut().and_then(|w| w.take_back(ticket)) else {
             return false;
         };
-        let c = self
-            .compiler
-            .compile(&r.insns, r.kill, &r.env, &r.spr, r.assume32);
+        let c = self.compiler.compile(&r.source);
         if c.is_ok() {
             self.stats.compiled_taken_back += 1;
         }
@@ -1040,34 +1038,30 @@ impl Jit {
             return None;
         };
         let insns = scan(bus, pc, &|a| hooks.is_some_and(|h| h.is_hooked(a)));
-        let assume32 = !self.wide_at_labels.contains(&pc);
-        // Per instruction: seen reaching the scratchpad (only those get its fast path).
-        let spr: Vec<bool> = insns
-            .iter()
-            .map(|i| self.spr_sites.contains(&i.addr))
-            .collect();
-        let entry = if insns.is_empty() {
-            Entry::Interpret { phys: p }
-        } else if insns.iter().all(|i| i.word == 0) {
-            Entry::Nops {
-                phys: p,
-                len: insns.len() as u32,
-            }
-        } else if let Some(w) = self.worker.as_mut().filter(|_| self.hot > 0) {
+        if insns.is_empty() {
+            return self.enter(pc, Entry::Interpret { phys: p });
+        }
+        if insns.iter().all(|i| i.word == 0) {
+            let len = insns.len() as u32;
+            return self.enter(pc, Entry::Nops { phys: p, len });
+        }
+        let source = compile::Source {
+            // Per instruction: seen reaching the scratchpad (only those get its fast path).
+            spr: insns
+                .iter()
+                .map(|i| self.spr_sites.contains(&i.addr))
+                .collect(),
+            insns,
+            kill: self.kill,
+            env,
+            assume32: !self.wide_at_labels.contains(&pc),
+        };
+        let ranges = phys_ranges(&source.insns);
+        let entry = if let Some(w) = self.worker.as_mut().filter(|_| self.hot > 0) {
             let ticket = self.next_ticket;
             self.next_ticket += 1;
-            let request = Request {
-                pc,
-                ticket,
-                spr,
-                kill: self.kill,
-                env,
-                assume32,
-                insns,
-            };
-            let words = block_words(&request.insns);
-            let ranges = phys_ranges(&request.insns);
-            if w.send(request) {
+            let words = block_words(&source.insns);
+            if w.send(Request { pc, ticket, source }) {
                 Entry::Pending {
                     ticket,
                     words,
@@ -1078,15 +1072,12 @@ impl Jit {
                 return self.compile(bus, pc, hooks);
             }
         } else {
-            let r = self
-                .compiler
-                .compile(&insns, self.kill, &env, &spr, assume32);
-            match r {
+            match self.compiler.compile(&source) {
                 Ok(c) => {
                     self.count_compiled(&c);
                     Entry::Block {
                         code: c.code,
-                        ranges: phys_ranges(&insns),
+                        ranges,
                     }
                 }
                 Err(e) => {

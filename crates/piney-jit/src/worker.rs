@@ -25,19 +25,14 @@ use std::sync::mpsc::{self, Receiver, TryRecvError};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
-use crate::compile::{Codegen, Env, Generated, Insn};
-use crate::{JitError, KillSwitches};
+use crate::JitError;
+use crate::compile::{Codegen, Generated, Source};
 
 /// A block to compile.
 pub(crate) struct Request {
     pub pc: u32,
     pub ticket: u64,
-    pub insns: Vec<Insn>,
-    pub kill: KillSwitches,
-    pub env: Env,
-    /// Per instruction: seen reaching the scratchpad (see `Jit::spr_sites`).
-    pub spr: Vec<bool>,
-    pub assume32: bool,
+    pub source: Source,
 }
 
 /// A block's generated code, or why there is none.
@@ -141,7 +136,7 @@ impl Worker {
             .name("piney-jit-compile".into())
             .spawn(move || {
                 while let Some(r) = q.take() {
-                    let result = codegen.generate(&r.insns, r.kill, &r.env, &r.spr, r.assume32);
+                    let result = codegen.generate(&r.source);
                     let d = Done {
                         pc: r.pc,
                         ticket: r.ticket,
@@ -235,17 +230,19 @@ mod tests {
         Request {
             pc: 0x1000 + 4 * ticket as u32,
             ticket,
-            insns: Vec::new(),
-            kill: KillSwitches::default(),
-            env: Env {
-                ram: 0,
-                ram_mask: 0,
-                spr: 0,
-                pages: 0,
-                lookup: 0,
+            source: Source {
+                insns: Vec::new(),
+                kill: crate::KillSwitches::default(),
+                env: crate::compile::Env {
+                    ram: 0,
+                    ram_mask: 0,
+                    spr: 0,
+                    pages: 0,
+                    lookup: 0,
+                },
+                spr: Vec::new(),
+                assume32: true,
             },
-            spr: Vec::new(),
-            assume32: true,
         }
     }
 
