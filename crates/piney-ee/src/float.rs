@@ -206,8 +206,12 @@ pub fn mul(a: u32, b: u32) -> FloatResult {
     let exact = sa as u64 * sb as u64;
     // The array's error (2^15 less than the exact product, at most) reaches the result only by
     // a borrow out of the 23 bits below its last place: not when they hold 2^15 or more, as
-    // they do for all but about one product in 256. Those skip the array's model.
-    let product = if exact & 0x7f_ffff >= 0x8000 {
+    // they do for all but about one product in 256. Nor when ft's low 16 bits are zero (1.0,
+    // 0.5, 3.0, a float of a small integer...): the digits of the array's low columns come
+    // from those bits alone, all zero digits, so the low columns sum to zero and the model
+    // gives the exact product whenever its bit 15 is clear. Those skip the array's model.
+    // (bench_float: 56% of the products that reached the model before.)
+    let product = if exact & 0x7f_ffff >= 0x8000 || sb & 0xffff == 0 {
         exact
     } else {
         multiply_significands(sa, sb)
@@ -491,6 +495,22 @@ mod tests {
             multiply_significands(0xff_ffff, 0x80_0000),
             0xff_ffff * 0x80_0000
         );
+        // Any recoded operand with its low 16 bits clear: the exact product unless its bit 15
+        // is set (the one `mul`'s shortcut leaves to the first test).
+        let mut x = 0x1234_5677_u32;
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            let a = x & 0xff_ffff | 0x80_0000;
+            let b = x.rotate_left(11) & 0xff_0000 | 0x80_0000;
+            let exact = a as u64 * b as u64;
+            assert_eq!(
+                multiply_significands(a, b),
+                exact - (exact & 0x8000),
+                "{a:#x} {b:#x}"
+            );
+        }
     }
 
     /// One Booth digit as the array builds it, written out case by case.
@@ -551,11 +571,13 @@ mod tests {
         let mut shown = 0;
         for i in 0..2_000_000u32 {
             let a = next();
-            // Every 4th pair: a power-of-two-ish ft, so that the low product bits are few.
-            let b = if i % 4 == 0 {
-                (next() & 0xff80_0000) | (next() & 0x0f)
-            } else {
-                next()
+            // Every 4th pair: a power-of-two-ish ft, so that the low product bits are few; every
+            // 4th from the 2nd: an ft with its low 15 bits clear (16, half of them) and a fs with
+            // few low bits too.
+            let (a, b) = match i % 4 {
+                0 => (a, (next() & 0xff80_0000) | (next() & 0x0f)),
+                1 => (a & !(0xffff >> (next() % 17)), next() & 0xffff_8000),
+                _ => (a, next()),
             };
             let m = mul_by_model(a, b);
             assert_eq!(mul(a, b), m, "{a:#010x} * {b:#010x}");
