@@ -488,6 +488,14 @@ pub fn from_int(i: u32, frac: u32) -> u32 {
 mod tests {
     use super::*;
 
+    /// The next value of a xorshift32 sequence in `x` (the tests' operands).
+    fn xorshift(x: &mut u32) -> u32 {
+        *x ^= *x << 13;
+        *x ^= *x >> 17;
+        *x ^= *x << 5;
+        *x
+    }
+
     #[test]
     fn booth_array_is_exact_for_zero_digits() {
         // A recoded operand of 1.0 has only zero digits below the top: the exact product.
@@ -495,13 +503,12 @@ mod tests {
             multiply_significands(0xff_ffff, 0x80_0000),
             0xff_ffff * 0x80_0000
         );
-        // Any recoded operand with its low 16 bits clear: the exact product unless its bit 15
-        // is set (the one `mul`'s shortcut leaves to the first test).
+        // Any recoded operand with its low 16 bits clear: the exact product, less its bit 15
+        // (when that bit is set, the product's low 23 bits are 2^15 or more and `mul` does not
+        // ask the model anyway).
         let mut x = 0x1234_5677_u32;
         for _ in 0..100_000 {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
+            let x = xorshift(&mut x);
             let a = x & 0xff_ffff | 0x80_0000;
             let b = x.rotate_left(11) & 0xff_0000 | 0x80_0000;
             let exact = a as u64 * b as u64;
@@ -534,9 +541,7 @@ mod tests {
     fn booth_rows_match_their_cases() {
         let mut x = 0x9e37_79b9_u32;
         for _ in 0..20_000 {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
+            let x = xorshift(&mut x);
             let a = x & 0xff_ffff | 0x80_0000;
             // Every window at every digit.
             for b in [x.rotate_left(7), !x, x ^ 0x5555_5555, 0x80_0000, 0xff_ffff] {
@@ -562,12 +567,7 @@ mod tests {
         // Random operands (xorshift), and operands whose low product bits are small, where the
         // array's error shows: `mul` agrees with the model everywhere.
         let mut x = 0x2545_f491_u32;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x
-        };
+        let mut next = || xorshift(&mut x);
         let mut shown = 0;
         for i in 0..2_000_000u32 {
             let a = next();
