@@ -91,6 +91,19 @@ pub(crate) fn text(s: &str) -> String {
     out
 }
 
+/// [`Iop::ee_ram`] in a state: its bytes as a sequence, read back onto the heap.
+mod ee_ram_state {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &piney_ram::GuestRam, s: S) -> Result<S::Ok, S::Error> {
+        v[..].serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<piney_ram::GuestRam, D::Error> {
+        Vec::<u8>::deserialize(d).map(piney_ram::GuestRam::from)
+    }
+}
+
 /// The IOP.
 #[derive(serde::Serialize, serde::Deserialize)]
 pub struct Iop {
@@ -111,8 +124,9 @@ pub struct Iop {
     /// Where the native function being run returns to.
     pub native_ret: u32,
     /// The EE's RAM while the machine runs an IOP slice (native servers read it as their RDATA
-    /// would); empty otherwise.
-    pub ee_ram: Vec<u8>,
+    /// would); empty otherwise. (Saved as the byte sequence it is, as when this was a `Vec`.)
+    #[serde(with = "ee_ram_state")]
+    pub ee_ram: piney_ram::GuestRam,
     /// The disc in the drive (kept across reboots).
     #[serde(skip)]
     pub disc: Option<Box<dyn disc::Disc>>,
@@ -150,7 +164,7 @@ impl Iop {
             instructions: 0,
             modules: modules::Modules::default(),
             native_ret: 0,
-            ee_ram: Vec::new(),
+            ee_ram: piney_ram::GuestRam::default(),
             disc: None,
             cdvd: modules::cdvd::Cdvd::default(),
             spu2_transfer: [sound::Transfer::default(); 2],

@@ -40,7 +40,7 @@ struct Rig {
 impl Rig {
     fn new(disc: Option<MemoryDisc>) -> Rig {
         let mut iop = Iop::new();
-        iop.ee_ram = vec![0; EE_RAM];
+        iop.ee_ram = vec![0; EE_RAM].into();
         let image = disc.as_ref().map(|d| d.data.clone()).unwrap_or_default();
         iop.insert_disc(disc.map(|d| Box::new(d) as Box<dyn Disc>));
         Rig {

@@ -62,7 +62,7 @@ impl Rig {
     /// A bare IOP whose iodriver module serves ramd.
     fn new() -> Rig {
         let mut iop = Iop::new();
-        iop.ee_ram = vec![0; EE_RAM];
+        iop.ee_ram = vec![0; EE_RAM].into();
         let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/iop/iodriver.irx");
         iop.queue_module("iodriver", std::fs::read(p).unwrap(), b"serve\0");
         assert!(iop.run_bare(IOP_CLOCK_HZ).unwrap());

@@ -101,7 +101,7 @@ struct Rig {
 impl Rig {
     fn new(mc: McServ) -> Rig {
         let mut iop = Iop::new();
-        iop.ee_ram = vec![0; EE_RAM];
+        iop.ee_ram = vec![0; EE_RAM].into();
         iop.add_server(Box::new(mc));
         Rig {
             iop,

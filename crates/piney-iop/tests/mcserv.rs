@@ -111,7 +111,7 @@ impl Rig {
 
     fn with(iface: Interface, mc: McServ) -> Rig {
         let mut iop = Iop::new();
-        iop.ee_ram = vec![0; EE_RAM];
+        iop.ee_ram = vec![0; EE_RAM].into();
         let man = match iface {
             Interface::Old => "rom0:MCMAN",
             Interface::Xmc => "rom0:XMCMAN",

@@ -98,6 +98,10 @@ use scan::{
 pub(crate) struct Env {
     /// Host address of guest RAM's byte 0; 0: no RAM fast path.
     pub ram: u64,
+    /// Whether RAM also shows at `ram` plus each segment's base (see
+    /// [`crate::JitBus::ram_mirrored`]): an address that passes `ram_mask` is then added to
+    /// `ram` unmasked.
+    pub mirrored: bool,
     /// Address bits that must be clear for the RAM fast path: bit 30 (segments 0, 1, 4 and 5
     /// of the PS2 kernel's map have it clear) and, within `addr & 0x1fff_ffff`, every bit at or
     /// above the RAM's size (a power of two: the largest one the bus's RAM holds).
@@ -111,11 +115,13 @@ pub(crate) struct Env {
 }
 
 impl Env {
-    /// The environment for RAM of `ram_len` bytes at `ram`, a scratchpad of `spr_len` bytes at
-    /// `spr` (used only when it is the whole 16 KiB), and the recompiler's tables.
+    /// The environment for RAM of `ram_len` bytes at `ram` (`mirrored` or not), a scratchpad
+    /// of `spr_len` bytes at `spr` (used only when it is the whole 16 KiB), and the
+    /// recompiler's tables.
     pub fn new(
         ram: *mut u8,
         ram_len: u64,
+        mirrored: bool,
         spr: *mut u8,
         spr_len: u64,
         pages: *const u8,
@@ -130,6 +136,7 @@ impl Env {
         };
         Self {
             ram,
+            mirrored: mirrored && ram != 0,
             ram_mask,
             spr: if spr_len >= 0x4000 { spr as u64 } else { 0 },
             pages: pages as u64,

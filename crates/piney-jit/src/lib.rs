@@ -116,6 +116,13 @@ pub trait JitBus: Bus {
     /// `addr & 0x1fff_ffff` falls in it are read and written here directly (the PS2 kernel's map;
     /// the uncached mirror `0x2000_0000` included). An empty slice turns the fast path off.
     fn ram(&mut self) -> &mut [u8];
+    /// Whether every byte `p` of [`JitBus::ram`] also shows at `ram().as_ptr() + m + p` for each
+    /// `m` of `0x2000_0000`, `0x8000_0000` and `0xa000_0000` (a mirrored `piney_ram::GuestRam`):
+    /// compiled code then adds a RAM address that passed its test to that base as it is,
+    /// without masking the segment off. False (the default): it masks.
+    fn ram_mirrored(&mut self) -> bool {
+        false
+    }
     /// The scratchpad for the fast path: byte `o` is virtual address `0x7000_0000 + o` (up to
     /// `0x7000_4000`), plain memory like [`JitBus::ram`]. Empty (the default): the bus serves
     /// those addresses as a device.
@@ -655,6 +662,7 @@ impl Jit {
         }
         // Blocks address RAM and the scratchpad where the bus keeps them: when those move (a
         // new bus), every block goes.
+        let mirrored = bus.ram_mirrored();
         let ram = bus.ram();
         let (ram_ptr, ram_len) = (ram.as_mut_ptr(), ram.len() as u64);
         let spr = bus.scratchpad();
@@ -662,6 +670,7 @@ impl Jit {
         let env = Env::new(
             ram_ptr,
             ram_len,
+            mirrored,
             spr_ptr,
             spr_len,
             self.map.bytes.as_ptr(),

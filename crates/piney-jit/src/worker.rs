@@ -235,6 +235,7 @@ mod tests {
                 kill: crate::KillSwitches::default(),
                 env: crate::compile::Env {
                     ram: 0,
+                    mirrored: false,
                     ram_mask: 0,
                     spr: 0,
                     pages: 0,

@@ -28,6 +28,7 @@ use piney_ee::disasm::disassemble;
 use piney_ee::table::{OpFlags, Operands};
 use piney_ee::{Bus, BusFault, Cpu, Exception, decode};
 use piney_jit::{Category, HookSet, Jit, JitBus, KillSwitches};
+use piney_ram::GuestRam;
 
 const MEM: usize = 0x40000;
 const CODE: u32 = 0x1000;
@@ -43,10 +44,11 @@ const SPR: u32 = 0x7000_0000;
 /// access shows), reached through the bus only.
 const DEV: u32 = 0x1000_0000;
 
-/// RAM (a [`FlatBus`]), a scratchpad and a device.
+/// RAM (mirrored at the PS2's four segments for odd seeds, so both ways compiled code reaches
+/// it run), a scratchpad and a device.
 #[derive(Clone, PartialEq)]
 struct TestBus {
-    flat: Vec<u8>,
+    flat: GuestRam,
     spr: Vec<u8>,
     dev: Vec<u8>,
     accesses: u32,
@@ -144,6 +146,9 @@ impl Bus for TestBus {
 impl JitBus for TestBus {
     fn ram(&mut self) -> &mut [u8] {
         &mut self.flat
+    }
+    fn ram_mirrored(&mut self) -> bool {
+        self.flat.mirrored()
     }
     fn scratchpad(&mut self) -> &mut [u8] {
         &mut self.spr
@@ -618,7 +623,7 @@ fn gen_program(rng: &mut Rng) -> Program {
     Program { words: w, entries }
 }
 
-fn initial_state(rng: &mut Rng, prog: &Program) -> (Cpu, TestBus) {
+fn initial_state(rng: &mut Rng, prog: &Program, mirrored: bool) -> (Cpu, TestBus) {
     let mut cpu = Cpu::new();
     for r in 1..32 {
         cpu.gpr[r] = match rng.below(4) {
@@ -629,10 +634,12 @@ fn initial_state(rng: &mut Rng, prog: &Program) -> (Cpu, TestBus) {
     }
     // Memory operations work off RAM, the scratchpad or (rarely) the device, or RAM's last 2 KiB
     // (plain accesses stay in RAM; a run of them across offset 0x800 ends past it, its first
-    // ones in RAM: see `mem_run`).
+    // ones in RAM: see `mem_run`). RAM through any of the four segments that show it (KUSEG,
+    // the uncached mirror, KSEG0, KSEG1).
+    let segment = [0, 0x2000_0000, 0x8000_0000, 0xa000_0000][rng.below(4) as usize];
     cpu.gpr[BASE] = match rng.below(20) {
-        0..=9 => DATA + 0x800,
-        10..=11 => MEM as u32 - 0x800,
+        0..=9 => segment | (DATA + 0x800),
+        10..=11 => segment | (MEM as u32 - 0x800),
         12..=18 => SPR + 0x800 + 0x1000 * rng.below(3) as u32,
         _ => DEV + 0x80,
     } as i32 as i64 as u64 as u128;
@@ -694,7 +701,11 @@ fn initial_state(rng: &mut Rng, prog: &Program) -> (Cpu, TestBus) {
     }
     cpu.jump_to(CODE);
     let mut bus = TestBus {
-        flat: FlatBus::new(MEM).mem,
+        flat: if mirrored {
+            GuestRam::new(MEM)
+        } else {
+            GuestRam::from(FlatBus::new(MEM).mem)
+        },
         spr: (0..0x4000).map(|_| rng.next() as u8).collect(),
         dev: (0..0x100).map(|_| rng.next() as u8).collect(),
         accesses: 0,
@@ -924,7 +935,7 @@ fn diff(a: &Cpu, b: &Cpu) -> String {
 fn check_seed(seed: u64, kill: KillSwitches, jit: &mut Jit) -> Result<Log, String> {
     let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     let prog = gen_program(&mut rng);
-    let (cpu0, bus0) = initial_state(&mut rng, &prog);
+    let (cpu0, bus0) = initial_state(&mut rng, &prog, seed % 2 == 1);
     let budget = if rng.chance(30) {
         1 + rng.below(300)
     } else {
@@ -1004,9 +1015,9 @@ fn check_seed(seed: u64, kill: KillSwitches, jit: &mut Jit) -> Result<Log, Strin
         problems += &diff(&ci, &cj);
     }
     for (name, a, b) in [
-        ("RAM", &bi.flat, &bj.flat),
-        ("scratchpad", &bi.spr, &bj.spr),
-        ("device", &bi.dev, &bj.dev),
+        ("RAM", &bi.flat[..], &bj.flat[..]),
+        ("scratchpad", &bi.spr[..], &bj.spr[..]),
+        ("device", &bi.dev[..], &bj.dev[..]),
     ] {
         if a != b {
             let at = a.iter().zip(b).position(|(x, y)| x != y).unwrap_or(0);

@@ -39,8 +39,8 @@ pub const SIO_TXFIFO: u32 = 0x1000_f180;
 
 /// Memory and devices.
 pub struct EeBus {
-    /// RDRAM.
-    pub ram: Vec<u8>,
+    /// RDRAM (mirrored where the host allows, see [`piney_ram::GuestRam`]).
+    pub ram: piney_ram::GuestRam,
     /// Scratchpad RAM.
     pub spr: Vec<u8>,
     /// BIOS ROM (our HLE stubs).
@@ -148,7 +148,7 @@ impl EeBus {
     /// A bus with zeroed memories and reset devices.
     pub fn new() -> Self {
         Self {
-            ram: vec![0; RAM_SIZE],
+            ram: piney_ram::GuestRam::new(RAM_SIZE),
             spr: vec![0; SPR_SIZE],
             bios: vec![0; BIOS_SIZE],
             vu_mem: vec![0; 0x1_0000],
@@ -173,10 +173,10 @@ impl EeBus {
 
     /// Reset every device (memories keep nothing).
     pub fn reset(&mut self) {
-        // A fresh zeroed allocation, not a fill: the allocator hands back untouched zero pages,
-        // so the 32 MiB are faulted in only where the guest uses them (filling touched every
-        // page: about 20 ms of every start, measured on tools/bench-compute.sh's runs).
-        self.ram = vec![0; RAM_SIZE];
+        // A fresh zeroed RAM, not a fill: its untouched pages are zero pages, so the 32 MiB are
+        // faulted in only where the guest uses them (filling touched every page: about 20 ms of
+        // every start, measured on tools/bench-compute.sh's runs).
+        self.ram = piney_ram::GuestRam::new(RAM_SIZE);
         self.spr.fill(0);
         // The same for the 4 MiB of BIOS space (a fill there was ~2 ms of every start).
         self.bios = vec![0; BIOS_SIZE];
@@ -505,6 +505,9 @@ impl Bus for EeBus {
 impl piney_jit::JitBus for EeBus {
     fn ram(&mut self) -> &mut [u8] {
         &mut self.ram
+    }
+    fn ram_mirrored(&mut self) -> bool {
+        self.ram.mirrored()
     }
     fn scratchpad(&mut self) -> &mut [u8] {
         &mut self.spr

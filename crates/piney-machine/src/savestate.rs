@@ -89,7 +89,7 @@ struct PayloadRef<'a> {
     vu0: &'a piney_vu::Vu,
     exit: Option<i32>,
     irx_run: &'a Option<String>,
-    ram: &'a Vec<u8>,
+    ram: &'a [u8],
     spr: &'a Vec<u8>,
     bios: &'a Vec<u8>,
     vu_mem: &'a Vec<u8>,
@@ -373,7 +373,7 @@ impl Machine {
         self.exit = p.exit;
         self.irx_run = p.irx_run;
         let b = &mut self.bus;
-        b.ram = p.ram;
+        b.ram.copy_from_slice(&p.ram);
         b.spr = p.spr;
         b.bios = p.bios;
         b.vu_mem = p.vu_mem;

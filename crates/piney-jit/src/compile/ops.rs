@@ -1160,7 +1160,8 @@ impl Gen<'_> {
         self.b.ins().jump(to, &args);
     }
 
-    /// The offset in RAM of `ea` (an i64), continuing in a new block when `ea` is in RAM, aligned
+    /// The offset of `ea`'s byte from `env.ram` (an i64: the physical address, or with mirrored
+    /// RAM `ea` itself), continuing in a new block when `ea` is in RAM, aligned
     /// as `low` requires, and (for a store) not on a page of compiled code; otherwise to `other`
     /// (the scratchpad's test), or the slow path when `other` is `None`.
     pub(super) fn ram_offset(
@@ -1201,12 +1202,20 @@ impl Gen<'_> {
                 None => self.guard(bad, j),
             }
         }
-        let p = self.b.ins().band_imm_s(ea, 0x1fff_ffff);
-        let p = self.b.ins().uextend(types::I64, p);
+        // The physical address: RAM's byte. Mirrored RAM shows it at the address as it is in
+        // each of the four segments the test above lets through (0x0, 0x2000_0000,
+        // 0x8000_0000, 0xa000_0000): no mask on the way to the access.
+        let phys = self.b.ins().band_imm_s(ea, 0x1fff_ffff);
+        let phys = self.b.ins().uextend(types::I64, phys);
+        let p = if self.env.mirrored {
+            self.b.ins().uextend(types::I64, ea)
+        } else {
+            phys
+        };
         if store {
             // A store into a page that holds compiled code takes the slow path, which drops
             // the blocks it overwrites.
-            let pg = self.b.ins().ushr_imm_s(p, PAGE_SHIFT as i64);
+            let pg = self.b.ins().ushr_imm_s(phys, PAGE_SHIFT as i64);
             let a = self.add_imm(pg, self.env.pages as i64);
             let code = self.b.ins().load(types::I8, mf(), a, 0);
             self.guard(code, j);
