@@ -17,7 +17,9 @@
 //!   head, so every loop is a block of its own, looping on itself. Each
 //!   instruction is compiled natively (ALU, shifts, immediates, LUI, HI/LO, MULT/DIV, SA
 //!   moves, branches and jumps, loads and stores of every width including
-//!   LWL/LWR/LDL/LDR/SWL/SWR/SDL/SDR through a RAM fast path, and a scratchpad one for each
+//!   LWL/LWR/LDL/LDR/SWL/SWR/SDL/SDR through a RAM fast path (one mask test; with RAM mapped
+//!   at all four segments, [`JitBus::ram_mirrored`], the address is then added to RAM's base as
+//!   it is), and a scratchpad one for each
 //!   load and store seen reaching the scratchpad (a block compiled before its instruction did
 //!   takes the slow path there once, is dropped and compiled again with it), some MMI, COP1
 //!   and COP2 moves, the COP1 add, subtract, multiply and multiply-accumulate forms (native
