@@ -1204,17 +1204,21 @@ impl Gen<'_> {
         }
         // The physical address: RAM's byte. Mirrored RAM shows it at the address as it is in
         // each of the four segments the test above lets through (0x0, 0x2000_0000,
-        // 0x8000_0000, 0xa000_0000): no mask on the way to the access.
-        let phys = self.b.ins().band_imm_s(ea, 0x1fff_ffff);
-        let phys = self.b.ins().uextend(types::I64, phys);
+        // 0x8000_0000, 0xa000_0000): no mask on the way to the access (only a store's page
+        // lookup needs the physical address then).
+        let physical = |g: &mut Self| {
+            let p = g.b.ins().band_imm_s(ea, 0x1fff_ffff);
+            g.b.ins().uextend(types::I64, p)
+        };
         let p = if self.env.mirrored {
             self.b.ins().uextend(types::I64, ea)
         } else {
-            phys
+            physical(self)
         };
         if store {
             // A store into a page that holds compiled code takes the slow path, which drops
             // the blocks it overwrites.
+            let phys = if self.env.mirrored { physical(self) } else { p };
             let pg = self.b.ins().ushr_imm_s(phys, PAGE_SHIFT as i64);
             let a = self.add_imm(pg, self.env.pages as i64);
             let code = self.b.ins().load(types::I8, mf(), a, 0);
