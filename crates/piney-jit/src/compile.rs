@@ -80,17 +80,17 @@ use crate::native::{BlockCode, Trampoline};
 use crate::pages::PAGE_SHIFT;
 use crate::{Category, JitError, KillSwitches};
 
+mod cond;
+mod exits;
 mod flow;
 mod ops;
 mod scan;
 
 use flow::{labels, region_end, segment_needs};
 pub use ops::NATIVE;
-pub(crate) use scan::{Insn, MAX_BLOCK, category, scan};
-use scan::{
-    R_HI, R_LO, REGS, branch_target, inlined_target, reg_reads, reg_writes, register_only,
-    static_target,
-};
+pub(crate) use scan::{Insn, MAX_BLOCK, category, conditional, scan};
+use scan::{R_HI, R_LO, REGS, branch_target, reg_reads, reg_writes, register_only};
+pub(crate) use scan::{inlined_target, static_target};
 
 /// Where the code compiled now finds guest memory and the recompiler's tables (host addresses
 /// fixed in the code; the `Jit` drops every block when one of them changes).
@@ -786,11 +786,14 @@ struct Gen<'a> {
 /// first needs it.
 #[derive(Clone, Copy, Default)]
 struct Tails {
-    /// A later segment does not fit in the budget: `(cur_pc, in_delay_slot and delay_next as
-    /// an i16, pc, cycles, instructions completed)`.
+    /// A later segment does not fit in the budget: `(exit word, pc)` (see [`Gen::exit_word`]).
     stop: Option<Block>,
-    /// A slow path: `(site, npc, cycles, instructions completed)`, the registers written back.
+    /// A slow path: `(site, npc, exit word)`, the registers written back.
     slow: Option<Block>,
+    /// An exit to a known next pc (chained when the lookup table has it): `(lookup entry, pc,
+    /// exit word)`, the registers written back. Not cold: chained exits are the hot way from
+    /// block to block.
+    chain: Option<Block>,
 }
 
 /// A cold block with parameters of these types.
@@ -879,7 +882,28 @@ impl Gen<'_> {
         match self.constant(v) {
             Some(c) if ty == types::I32 => self.c32((c as i32).wrapping_add(imm as i32) as u32),
             Some(c) if ty == types::I64 => self.c64(c.wrapping_add(imm) as u64),
-            _ => self.b.ins().iadd_imm_s(v, imm),
+            _ => {
+                // `(x + a) + imm` as `x + (a + imm)`.
+                if let Some(inst) = self.b.func.dfg.value_def(v).inst()
+                    && let InstructionData::Binary {
+                        opcode: Opcode::Iadd,
+                        args: [arg, c],
+                    } = self.b.func.dfg.insts[inst]
+                    && let Some(a) = self.constant(c)
+                {
+                    let sum = if ty == types::I32 {
+                        (a as i32).wrapping_add(imm as i32) as i64
+                    } else {
+                        a.wrapping_add(imm)
+                    };
+                    return if sum == 0 {
+                        arg
+                    } else {
+                        self.b.ins().iadd_imm_s(arg, sum)
+                    };
+                }
+                self.b.ins().iadd_imm_s(v, imm)
+            }
         }
     }
     /// Low 64 bits of a cached register (GPR, LO or HI), from its variable once used.
@@ -1026,173 +1050,7 @@ impl Gen<'_> {
         }
     }
 
-    // ------------------------------------------------------------ counters, exits, helpers
-
-    /// `cycles` as the interpreter has it now.
-    fn cycles_now(&mut self) -> Value {
-        let b = self.b.use_var(self.base);
-        self.add_imm(b, self.off as i64)
-    }
-
-    fn pc_value(&mut self, pc: Pc) -> Value {
-        match pc {
-            Pc::Const(v) => self.c32(v),
-            Pc::Npc => self.b.use_var(self.npc),
-        }
-    }
-
-    /// Write `cur_pc`, `in_delay_slot` and `delay_next` as the interpreter leaves them after
-    /// the instruction at `cur`.
-    fn write_cur(&mut self, cur: u32, slot: bool) {
-        let c = self.c32(cur);
-        self.st(c, CUR_PC);
-        // in_delay_slot and delay_next (false) are adjacent bytes: one 16-bit store.
-        debug_assert_eq!(DELAY_NEXT, IN_DELAY + 1);
-        let d = self.b.ins().iconst(types::I16, slot as i64);
-        self.st(d, IN_DELAY);
-    }
-
-    /// Write `pc` and `next_pc` for `pc` next, and the cycle count.
-    fn write_pc_cycles(&mut self, p: Value) {
-        self.st(p, PC);
-        let n = self.add_imm(p, 4);
-        self.st(n, NEXT_PC);
-        let c = self.cycles_now();
-        self.st(c, CYCLES);
-    }
-
-    /// The instructions completed in the passes before the current one: `insns`, or with
-    /// passes of a fixed length, that length times the passes before this one.
-    fn earlier_passes(&mut self) -> Value {
-        match self.pass_len {
-            Some(n) => {
-                let before = self.passes_before();
-                self.b.ins().imul_imm_s(before, n as i64)
-            }
-            None => self.b.use_var(self.insns),
-        }
-    }
-
-    /// The instructions this block completed, with `done` of the current pass.
-    fn completed(&mut self, done: u32) -> Value {
-        let i = self.earlier_passes();
-        self.add_imm(i, done as i64)
-    }
-
-    /// Add this block's counts to the `Ctx`'s counters, with `done` instructions of the current
-    /// pass completed.
-    fn count(&mut self, done: u32) {
-        let i = self.completed(done);
-        self.add_ctx(CTX_INSNS, i);
-        let r = self.runs_now();
-        self.add_ctx(CTX_RUNS, r);
-    }
-
-    /// The passes of this block before the current one: from the cycle count when every pass
-    /// takes the same cycles (`base - entry` is a multiple of them: an exact division, a shift
-    /// and a multiplication by the inverse of their odd factor), else the count carried around
-    /// the loop.
-    fn passes_before(&mut self) -> Value {
-        match self.pass_cycles {
-            Some((cycles, entry)) => {
-                let b = self.b.use_var(self.base);
-                let d = self.b.ins().isub(b, entry);
-                let shift = cycles.trailing_zeros();
-                let odd = cycles >> shift;
-                let d = if shift > 0 {
-                    self.b.ins().ushr_imm_s(d, shift as i64)
-                } else {
-                    d
-                };
-                if odd == 1 {
-                    d
-                } else {
-                    self.b.ins().imul_imm_s(d, inverse_mod_2_64(odd) as i64)
-                }
-            }
-            None => {
-                let r = self.b.use_var(self.runs);
-                self.add_imm(r, -1)
-            }
-        }
-    }
-
-    /// Passes of this block, the current one included once it started.
-    fn runs_now(&mut self) -> Value {
-        match self.pass_cycles {
-            Some(_) => {
-                let before = self.passes_before();
-                self.add_imm(before, 1)
-            }
-            None => self.b.use_var(self.runs),
-        }
-    }
-
-    /// `ctx.field += v`.
-    fn add_ctx(&mut self, field: i32, v: Value) {
-        if self.constant(v) == Some(0) {
-            return;
-        }
-        let old = self.b.ins().load(types::I64, mf(), self.ctxp, field);
-        let new = self.b.ins().iadd(old, v);
-        self.b.ins().store(mf(), new, self.ctxp, field);
-    }
-
-    /// Count (see [`Gen::count`]) and return `s`.
-    fn ret_counted(&mut self, s: Value, done: u32) {
-        self.count(done);
-        self.b.ins().return_(&[s]);
-    }
-
-    /// Leave the block after the instruction at `cur` with `pc` next, `done` instructions of
-    /// this pass completed: into the next block when the lookup table has it (the registers
-    /// written back, the cycle count and the counters passed along), else back to the
-    /// dispatcher with the whole state written.
-    fn exit_chain(&mut self, cur: u32, slot: bool, pc: Pc, done: u32) {
-        self.flush();
-        self.write_cur(cur, slot);
-        let p = self.pc_value(pc);
-        let entry = match pc {
-            Pc::Const(v) => {
-                let off = (Lookup::index(v) * std::mem::size_of::<LookupEntry>()) as u64;
-                self.c64(self.env.lookup + off)
-            }
-            Pc::Npc => {
-                let i = self.b.ins().imul_imm_s(p, LOOKUP_MUL as i32 as i64);
-                let i = self.b.ins().ushr_imm_s(i, (32 - LOOKUP_BITS) as i64);
-                let i = self.b.ins().uextend(types::I64, i);
-                let o = self.b.ins().imul_imm_s(i, size_of::<LookupEntry>() as i64);
-                self.add_imm(o, self.env.lookup as i64)
-            }
-        };
-        let epc = self
-            .b
-            .ins()
-            .load(types::I32, mf(), entry, offset_of!(LookupEntry, pc) as i32);
-        let hit = self.b.ins().icmp(IntCC::Equal, epc, p);
-        // Counted once, before the paths part.
-        self.count(done);
-        let go = self.b.create_block();
-        let miss = self.b.create_block();
-        self.b.ins().brif(hit, go, &[], miss, &[]);
-        self.b.switch_to_block(go);
-        let code = self.b.ins().load(
-            types::I64,
-            mf(),
-            entry,
-            offset_of!(LookupEntry, code) as i32,
-        );
-        let one = self.c64(1);
-        self.add_ctx(CTX_CHAINED, one);
-        let c = self.cycles_now();
-        self.b
-            .ins()
-            .return_call_indirect(self.tsig, code, &[self.ctxp, self.cpu, c]);
-        self.b.switch_to_block(miss);
-        self.write_pc_cycles(p);
-        let ok = self.b.ins().iconst(types::I32, status::OK as i64);
-        self.b.ins().return_(&[ok]);
-    }
+    // ------------------------------------------------------------ helpers
 
     /// Call the interpreter for `insn` (which writes the sequencing state and the cycle count
     /// first); returns its status. The registers must be written back.
@@ -1351,65 +1209,16 @@ impl Gen<'_> {
             } else {
                 self.c32(0)
             };
-            let c = self.cycles_now();
             let site = self.c64(&self.sites[self.index as usize] as *const Site as usize as u64);
-            let i = self.completed(self.done());
+            let w = self.exit_word(0, false, self.done());
             let tail = *self.tails.slow.get_or_insert_with(|| {
-                cold_block(
-                    &mut self.b,
-                    &[types::I64, types::I32, types::I64, types::I64],
-                )
+                cold_block(&mut self.b, &[types::I64, types::I32, types::I64])
             });
             self.b
                 .ins()
-                .jump(tail, &[site, npc, c, i].map(BlockArg::Value));
+                .jump(tail, &[site, npc, w].map(BlockArg::Value));
         }
         self.fill_tails();
-    }
-
-    /// The code the exits share, after every other block (see [`Tails`]).
-    fn fill_tails(&mut self) {
-        let t = self.tails;
-        if let Some(stop) = t.stop {
-            self.fill_stop(stop);
-        }
-        if let Some(slow) = t.slow {
-            self.fill_slow(slow);
-        }
-    }
-
-    /// A segment that does not fit: the state the interpreter would leave, and BUDGET.
-    fn fill_stop(&mut self, stop: Block) {
-        self.b.switch_to_block(stop);
-        let p = self.b.block_params(stop).to_vec();
-        self.st(p[0], CUR_PC);
-        debug_assert_eq!(DELAY_NEXT, IN_DELAY + 1);
-        self.st(p[1], IN_DELAY);
-        self.st(p[2], PC);
-        let n = self.add_imm(p[2], 4);
-        self.st(n, NEXT_PC);
-        self.st(p[3], CYCLES);
-        self.add_ctx(CTX_INSNS, p[4]);
-        let r = self.runs_now();
-        self.add_ctx(CTX_RUNS, r);
-        // The block ran (its pass is counted): no budget stop at an entry.
-        let s = self.b.ins().iconst(types::I32, status::BUDGET as i64);
-        self.b.ins().return_(&[s]);
-    }
-
-    /// A slow path: the interpreter's function for the instruction, which adds the counts too
-    /// (the instruction counts whether it completes or faults).
-    fn fill_slow(&mut self, slow: Block) {
-        self.b.switch_to_block(slow);
-        let p = self.b.block_params(slow).to_vec();
-        let f = self.c64(h_interp_leave as *const () as usize as u64);
-        let r = self.runs_now();
-        let call =
-            self.b
-                .ins()
-                .call_indirect(self.lsig, f, &[self.ctxp, p[0], p[1], p[2], p[3], r]);
-        let s = self.b.inst_results(call)[0];
-        self.b.ins().return_(&[s]);
     }
 
     /// `a + c` (`add`) or `a - c`, and whether it overflowed as a signed number of the operands'

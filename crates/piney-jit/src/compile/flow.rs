@@ -372,10 +372,10 @@ impl Gen<'_> {
         if back.is_some() {
             // Taken, the branch goes back into the block (a loop): the hot way, laid out next
             // (see `loop_back`).
-            let stay = self.b.ins().icmp_imm_s(IntCC::Equal, goes, 0);
-            self.b.ins().brif(stay, cont, &[], leave, &[]);
+            let stay = self.not(goes);
+            self.branch_if(stay, cont, leave);
         } else {
-            self.b.ins().brif(goes, leave, &[], cont, &[]);
+            self.branch_if(goes, leave, cont);
         }
         self.b.switch_to_block(leave);
         // Taken: a native branch's target is known here (no lookup by a computed pc).
@@ -414,19 +414,13 @@ impl Gen<'_> {
         self.b.switch_to_block(stop);
         let saved = self.save();
         self.flush();
-        let cur = self.c32(cur);
-        let slot = self.b.ins().iconst(types::I16, slot as i64);
+        let w = self.exit_word(cur, slot, self.done());
         let p = self.c32(self.sites[next].addr);
-        let c = self.cycles_now();
-        let i = self.completed(self.done());
-        let params = [types::I32, types::I16, types::I32, types::I64, types::I64];
         let tail = *self
             .tails
             .stop
-            .get_or_insert_with(|| cold_block(&mut self.b, &params));
-        self.b
-            .ins()
-            .jump(tail, &[cur, slot, p, c, i].map(BlockArg::Value));
+            .get_or_insert_with(|| cold_block(&mut self.b, &[types::I64, types::I32]));
+        self.b.ins().jump(tail, &[w, p].map(BlockArg::Value));
         self.restore(saved);
         self.b.switch_to_block(go);
         self.checked = true;
@@ -489,13 +483,13 @@ impl Gen<'_> {
         // visits the first one first): the loop's way on is the second, so that a pass runs
         // straight through, with one taken branch (back to the label) instead of one at each
         // test.
-        let stay = self.b.ins().icmp_imm_s(IntCC::Equal, again, 0);
-        self.b.ins().brif(stay, out, &[], fit, &[]);
+        let stay = self.not(again);
+        self.branch_if(stay, out, fit);
         self.b.switch_to_block(fit);
         let next = self.cycles_now();
         let fits = self.fits(next, self.need[k]);
-        let over = self.b.ins().icmp_imm_s(IntCC::Equal, fits, 0);
-        self.b.ins().brif(over, out, &[], back, &[]);
+        let over = self.not(fits);
+        self.branch_if(over, out, back);
         self.b.switch_to_block(back);
         let saved = self.save();
         self.go_to_label(k, next);

@@ -318,7 +318,7 @@ impl Gen<'_> {
                 } else {
                     IntCC::NotEqual
                 };
-                let taken = self.b.ins().icmp(cc, a, c);
+                let taken = self.cmp(cc, a, c);
                 let t = self.c32(branch_target(insn));
                 self.branch_to(insn, taken, t);
             }
@@ -341,7 +341,7 @@ impl Gen<'_> {
                     Op::Bltz | Op::Bltzl | Op::Bltzal | Op::Bltzall => IntCC::SignedLessThan,
                     _ => IntCC::SignedGreaterThanOrEqual,
                 };
-                let taken = self.b.ins().icmp_imm_s(cc, a, 0);
+                let taken = self.cmp_imm(cc, a, 0);
                 if insn.info.flags.contains(OpFlags::LINK) {
                     // Linked whether taken or not (after the condition read rs).
                     self.link(31, insn);

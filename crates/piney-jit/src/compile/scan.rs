@@ -186,7 +186,7 @@ pub(crate) fn category(info: &OpInfo) -> Category {
 }
 
 /// A branch's target when the instruction word fixes it (PC-relative branches, J, JAL).
-pub(super) fn static_target(insn: &Insn) -> Option<u32> {
+pub(crate) fn static_target(insn: &Insn) -> Option<u32> {
     let f = insn.info.flags;
     if !f.contains(OpFlags::BRANCH) || f.contains(OpFlags::COP0) {
         return None;
