@@ -47,7 +47,10 @@
 //!   its own: a hot block is interpreted until its code arrives, then runs compiled (see the
 //!   `worker` module; where that happens depends on the host, the state does not; a block whose
 //!   request still waits behind another while the thread is busy is compiled on the EE's thread
-//!   instead, at its next visit). Cold and
+//!   instead, at its next visit). While that thread has nothing to do, it compiles ahead the
+//!   blocks that hot ones exit to (a loop's way out, the code after a call; a few steps deep,
+//!   the nearest and latest first: the `ahead` module), so that code often finds its next block
+//!   compiled at its first run. Cold and
 //!   pending blocks are interpreted from their decoded words (no fetch, no decode), each
 //!   checked against RAM or on a page watched for writes, a visit following the pc through the
 //!   block's own instructions (around its loop, through its branches) with no dispatcher turn
@@ -89,6 +92,7 @@
 //! - The only `unsafe` is in the private `native` module (calling the code Cranelift produced)
 //!   and `code_memory` (the pages it is written into).
 
+mod ahead;
 mod code_memory;
 mod compile;
 mod ctx;
@@ -308,6 +312,9 @@ pub struct JitStats {
     /// Blocks compiled on the EE's thread after all, their requests taken back from the compile
     /// thread's queue while it compiled another (see [`Jit::run_hooked`]).
     pub compiled_taken_back: u64,
+    /// Blocks requested from the compile thread before they ran hot, as the exits of hot
+    /// blocks (see the `ahead` module).
+    pub compiled_ahead: u64,
     /// The last code generation error (a recompiler bug; the code was interpreted instead).
     pub last_error: Option<String>,
 }
@@ -444,6 +451,9 @@ pub struct Jit {
     worker: Option<Worker>,
     /// The next compile request's ticket.
     next_ticket: u64,
+    /// Blocks to compile ahead of their first run while the compile thread is idle (see the
+    /// `ahead` module).
+    ahead: ahead::Ahead,
 }
 
 /// A block is compiled once this many instructions ran interpreted from its start (its
@@ -483,6 +493,7 @@ impl Jit {
             wide_at_labels: FastSet::default(),
             worker: None,
             next_ticket: 1,
+            ahead: ahead::Ahead::default(),
         })
     }
 
@@ -689,6 +700,9 @@ impl Jit {
         loop {
             if self.worker.as_ref().is_some_and(|w| w.in_flight > 0) {
                 self.take_compiled(false);
+            }
+            if self.worker.as_ref().is_some_and(|w| w.in_flight == 0) && self.hot > 0 {
+                self.compile_ahead(bus, if hooked { Some(hooks) } else { None });
             }
             if cpu.cycles >= target {
                 // The budget ended here, wherever that falls in a block: the next run resumes
@@ -1043,6 +1057,34 @@ impl Jit {
         pc: u32,
         hooks: Option<&dyn HookSet>,
     ) -> Option<BlockCode> {
+        self.compile_at(bus, pc, hooks, 0)
+    }
+
+    /// The next block to compile ahead (see the `ahead` module), requested from the idle
+    /// compile thread: the first start queued that is no block yet.
+    fn compile_ahead(&mut self, bus: &mut dyn JitBus, hooks: Option<&dyn HookSet>) {
+        while let Some((pc, depth)) = self.ahead.next() {
+            if self.blocks.contains_key(&pc) || phys(pc).is_none() {
+                continue;
+            }
+            self.visits.remove(&pc);
+            self.cold.remove(&pc);
+            self.compile_at(bus, pc, hooks, depth);
+            if matches!(self.blocks.get(&pc), Some(Entry::Pending { .. })) {
+                self.stats.compiled_ahead += 1;
+                return;
+            }
+        }
+    }
+
+    /// [`Jit::compile`], for a block `depth` exits from a hot one (0: hot itself).
+    fn compile_at(
+        &mut self,
+        bus: &mut dyn JitBus,
+        pc: u32,
+        hooks: Option<&dyn HookSet>,
+        depth: u8,
+    ) -> Option<BlockCode> {
         let env = self.env?;
         let Some(p) = phys(pc) else {
             // Never compiled (the scratchpad, kseg2/3): no page to track it by.
@@ -1068,6 +1110,9 @@ impl Jit {
             assume32: !self.wide_at_labels.contains(&pc),
         };
         let ranges = phys_ranges(&source.insns);
+        if self.worker.is_some() && self.hot > 0 {
+            self.ahead.add_exits(&source.insns, depth);
+        }
         let entry = if let Some(w) = self.worker.as_mut().filter(|_| self.hot > 0) {
             let ticket = self.next_ticket;
             self.next_ticket += 1;
@@ -1080,7 +1125,7 @@ impl Jit {
                 }
             } else {
                 self.worker_gone();
-                return self.compile(bus, pc, hooks);
+                return self.compile_at(bus, pc, hooks, depth);
             }
         } else {
             match self.compiler.compile(&source) {
@@ -1168,6 +1213,7 @@ impl Jit {
     pub fn invalidate_all(&mut self) {
         self.stats.blocks_invalidated += self.blocks.len() as u64;
         self.blocks.clear();
+        self.ahead.clear();
         self.visits.clear();
         self.cold.clear();
         self.lookup.clear();

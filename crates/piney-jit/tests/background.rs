@@ -87,6 +87,56 @@ fn hot_blocks_compile_on_the_thread_and_agree_with_the_interpreter() {
     );
 }
 
+/// Two loops, one after the other: once the first is compiled and the thread has nothing to
+/// do, the second (the first one's way out) compiles ahead of its first run, and runs compiled
+/// from its first pass instead of being interpreted until it turns hot; the state is the
+/// interpreter's.
+#[test]
+fn the_way_out_of_a_hot_loop_compiles_ahead_of_its_first_run() {
+    //   ori $29, $0, 3000
+    // A: addiu $2, $2, 3; addiu $29, $29, -1; bne $29, $0, A; nop
+    //   ori $29, $0, 3000
+    // B: addiu $4, $4, 5; addiu $29, $29, -1; bne $29, $0, B; nop
+    //   syscall
+    let p = vec![
+        0x341d_0000 | 3000,
+        addiu(2, 2, 3),
+        addiu(29, 29, 0xffff),
+        0x17a0_fffd,
+        0,
+        0x341d_0000 | 3000,
+        addiu(4, 4, 5),
+        addiu(29, 29, 0xffff),
+        0x17a0_fffd,
+        0,
+        0x0000_000c,
+    ];
+    let (mut ci, mut bi) = load(&p);
+    let (mut cj, mut bj) = twin(&ci, &bi);
+    let end = 100_000;
+    let ri = interp_run(&mut ci, &mut bi, end).map_err(|e| format!("{e:?}"));
+    let hot = 64;
+    let mut jit = background_jit(hot);
+    // A turns hot and compiles; the next slice finds the thread idle and requests B.
+    assert_eq!(jit_until(&mut jit, &mut cj, &mut bj, 2_000), Ok(()));
+    jit.finish_compiles();
+    assert_eq!(jit_until(&mut jit, &mut cj, &mut bj, 4_000), Ok(()));
+    jit.finish_compiles();
+    let s = jit.stats().clone();
+    assert!(s.compiled_ahead >= 1, "{s:?}");
+    assert_eq!(cj.gpr[4] as u64, 0, "B has not run yet");
+    let rj = jit_until(&mut jit, &mut cj, &mut bj, end);
+    assert_eq!(ri, rj);
+    assert_eq!(ci, cj);
+    assert_eq!(bi.mem, bj.mem);
+    assert_eq!(cj.gpr[4] as u64, 5 * 3000, "B ran");
+    let interpreted = jit.stats().interp_steps - s.interp_steps;
+    assert!(
+        interpreted < hot as u64,
+        "B ran compiled from its first pass ({interpreted} instructions interpreted)"
+    );
+}
+
 /// The loop's block is rewritten (a write the machine reports, as DMA's) while it compiles: the
 /// code that arrives is thrown away, and the new words run, interpreted and then compiled.
 #[test]

@@ -885,12 +885,13 @@ pub fn run_image(
             let native: u64 = s.native.iter().sum();
             let ms = s.compile_time.as_secs_f64() * 1e3;
             eprintln!(
-                "piney: recompiler: {} blocks compiled ({} instructions, {:.1}% native), {ms:.1} ms compiling ({:.0} us a block; {} on the compile thread, {} taken back from its queue while it was busy, {} more thrown away there as their code changed); {} block runs ({} of them passes of a block looping on itself); block exits: {} chained ({:.2}%), {} back to the dispatcher, {} instructions interpreted; {} passes of poll loops moved over; {} blocks compiled again without keeping a register 32-bit across their loop",
+                "piney: recompiler: {} blocks compiled ({} instructions, {:.1}% native), {ms:.1} ms compiling ({:.0} us a block; {} on the compile thread ({} requested ahead of their first run), {} taken back from its queue while it was busy, {} more thrown away there as their code changed); {} block runs ({} of them passes of a block looping on itself); block exits: {} chained ({:.2}%), {} back to the dispatcher, {} instructions interpreted; {} passes of poll loops moved over; {} blocks compiled again without keeping a register 32-bit across their loop",
                 s.blocks_compiled,
                 s.compiled_instructions,
                 100.0 * native as f64 / s.compiled_instructions.max(1) as f64,
                 1e3 * ms / s.blocks_compiled.max(1) as f64,
                 s.compiled_in_background,
+                s.compiled_ahead,
                 s.compiled_taken_back,
                 s.compiles_dropped,
                 s.block_runs,

@@ -1,0 +1,141 @@
+//! Compiling ahead: while the compile thread has nothing to do, the blocks that compiled code
+//! goes on to (the static targets of its exits) compile before their first run, so that code
+//! reaching them finds them compiled instead of interpreting them, at a thirtieth of their
+//! compiled speed, for as long as one compile takes (about a millisecond here: qemu's
+//! translator takes a few microseconds a block, and compiles every block at its first run).
+//! Such a block is requested like a hot one: interpreted if it runs before its code is ready,
+//! its pages watched, dropped when its code changes.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use crate::FastSet;
+use crate::compile::{Insn, conditional, inlined_target, static_target};
+use piney_ee::table::OpFlags;
+
+/// How many steps of exits from a hot block compiling ahead follows: a loop's way out, the
+/// code after a call, the next stretch of a long function.
+pub(crate) const MAX_DEPTH: u8 = 6;
+
+/// Block starts to compile ahead, each with its distance (in exits) from a hot block: the
+/// nearest first, and of those the latest queued (the exits of the code that runs now).
+#[derive(Default)]
+pub(crate) struct Ahead {
+    /// `(distance, order queued, start)`, the greatest first.
+    queue: BinaryHeap<(Reverse<u8>, u64, u32)>,
+    queued: u64,
+    /// Starts queued once already (not again, until every block is dropped).
+    seen: FastSet<u32>,
+}
+
+impl Ahead {
+    /// Queue the exits of the block `insns` at `depth` steps from a hot block (0: a hot one).
+    pub fn add_exits(&mut self, insns: &[Insn], depth: u8) {
+        if depth >= MAX_DEPTH {
+            return;
+        }
+        for pc in exits(insns) {
+            if self.seen.insert(pc) {
+                self.queued += 1;
+                self.queue.push((Reverse(depth + 1), self.queued, pc));
+            }
+        }
+    }
+
+    /// The next start to compile ahead, and its depth.
+    pub fn next(&mut self) -> Option<(u32, u8)> {
+        self.queue.pop().map(|(Reverse(d), _, pc)| (pc, d))
+    }
+
+    /// Forget everything (every block was dropped).
+    pub fn clear(&mut self) {
+        self.queue.clear();
+        self.seen.clear();
+    }
+}
+
+/// Where a block's exits go, as far as its code tells: the target of each branch or jump that
+/// leaves it (not one it runs on through, nor one back into itself), the return address of each
+/// call, and the address after its end unless it ends in a jump that always goes elsewhere.
+pub(crate) fn exits(insns: &[Insn]) -> Vec<u32> {
+    let inside = |a: u32| insns.iter().any(|i| i.addr == a && !i.slot);
+    let mut out = Vec::new();
+    let add = |a: u32, out: &mut Vec<u32>| {
+        if !inside(a) && !out.contains(&a) {
+            out.push(a);
+        }
+    };
+    let mut falls_off = true;
+    for (n, insn) in insns.iter().enumerate() {
+        if insn.slot || !insn.info.flags.contains(OpFlags::BRANCH) {
+            continue;
+        }
+        let next = insns.get(n + 2).map(|i| i.addr);
+        let last = n + 2 >= insns.len();
+        if let Some(t) = static_target(insn)
+            && !(inlined_target(insn).is_some() && next == Some(t))
+        {
+            add(t, &mut out);
+        }
+        if insn.info.flags.contains(OpFlags::LINK) {
+            add(insn.addr.wrapping_add(8), &mut out);
+        }
+        if last {
+            falls_off = conditional(insn.word);
+            if falls_off {
+                add(insn.addr.wrapping_add(8), &mut out);
+                falls_off = false;
+            }
+        }
+    }
+    if falls_off && let Some(l) = insns.last() {
+        add(l.addr.wrapping_add(4), &mut out);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(words: &[(u32, u32, bool)]) -> Vec<Insn> {
+        words
+            .iter()
+            .map(|&(addr, word, slot)| Insn {
+                addr,
+                word,
+                info: piney_ee::decode(word),
+                slot,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_exits_of_a_superblock_with_a_call_and_a_loop() {
+        let b = block(&[
+            // 0x1000: beq $4, $5, 0x1100 (leaves), its slot
+            (0x1000, 0x1085_003f, false),
+            (0x1004, 0, true),
+            // 0x1008: bne $29, $0, 0x1000 (back into the block), its slot
+            (0x1008, 0x17a0_fffd, false),
+            (0x100c, 0, true),
+            // 0x1010: jal 0x2000 (a call: the callee and the return address), its slot
+            (0x1010, 0x0c00_0800, false),
+            (0x1014, 0, true),
+        ]);
+        assert_eq!(exits(&b), vec![0x1100, 0x2000, 0x1018]);
+    }
+
+    #[test]
+    fn a_block_ending_in_a_conditional_branch_also_falls_through() {
+        // bne $29, $0, 0x3000; slot.
+        let b = block(&[(0x1000, 0x17a0_07ff, false), (0x1004, 0, true)]);
+        assert_eq!(exits(&b), vec![0x3000, 0x1008]);
+        // jr $31; slot: nothing known.
+        let b = block(&[(0x1000, 0x03e0_0008, false), (0x1004, 0, true)]);
+        assert!(exits(&b).is_empty());
+        // A block cut before a loop head goes on into it.
+        let b = block(&[(0x1000, 0x2402_0001, false)]);
+        assert_eq!(exits(&b), vec![0x1004]);
+    }
+}
