@@ -276,13 +276,15 @@ impl Machine {
         }
     }
 
-    /// Write the guest's pending debug output to [`Machine::stdout`].
+    /// Write the guest's pending debug output to [`Machine::stdout`] (and flush it: a line
+    /// shows when the guest prints it). Nothing to write, nothing to flush: this runs at every
+    /// timed event, and flushing the process's stdout there cost 0.5% of a CPU benchmark.
     pub fn flush_output(&mut self) {
         if !self.bus.out.is_empty() {
             let _ = self.stdout.write_all(&self.bus.out);
             self.bus.out.clear();
+            let _ = self.stdout.flush();
         }
-        let _ = self.stdout.flush();
     }
 
     fn run_cpu_until(&mut self, target: u64) -> Result<(), MachineError> {
