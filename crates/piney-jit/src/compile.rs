@@ -564,6 +564,8 @@ impl Codegen {
                 tails: Tails::default(),
                 label_sext: sext,
                 sext_lost: 0,
+                stored: None,
+                stored_now: None,
             };
             g.prologue(insns, any_label);
             g.body(insns, any_label, &mut native, &mut fallback);
@@ -779,6 +781,14 @@ struct Gen<'a> {
     /// Registers of `label_sext` that some path brought to a label without such a value: the
     /// block is generated again without them.
     sext_lost: u64,
+    /// The last word stored natively, `(base register, offset, value)`, while a load from the
+    /// same address would read it back: on one straight stretch of the block (no label, branch
+    /// or delay slot since), with no other store, no instruction run by the interpreter and no
+    /// write of the base register since. A load there takes the value instead of reading it
+    /// (see [`Gen::forwarded`]).
+    stored: Option<(usize, i32, Value)>,
+    /// The store the current instruction made (see `stored`).
+    stored_now: Option<(usize, i32, Value)>,
 }
 
 /// Blocks that the exits of a kind share (cold code compiled once per block, the per-exit part

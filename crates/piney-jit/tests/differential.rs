@@ -374,6 +374,11 @@ fn mem_run(rng: &mut Rng, w: &mut Vec<u32>) {
         let op = if rng.chance(35) { store } else { load };
         let word = i_type(op, base, rng.src(), off as u32);
         w.push(fix_dests(rng, word));
+        if op == store && rng.chance(30) {
+            // Read back at once (a load the recompiler may take the stored value for).
+            let word = i_type(load, base, rng.src(), off as u32);
+            w.push(fix_dests(rng, word));
+        }
     }
 }
 

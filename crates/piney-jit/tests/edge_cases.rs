@@ -455,3 +455,39 @@ fn a_loop_counts_its_passes_from_its_cycles() {
         assert!(s.loop_passes > 100, "{s:?}");
     }
 }
+
+/// A LW of the word a SW stored just before, through the same base register and offset, takes
+/// the stored value (no memory access); anything that may have changed that word or the base
+/// in between (a store of any width, through any register; a write of the base) makes it load
+/// again. $3 = 0x100: `sw $2, 16($3)`, something, `lw $4, 16($3)`.
+#[test]
+fn a_load_of_the_word_just_stored() {
+    let sw = |rt: u32, rs: u32, off: u32| 0xac00_0000 | rs << 21 | rt << 16 | off;
+    let lw = |rt: u32, rs: u32, off: u32| 0x8c00_0000 | rs << 21 | rt << 16 | off;
+    let sb = |rt: u32, rs: u32, off: u32| 0xa000_0000 | rs << 21 | rt << 16 | off;
+    let ori5 = 0x3405_0055; // ori $5, $0, 0x55
+    let or6 = 0x0060_3025; // or $6, $3, $0 (another name for the same address)
+    let addiu3 = 0x2463_0004; // addiu $3, $3, 4
+    let addiu6 = 0x2466_0004; // addiu $6, $3, 4
+    let load = lw(4, 3, 16);
+    for (between, load) in [
+        (vec![], load),
+        (vec![ori5], load),
+        (vec![ori5, sb(5, 3, 17)], load),
+        (vec![ori5, or6, sw(5, 6, 16)], load),
+        (vec![ori5, or6, sb(5, 6, 19)], load),
+        (vec![addiu3, ori5, sw(5, 3, 12)], load),
+        (vec![lw(7, 3, 16), ori5], load),
+        // The same offset through another base: another word.
+        (vec![addiu6], lw(4, 6, 16)),
+        // The same base at another offset.
+        (vec![ori5, sw(5, 3, 20)], lw(4, 3, 20)),
+    ] {
+        let mut words = vec![sw(2, 3, 16)];
+        words.extend(between);
+        words.push(load);
+        for a in [0xffff_ffff_8765_4321, 0x1234_5678_0000_0001, 7] {
+            same(&words, a, 0x100);
+        }
+    }
+}

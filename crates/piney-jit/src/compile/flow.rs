@@ -248,6 +248,12 @@ impl Gen<'_> {
                 branch = Some(*insn);
                 self.branch_taken = None;
             }
+            // A store's value reaches a load only along one straight stretch (see `stored`).
+            let straight = !insn.slot && !f.contains(OpFlags::BRANCH);
+            if !straight || (i > 0 && self.labels[i].is_some()) {
+                self.stored = None;
+            }
+            self.stored_now = None;
             if !killed && self.native(insn) {
                 native[cat.index()] += 1;
             } else {
@@ -261,6 +267,17 @@ impl Gen<'_> {
                     }
                 }
             }
+            self.stored = match self.stored_now.take() {
+                Some(now) => Some(now),
+                // A load or an instruction on registers leaves memory as it was.
+                None if register_only(insn)
+                    || (f.contains(OpFlags::LOAD) && !f.contains(OpFlags::STORE)) =>
+                {
+                    self.stored
+                }
+                None => None,
+            }
+            .filter(|&(base, _, _)| straight && reg_writes(insn) & (1 << base) == 0);
             if insn.slot {
                 let br = branch.take().expect("a delay slot follows its branch");
                 self.after_slot(&br, insn);

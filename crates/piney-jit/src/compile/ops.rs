@@ -373,6 +373,12 @@ impl Gen<'_> {
                     Op::Ld => (8, i64t),
                     _ => (16, i64t),
                 };
+                if m == Op::Lw
+                    && let Some(v) = self.forwarded(w)
+                {
+                    self.set32(rt(w), v);
+                    return true;
+                }
                 let ea = self.ea(w);
                 let mut j = self.new_join();
                 let align = if m == Op::Lq {
@@ -447,6 +453,11 @@ impl Gen<'_> {
                     vec![]
                 });
                 self.join(j);
+                if m == Op::Sw && rs(w) != 0 {
+                    // Past this point the word is in memory (RAM or the scratchpad: the slow
+                    // path leaves the block).
+                    self.stored_now = Some((rs(w), simm(w), v));
+                }
             }
             Op::Lwl | Op::Lwr | Op::Ldl | Op::Ldr => {
                 // The aligned word (doubleword) holding the addressed byte, merged into rt.
@@ -1068,6 +1079,19 @@ pub(super) fn access_groups(
 }
 
 impl Gen<'_> {
+    /// The value a LW reads when the word it reads was stored on the way here (see
+    /// `Gen::stored`): the same base register, unchanged, and offset. (Not for a load that
+    /// checks a group of accesses: theirs would go unchecked.) gcc's code for the R5900 stores
+    /// a value to the stack and loads it back at once in places (around MFLO and MFHI): the
+    /// load then adds no latency to the value's chain.
+    pub(super) fn forwarded(&self, w: u32) -> Option<Value> {
+        let (base, off, v) = self.stored?;
+        (base == rs(w)
+            && off == simm(w)
+            && !matches!(self.cover[self.index as usize], Cover::Lead { .. }))
+        .then_some(v)
+    }
+
     /// `rs + simm`, the effective address (i32).
     pub(super) fn ea(&mut self, w: u32) -> Value {
         let b = self.r32(rs(w));
