@@ -1064,7 +1064,12 @@ impl Jit {
     /// compile thread: the first start queued that is no block yet.
     fn compile_ahead(&mut self, bus: &mut dyn JitBus, hooks: Option<&dyn HookSet>) {
         while let Some((pc, depth)) = self.ahead.next() {
-            if self.blocks.contains_key(&pc) || phys(pc).is_none() {
+            // A hooked pc starts no block (the dispatcher offers it to its hook first; a block
+            // there would be reached by chained exits past the hook).
+            if self.blocks.contains_key(&pc)
+                || phys(pc).is_none()
+                || hooks.is_some_and(|h| h.is_hooked(pc))
+            {
                 continue;
             }
             self.visits.remove(&pc);

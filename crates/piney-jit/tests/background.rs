@@ -4,7 +4,7 @@
 
 use piney_ee::Cpu;
 use piney_ee::bus::FlatBus;
-use piney_jit::{Jit, interp_run};
+use piney_jit::{HookSet, Jit, interp_run};
 
 mod common;
 use common::{CODE, addiu, assert_every_patch_ran, load, self_patching_loop, twin};
@@ -135,6 +135,84 @@ fn the_way_out_of_a_hot_loop_compiles_ahead_of_its_first_run() {
         interpreted < hot as u64,
         "B ran compiled from its first pass ({interpreted} instructions interpreted)"
     );
+}
+
+/// Hooks at one address.
+struct OneHook(u32);
+
+impl HookSet for OneHook {
+    fn active(&self) -> bool {
+        true
+    }
+    fn is_hooked(&self, pc: u32) -> bool {
+        pc == self.0
+    }
+    fn generation(&self) -> u64 {
+        1
+    }
+}
+
+/// A hooked address is the hook's every time execution gets there, also where it is the way out
+/// of a hot loop: no block is compiled ahead there (code chaining into it would pass the hook
+/// by). Fifty times, 20 passes of loop A, then 20 of loop B, whose head is hooked: 1000 stops.
+#[test]
+fn a_hooked_way_out_is_not_compiled_ahead() {
+    //   ori $30, $0, 50
+    // O: ori $29, $0, 20
+    // A: addiu $2, $2, 3; addiu $29, $29, -1; bne $29, $0, A; nop
+    //   ori $29, $0, 20
+    // B: addiu $4, $4, 5; addiu $29, $29, -1; bne $29, $0, B; nop
+    //   addiu $30, $30, -1; bne $30, $0, O; nop
+    //   syscall
+    let p = vec![
+        0x341e_0000 | 50,
+        0x341d_0000 | 20,
+        addiu(2, 2, 3),
+        addiu(29, 29, 0xffff),
+        0x17a0_fffd,
+        0,
+        0x341d_0000 | 20,
+        addiu(4, 4, 5),
+        addiu(29, 29, 0xffff),
+        0x17a0_fffd,
+        0,
+        addiu(30, 30, 0xffff),
+        0x17c0_fff4,
+        0,
+        0x0000_000c,
+    ];
+    let b = CODE + 7 * 4;
+    let hook = OneHook(b);
+    let (mut cj, mut bj) = load(&p);
+    let mut jit = background_jit(16);
+    let mut stops = 0;
+    // Slices of 300 cycles, each compile placed before the next (the thread then idles at the
+    // next slice's start, and compiles ahead what the queue holds).
+    let mut target = 0;
+    loop {
+        target += 300;
+        assert!(target < 1_000_000, "the program did not end");
+        match jit.run_hooked(&mut cj, &mut bj, target, &hook) {
+            Ok(()) => {
+                // The machine offers the hooked pc to its hook wherever a run stops there (at
+                // the hook, or where the slice ended); the hook declines, and the next run
+                // goes on from it.
+                if cj.pc == b && !cj.delay_next {
+                    stops += 1;
+                }
+                if cj.cycles < target {
+                    target -= 300;
+                }
+            }
+            // The SYSCALL at the end.
+            Err(_) => break,
+        }
+        jit.finish_compiles();
+    }
+    jit.finish_compiles();
+    assert_eq!(cj.gpr[4] as u64, 50 * 20 * 5, "B ran");
+    assert_eq!(stops, 50 * 20, "{:?}", jit.stats());
+    assert!(jit.stats().compiled_ahead >= 1, "{:?}", jit.stats());
 }
 
 /// The loop's block is rewritten (a write the machine reports, as DMA's) while it compiles: the
