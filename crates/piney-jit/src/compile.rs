@@ -801,8 +801,8 @@ struct Tails {
     /// A slow path: `(site, npc, exit word)`, the registers written back.
     slow: Option<Block>,
     /// An exit to a known next pc (chained when the lookup table has it): `(lookup entry, pc,
-    /// exit word)`, the registers written back. Not cold: chained exits are the hot way from
-    /// block to block.
+    /// cycles, instructions completed)`, the registers and `cur_pc` written back. Not cold:
+    /// chained exits are the hot way from block to block.
     chain: Option<Block>,
 }
 

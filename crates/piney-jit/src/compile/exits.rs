@@ -1,6 +1,6 @@
 //! The counters and the exits: the cycle count and the instructions a block completed at any
 //! point, the chained exit into the next block (or back to the dispatcher), and the code the
-//! exits of a kind share ([`Tails`]), each exit passing its constants in one word.
+//! exits of a kind share ([`Tails`]), each cold exit passing its constants in one word.
 
 use super::*;
 
@@ -18,11 +18,13 @@ impl Gen<'_> {
         }
     }
 
-    /// An exit's constants in one word for a shared tail (see [`Tails`]): the cycles since the
-    /// cycle base (bits 0-15: a block's at most 64 instructions take at most 255 cycles each),
-    /// the instructions of the current pass completed (bits 16-30), whether the last one ran
-    /// in a delay slot (bit 31) and its address (bits 32-63). One constant per exit instead of
-    /// four, each a value the exit's edge carries and Cranelift allocates.
+    /// A cold exit's constants in one word for its shared tail (see [`Tails`]): the cycles since
+    /// the cycle base (bits 0-15: a block's at most 64 instructions take at most 255 cycles
+    /// each), the instructions of the current pass completed (bits 16-30), whether the last
+    /// one ran in a delay slot (bit 31) and its address (bits 32-63). One constant per exit
+    /// instead of four, each a value the exit's edge carries and Cranelift allocates; the
+    /// tail's few instructions to unpack it are off the hot way (the chained exits pass their
+    /// values as they are).
     pub(super) fn exit_word(&mut self, cur: u32, slot: bool, done: u32) -> Value {
         debug_assert!(self.off < 1 << 16 && done < 1 << 15);
         let w = self.off | (done as u64) << 16 | (slot as u64) << 31 | (cur as u64) << 32;
@@ -169,27 +171,36 @@ impl Gen<'_> {
                 self.add_imm(o, self.env.lookup as i64)
             }
         };
-        let w = self.exit_word(cur, slot, done);
+        // cur_pc and the delay-slot state as immediates, the cycle count and the instructions
+        // as values the block has at hand: on the chained way, the tail then adds no work to
+        // unpack them.
+        let c = self.c32(cur);
+        self.st(c, CUR_PC);
+        // in_delay_slot and delay_next (false) are adjacent bytes: one 16-bit store.
+        debug_assert_eq!(DELAY_NEXT, IN_DELAY + 1);
+        let d = self.b.ins().iconst(types::I16, slot as i64);
+        self.st(d, IN_DELAY);
+        let c = self.cycles_now();
+        let i = self.completed(done);
         let tail = *self.tails.chain.get_or_insert_with(|| {
             let block = self.b.create_block();
-            for t in [types::I64, types::I32, types::I64] {
+            for t in [types::I64, types::I32, types::I64, types::I64] {
                 self.b.append_block_param(block, t);
             }
             block
         });
-        self.b.ins().jump(tail, &[entry, p, w].map(BlockArg::Value));
+        self.b
+            .ins()
+            .jump(tail, &[entry, p, c, i].map(BlockArg::Value));
     }
 
-    /// The exits' shared part (see [`Tails::chain`]): `cur_pc` and the delay-slot state
-    /// written, the counts added; into the next block when the lookup table has it (the cycle
-    /// count passed along), else back to the dispatcher with `pc`, `next_pc` and the cycle
-    /// count written.
+    /// The exits' shared part (see [`Tails::chain`]): the counts added; into the next block
+    /// when the lookup table has it (the cycle count passed along), else back to the dispatcher
+    /// with `pc`, `next_pc` and the cycle count written.
     pub(super) fn fill_chain(&mut self, tail: Block) {
         self.b.switch_to_block(tail);
         let p = self.b.block_params(tail).to_vec();
-        let (entry, pc, w) = (p[0], p[1], p[2]);
-        self.write_cur(w);
-        let (c, i) = self.tail_counts(w);
+        let (entry, pc, c, i) = (p[0], p[1], p[2], p[3]);
         let epc = self
             .b
             .ins()
