@@ -4,7 +4,8 @@
 //! compiled speed, for as long as one compile takes (about a millisecond here: qemu's
 //! translator takes a few microseconds a block, and compiles every block at its first run).
 //! Such a block is requested like a hot one: interpreted if it runs before its code is ready,
-//! its pages watched, dropped when its code changes.
+//! its pages watched, dropped when its code changes. Never at a hooked pc (the machine offers it
+//! to its hook first), and no more of them than the hot blocks allow ([`AHEAD_PER_HOT`]).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -17,6 +18,14 @@ use piney_ee::table::OpFlags;
 /// code after a call, the next stretch of a long function.
 pub(crate) const MAX_DEPTH: u8 = 6;
 
+/// Blocks compiled ahead per hot block, at most (and [`AHEAD_FREE`] more): code that never
+/// runs costs a core's time, which a machine of two shares with the software GS's thread. The
+/// demo (GS-bound: its EE waits for the GS most of a frame) compiled 302 blocks ahead for 54
+/// hot ones, and its GS ran slower for it.
+pub(crate) const AHEAD_PER_HOT: u64 = 1;
+/// See [`AHEAD_PER_HOT`].
+pub(crate) const AHEAD_FREE: u64 = 16;
+
 /// Block starts to compile ahead, each with its distance (in exits) from a hot block: the
 /// nearest first, and of those the latest queued (the exits of the code that runs now).
 #[derive(Default)]
@@ -24,6 +33,9 @@ pub(crate) struct Ahead {
     /// `(distance, order queued, start)`, the greatest first.
     queue: BinaryHeap<(Reverse<u8>, u64, u32)>,
     queued: u64,
+    /// Hot blocks whose exits were queued, and blocks requested ahead (see [`AHEAD_PER_HOT`]).
+    hot: u64,
+    requested: u64,
     /// Starts queued once already (not again, until every block is dropped).
     seen: FastSet<u32>,
 }
@@ -31,6 +43,9 @@ pub(crate) struct Ahead {
 impl Ahead {
     /// Queue the exits of the block `insns` at `depth` steps from a hot block (0: a hot one).
     pub fn add_exits(&mut self, insns: &[Insn], depth: u8) {
+        if depth == 0 {
+            self.hot += 1;
+        }
         if depth >= MAX_DEPTH {
             return;
         }
@@ -42,9 +57,18 @@ impl Ahead {
         }
     }
 
-    /// The next start to compile ahead, and its depth.
+    /// The next start to compile ahead, and its depth; none once as many were requested as the
+    /// hot blocks allow (see [`AHEAD_PER_HOT`]: more hot blocks allow more).
     pub fn next(&mut self) -> Option<(u32, u8)> {
+        if self.requested >= AHEAD_PER_HOT * self.hot + AHEAD_FREE {
+            return None;
+        }
         self.queue.pop().map(|(Reverse(d), _, pc)| (pc, d))
+    }
+
+    /// A start [`Ahead::next`] gave was requested from the compile thread.
+    pub fn requested(&mut self) {
+        self.requested += 1;
     }
 
     /// Forget everything (every block was dropped).
@@ -124,6 +148,31 @@ mod tests {
             (0x1014, 0, true),
         ]);
         assert_eq!(exits(&b), vec![0x1100, 0x2000, 0x1018]);
+    }
+
+    #[test]
+    fn compiling_ahead_stops_at_its_budget_of_hot_blocks() {
+        let mut a = Ahead::default();
+        // A hot block, then many blocks compiled ahead, each with exits of its own.
+        let hot = block(&[(0x1000, 0x17a0_07ff, false), (0x1004, 0, true)]);
+        a.add_exits(&hot, 0);
+        let mut n = 0u64;
+        let mut at = 0x10_0000;
+        while let Some((_, depth)) = a.next() {
+            a.requested();
+            n += 1;
+            at += 0x100;
+            // bne $29, $0, (two targets further on); slot.
+            let b = block(&[(at, 0x17a0_0010, false), (at + 4, 0, true)]);
+            a.add_exits(&b, depth.min(1));
+        }
+        assert_eq!(n, AHEAD_PER_HOT + AHEAD_FREE);
+        // Another hot block allows more.
+        a.add_exits(
+            &block(&[(0x2000, 0x17a0_07ff, false), (0x2004, 0, true)]),
+            0,
+        );
+        assert!(a.next().is_some());
     }
 
     #[test]

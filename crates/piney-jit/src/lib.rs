@@ -49,8 +49,10 @@
 //!   request still waits behind another while the thread is busy is compiled on the EE's thread
 //!   instead, at its next visit). While that thread has nothing to do, it compiles ahead the
 //!   blocks that hot ones exit to (a loop's way out, the code after a call; a few steps deep,
-//!   the nearest and latest first: the `ahead` module), so that code often finds its next block
-//!   compiled at its first run. Cold and
+//!   the nearest and latest first, one per hot block and a few more: the `ahead` module), so
+//!   that code often finds its next block compiled at its first run. The thread runs below the
+//!   emulation's threads (nice 10 on Linux): where cores are short it yields to the EE and the
+//!   software GS. Cold and
 //!   pending blocks are interpreted from their decoded words (no fetch, no decode), each
 //!   checked against RAM or on a page watched for writes, a visit following the pc through the
 //!   block's own instructions (around its loop, through its branches) with no dispatcher turn
@@ -1077,6 +1079,7 @@ impl Jit {
             self.compile_at(bus, pc, hooks, depth);
             if matches!(self.blocks.get(&pc), Some(Entry::Pending { .. })) {
                 self.stats.compiled_ahead += 1;
+                self.ahead.requested();
                 return;
             }
         }

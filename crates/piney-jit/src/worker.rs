@@ -103,6 +103,21 @@ impl Queue {
     }
 }
 
+/// Run the calling thread below the emulation's threads (nice 10): where cores are short (two,
+/// with the EE's thread and the software GS's busy), compiling ahead and in the background
+/// yields to them instead of slowing the frame; a block the EE needs meanwhile it takes back
+/// and compiles itself (see [`Worker::take_back`]). Best effort: a host that refuses leaves the
+/// thread as it is.
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    // Allowed: setpriority only changes the scheduling weight of the calling thread (on Linux
+    // the nice value is per thread, and `who` 0 names the caller); no memory is touched.
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, 0, 10);
+    }
+}
+
 /// The compile thread, its request queue and its results.
 pub(crate) struct Worker {
     queue: Arc<Queue>,
@@ -135,6 +150,7 @@ impl Worker {
         let thread = std::thread::Builder::new()
             .name("piney-jit-compile".into())
             .spawn(move || {
+                lower_priority();
                 while let Some(r) = q.take() {
                     let result = codegen.generate(&r.source);
                     let d = Done {
