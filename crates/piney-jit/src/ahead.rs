@@ -71,7 +71,7 @@ impl Ahead {
         self.requested += 1;
     }
 
-    /// Forget everything (every block was dropped).
+    /// Forget the starts queued and seen (every block was dropped); the budget's counts go on.
     pub fn clear(&mut self) {
         self.queue.clear();
         self.seen.clear();
@@ -105,11 +105,11 @@ pub(crate) fn exits(insns: &[Insn]) -> Vec<u32> {
             add(insn.addr.wrapping_add(8), &mut out);
         }
         if last {
-            falls_off = conditional(insn.word);
-            if falls_off {
+            // The block ends with this branch: past it only where it may not be taken.
+            if conditional(insn.word) {
                 add(insn.addr.wrapping_add(8), &mut out);
-                falls_off = false;
             }
+            falls_off = false;
         }
     }
     if falls_off && let Some(l) = insns.last() {

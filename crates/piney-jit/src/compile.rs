@@ -796,9 +796,10 @@ struct Gen<'a> {
 /// first needs it.
 #[derive(Clone, Copy, Default)]
 struct Tails {
-    /// A later segment does not fit in the budget: `(exit word, pc)` (see [`Gen::exit_word`]).
+    /// A later segment does not fit in the budget: `(cur_pc, in_delay_slot and delay_next as
+    /// an i16, pc, cycles, instructions completed)`.
     stop: Option<Block>,
-    /// A slow path: `(site, npc, exit word)`, the registers written back.
+    /// A slow path: `(site, npc, cycles, instructions completed)`, the registers written back.
     slow: Option<Block>,
     /// An exit to a known next pc (chained when the lookup table has it): `(lookup entry, pc,
     /// cycles, instructions completed)`, the registers and `cur_pc` written back. Not cold:
@@ -1219,14 +1220,18 @@ impl Gen<'_> {
             } else {
                 self.c32(0)
             };
+            let c = self.cycles_now();
             let site = self.c64(&self.sites[self.index as usize] as *const Site as usize as u64);
-            let w = self.exit_word(0, false, self.done());
+            let i = self.completed(self.done());
             let tail = *self.tails.slow.get_or_insert_with(|| {
-                cold_block(&mut self.b, &[types::I64, types::I32, types::I64])
+                cold_block(
+                    &mut self.b,
+                    &[types::I64, types::I32, types::I64, types::I64],
+                )
             });
             self.b
                 .ins()
-                .jump(tail, &[site, npc, w].map(BlockArg::Value));
+                .jump(tail, &[site, npc, c, i].map(BlockArg::Value));
         }
         self.fill_tails();
     }

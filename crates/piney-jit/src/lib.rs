@@ -91,8 +91,9 @@
 //!   COP2 move with the I bit that waited for VU0 (the interlock moves the cycle count on; those
 //!   forms always run through the interpreter's code).
 //! - Kill switches ([`KillSwitches`]) force the fallback per category to bisect a bug.
-//! - The only `unsafe` is in the private `native` module (calling the code Cranelift produced)
-//!   and `code_memory` (the pages it is written into).
+//! - The only `unsafe` is in the private `native` module (calling the code Cranelift produced),
+//!   `code_memory` (the pages it is written into) and the compile thread's one call lowering
+//!   its priority (`worker`).
 
 mod ahead;
 mod code_memory;
@@ -1118,10 +1119,8 @@ impl Jit {
             assume32: !self.wide_at_labels.contains(&pc),
         };
         let ranges = phys_ranges(&source.insns);
-        if self.worker.is_some() && self.hot > 0 {
-            self.ahead.add_exits(&source.insns, depth);
-        }
         let entry = if let Some(w) = self.worker.as_mut().filter(|_| self.hot > 0) {
+            self.ahead.add_exits(&source.insns, depth);
             let ticket = self.next_ticket;
             self.next_ticket += 1;
             let words = block_words(&source.insns);

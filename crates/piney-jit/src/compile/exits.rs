@@ -1,6 +1,6 @@
 //! The counters and the exits: the cycle count and the instructions a block completed at any
 //! point, the chained exit into the next block (or back to the dispatcher), and the code the
-//! exits of a kind share ([`Tails`]), each cold exit passing its constants in one word.
+//! exits of a kind share ([`Tails`]).
 
 use super::*;
 
@@ -16,47 +16,6 @@ impl Gen<'_> {
             Pc::Const(v) => self.c32(v),
             Pc::Npc => self.b.use_var(self.npc),
         }
-    }
-
-    /// A cold exit's constants in one word for its shared tail (see [`Tails`]): the cycles since
-    /// the cycle base (bits 0-15: a block's at most 64 instructions take at most 255 cycles
-    /// each), the instructions of the current pass completed (bits 16-30), whether the last
-    /// one ran in a delay slot (bit 31) and its address (bits 32-63). One constant per exit
-    /// instead of four, each a value the exit's edge carries and Cranelift allocates; the
-    /// tail's few instructions to unpack it are off the hot way (the chained exits pass their
-    /// values as they are).
-    pub(super) fn exit_word(&mut self, cur: u32, slot: bool, done: u32) -> Value {
-        debug_assert!(self.off < 1 << 16 && done < 1 << 15);
-        let w = self.off | (done as u64) << 16 | (slot as u64) << 31 | (cur as u64) << 32;
-        self.c64(w)
-    }
-
-    /// In a tail: the cycle count and the instructions this block completed at the exit whose
-    /// word is `w` (the cycle base and the pass counts being the exit's, as the tail's
-    /// variables have them).
-    pub(super) fn tail_counts(&mut self, w: Value) -> (Value, Value) {
-        let off = self.b.ins().band_imm_u(w, 0xffff);
-        let base = self.b.use_var(self.base);
-        let c = self.b.ins().iadd(base, off);
-        let done = self.b.ins().ushr_imm_u(w, 16);
-        let done = self.b.ins().band_imm_u(done, 0x7fff);
-        let before = self.earlier_passes();
-        let i = self.b.ins().iadd(before, done);
-        (c, i)
-    }
-
-    /// In a tail: write `cur_pc`, `in_delay_slot` and `delay_next` from the exit's word `w`, as
-    /// the interpreter leaves them after the instruction at `cur_pc`.
-    pub(super) fn write_cur(&mut self, w: Value) {
-        let cur = self.b.ins().ushr_imm_u(w, 32);
-        let cur = self.b.ins().ireduce(types::I32, cur);
-        self.st(cur, CUR_PC);
-        // in_delay_slot and delay_next (false) are adjacent bytes: one 16-bit store.
-        debug_assert_eq!(DELAY_NEXT, IN_DELAY + 1);
-        let slot = self.b.ins().ushr_imm_u(w, 31);
-        let slot = self.b.ins().ireduce(types::I16, slot);
-        let slot = self.b.ins().band_imm_u(slot, 1);
-        self.st(slot, IN_DELAY);
     }
 
     /// Write `pc` and `next_pc` for `pc` next, and the cycle count.
@@ -251,14 +210,14 @@ impl Gen<'_> {
     pub(super) fn fill_stop(&mut self, stop: Block) {
         self.b.switch_to_block(stop);
         let p = self.b.block_params(stop).to_vec();
-        let (w, pc) = (p[0], p[1]);
-        self.write_cur(w);
-        let (c, i) = self.tail_counts(w);
-        self.st(pc, PC);
-        let n = self.add_imm(pc, 4);
+        self.st(p[0], CUR_PC);
+        debug_assert_eq!(DELAY_NEXT, IN_DELAY + 1);
+        self.st(p[1], IN_DELAY);
+        self.st(p[2], PC);
+        let n = self.add_imm(p[2], 4);
         self.st(n, NEXT_PC);
-        self.st(c, CYCLES);
-        self.add_ctx(CTX_INSNS, i);
+        self.st(p[3], CYCLES);
+        self.add_ctx(CTX_INSNS, p[4]);
         let r = self.runs_now();
         self.add_ctx(CTX_RUNS, r);
         // The block ran (its pass is counted): no budget stop at an entry.
@@ -271,13 +230,12 @@ impl Gen<'_> {
     pub(super) fn fill_slow(&mut self, slow: Block) {
         self.b.switch_to_block(slow);
         let p = self.b.block_params(slow).to_vec();
-        let (c, i) = self.tail_counts(p[2]);
         let f = self.c64(h_interp_leave as *const () as usize as u64);
         let r = self.runs_now();
-        let call = self
-            .b
-            .ins()
-            .call_indirect(self.lsig, f, &[self.ctxp, p[0], p[1], c, i, r]);
+        let call =
+            self.b
+                .ins()
+                .call_indirect(self.lsig, f, &[self.ctxp, p[0], p[1], p[2], p[3], r]);
         let s = self.b.inst_results(call)[0];
         self.b.ins().return_(&[s]);
     }

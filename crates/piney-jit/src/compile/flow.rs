@@ -431,13 +431,19 @@ impl Gen<'_> {
         self.b.switch_to_block(stop);
         let saved = self.save();
         self.flush();
-        let w = self.exit_word(cur, slot, self.done());
+        let cur = self.c32(cur);
+        let slot = self.b.ins().iconst(types::I16, slot as i64);
         let p = self.c32(self.sites[next].addr);
+        let c = self.cycles_now();
+        let i = self.completed(self.done());
+        let params = [types::I32, types::I16, types::I32, types::I64, types::I64];
         let tail = *self
             .tails
             .stop
-            .get_or_insert_with(|| cold_block(&mut self.b, &[types::I64, types::I32]));
-        self.b.ins().jump(tail, &[w, p].map(BlockArg::Value));
+            .get_or_insert_with(|| cold_block(&mut self.b, &params));
+        self.b
+            .ins()
+            .jump(tail, &[cur, slot, p, c, i].map(BlockArg::Value));
         self.restore(saved);
         self.b.switch_to_block(go);
         self.checked = true;
