@@ -237,10 +237,14 @@ impl Gen<'_> {
                 } else {
                     (self.b.ins().uextend(i64t, a), self.b.ins().uextend(i64t, c))
                 };
+                // One 64-bit product for both halves, taken from it rotated by 32: Cranelift's
+                // optimiser narrows a product's low half, or its high half shifted down, to a
+                // multiply of its own (two multiplies for one MULT), but not these.
                 let p = self.b.ins().imul(a, c);
-                let lo = self.b.ins().ireduce(i32t, p);
-                let hi = self.b.ins().sshr_imm_s(p, 32);
-                let hi = self.b.ins().ireduce(i32t, hi);
+                let r = self.b.ins().rotr_imm_s(p, 32);
+                let hi = self.b.ins().ireduce(i32t, r);
+                let lo = self.b.ins().ushr_imm_s(r, 32);
+                let lo = self.b.ins().ireduce(i32t, lo);
                 self.set32(R_LO, lo);
                 self.set32(R_HI, hi);
                 self.set32(rd(w), lo);
@@ -1245,7 +1249,15 @@ impl Gen<'_> {
             let phys = if self.env.mirrored { physical(self) } else { p };
             let pg = self.b.ins().ushr_imm_s(phys, PAGE_SHIFT as i64);
             let a = self.add_imm(pg, self.env.pages as i64);
-            let code = self.b.ins().load(types::I8, mf(), a, 0);
+            // Pure for Cranelift (readonly, movable): within a run of compiled code the map
+            // only loses pages (a slow path's write that drops blocks, after which the code
+            // leaves), never gains one (blocks are placed between runs), so a value it finds
+            // stale sends a store to the slow path, which is always right; a loop's store at
+            // an address that does not change then looks its page up once, before the loop.
+            let code = self
+                .b
+                .ins()
+                .load(types::I8, mf().with_readonly().with_can_move(), a, 0);
             self.guard(code, j);
         }
         p
