@@ -1,8 +1,9 @@
 #!/bin/sh
 # Demo benchmark (a benchmark, not a timed test): runs `piney demo --headless --frames N --stats`
 # once per EE engine and reports how many times faster than real time it ran (piney's own
-# --stats line: emulated time over wall time) and the run's peak resident memory (the child's
-# maximum RSS, from GNU time).
+# --stats line: emulated time over wall time), the EE's own time (--stats' EE line: the EE's
+# thread's time less the IOP's slices and the waits for the GS, the part the engine changes)
+# and the run's peak resident memory (the child's maximum RSS, from GNU time).
 #
 #   tools/bench-demo.sh [--piney PATH] [FRAMES]      (FRAMES defaults to 600, ten seconds)
 #
@@ -53,11 +54,26 @@ for cpu in interp jit; do
             status=1
             continue
         fi
-        printf '%-7s %8sx real time   peak RSS %d MiB\n' "$cpu" "$factor" $((rss / 1024))
+        # The EE's own time (its thread's, less the IOP's slices and the waits for the GS):
+        # where the GS bounds the demo, the real-time factor is the GS's on either engine and
+        # this is where the engines differ.
+        ee=$(sed -n "s/^piney: EE: its thread's own time \([0-9.]*\) s.*/\1/p" "$TMP/err")
+        if [ -z "$ee" ]; then
+            echo "bench-demo: $cpu: no EE line in --stats:" >&2
+            cat "$TMP/err" >&2
+            status=1
+            continue
+        fi
+        eval "ee_$cpu=$ee"
+        printf '%-7s %8sx real time   EE %s s   peak RSS %d MiB\n' "$cpu" "$factor" "$ee" \
+            $((rss / 1024))
     else
         echo "bench-demo: $cpu failed:" >&2
         cat "$TMP/err" >&2
         status=1
     fi
 done
+if [ -n "${ee_interp:-}" ] && [ -n "${ee_jit:-}" ]; then
+    echo "EE's own time, interp/jit: $(awk -v a="$ee_interp" -v b="$ee_jit" 'BEGIN { printf "%.2f", a / b }')x"
+fi
 exit $status

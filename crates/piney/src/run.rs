@@ -915,6 +915,17 @@ pub fn run_image(
             frames / wall.max(1e-9),
             frames / (wall - iop).max(1e-9)
         );
+        // What the EE's engine (`--cpu`) cost: its thread's own time, the run less the IOP's
+        // slices (the SPU2's samples inside them) and the waits for the GS: a run the GS bounds
+        // has the GS's real-time factor whichever engine runs the EE, this figure shows the
+        // engine's. It holds the machine's own work on that thread too (DMA, the kernel's
+        // services, events) and the run's start.
+        let ee = (wall - iop - gs_times.waited()).max(0.0);
+        eprintln!(
+            "piney: EE: its thread's own time {ee:.3} s ({:.1}% of the run: the run less the IOP's slices and the waits for the GS), {:.1} million guest instructions a second of it",
+            100.0 * ee / wall.max(1e-9),
+            machine.guest_instructions() as f64 / ee.max(1e-9) / 1e6
+        );
         // What the GS cost: its renderer's own thread(s), and how long the EE's thread waited
         // for it (a full queue, readbacks, the picture).
         eprintln!(

@@ -169,6 +169,15 @@ fn run(case: &Case, cpu: &str) -> Run {
         .lines()
         .find(|l| l.starts_with("piney: guest instructions: "))
         .unwrap_or_else(|| panic!("{} --cpu {cpu}: no statistics in:\n{err}", case.name));
+    // The EE's own time (the engines' difference where the GS bounds a run): a time and a
+    // rate, on either engine.
+    let ee = err
+        .lines()
+        .find(|l| l.starts_with("piney: EE: its thread's own time "))
+        .unwrap_or_else(|| panic!("{} --cpu {cpu}: no EE line in:\n{err}", case.name));
+    let ee_secs: f64 = field(ee, "own time ", ' ').parse().unwrap();
+    let ee_rate: f64 = field(ee, "waits for the GS), ", ' ').parse().unwrap();
+    assert!(ee_secs >= 0.0 && ee_rate >= 0.0, "{ee}");
     let jit = err.lines().find(|l| l.starts_with("piney: recompiler: "));
     let (blocks, native_share, interpreted, poll_passes) = match jit {
         Some(l) => (
@@ -188,6 +197,7 @@ fn run(case: &Case, cpu: &str) -> Run {
         "piney: guest instructions: ",
         "piney: recompiler: ",
         "piney: IOP: ",
+        "piney: EE: ",
         "piney: GS: ",
         "piney: SPU2: ",
         "piney: hook ",
