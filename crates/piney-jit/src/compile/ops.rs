@@ -237,14 +237,14 @@ impl Gen<'_> {
                 } else {
                     (self.b.ins().uextend(i64t, a), self.b.ins().uextend(i64t, c))
                 };
-                // One 64-bit product for both halves, taken from it rotated by 32: Cranelift's
-                // optimiser narrows a product's low half, or its high half shifted down, to a
-                // multiply of its own (two multiplies for one MULT), but not these.
+                // The high half taken from the product rotated by 32: from a shift right,
+                // Cranelift's optimiser makes it a widening multiply of its own (`smulhi`, its
+                // operands and result in fixed registers). The low half stays the product's
+                // own low half (a 32-bit multiply, the shortest way to LO: hash loops wait on it).
                 let p = self.b.ins().imul(a, c);
+                let lo = self.b.ins().ireduce(i32t, p);
                 let r = self.b.ins().rotr_imm_s(p, 32);
                 let hi = self.b.ins().ireduce(i32t, r);
-                let lo = self.b.ins().ushr_imm_s(r, 32);
-                let lo = self.b.ins().ireduce(i32t, lo);
                 self.set32(R_LO, lo);
                 self.set32(R_HI, hi);
                 self.set32(rd(w), lo);
