@@ -19,12 +19,16 @@ use piney_ee::table::OpFlags;
 pub(crate) const MAX_DEPTH: u8 = 6;
 
 /// Blocks compiled ahead per hot block, at most (and [`AHEAD_FREE`] more): code that never
-/// runs costs a core's time, which a machine of two shares with the software GS's thread. The
-/// demo (GS-bound: its EE waits for the GS most of a frame) compiled 302 blocks ahead for 54
-/// hot ones, and its GS ran slower for it.
-pub(crate) const AHEAD_PER_HOT: u64 = 1;
+/// runs costs a core's time, which a machine of two shares with the software GS's thread. With
+/// no bound the demo (GS-bound) compiled 296 blocks ahead for 60 hot ones; the compile thread's
+/// lower priority (see `worker`) keeps that from slowing the GS (the demo: 6.1-6.2x real time
+/// with 1 and 16, with 2 and 64, and with no bound), and more blocks found compiled at their
+/// first run shorten a program's warm-up (tools/bench-compute.sh, scale 8, fastest and median
+/// of 9 runs each, alternating: 1 and 16 157.2 / 162.8 ms, 2 and 64 146.3 / 157.0, 4 and 64
+/// 147.1 / 153.7, no bound 144.4 / 151.0; scale 32: 540 -> 525 ms with 2 and 64).
+pub(crate) const AHEAD_PER_HOT: u64 = 2;
 /// See [`AHEAD_PER_HOT`].
-pub(crate) const AHEAD_FREE: u64 = 16;
+pub(crate) const AHEAD_FREE: u64 = 64;
 
 /// Block starts to compile ahead, each with its distance (in exits) from a hot block: the
 /// nearest first, and of those the latest queued (the exits of the code that runs now).

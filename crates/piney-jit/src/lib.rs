@@ -49,7 +49,7 @@
 //!   request still waits behind another while the thread is busy is compiled on the EE's thread
 //!   instead, at its next visit). While that thread has nothing to do, it compiles ahead the
 //!   blocks that hot ones exit to (a loop's way out, the code after a call; a few steps deep,
-//!   the nearest and latest first, one per hot block and a few more: the `ahead` module), so
+//!   the nearest and latest first, two per hot block and some more: the `ahead` module), so
 //!   that code often finds its next block compiled at its first run. The thread runs below the
 //!   emulation's threads (nice 10 on Linux): where cores are short it yields to the EE and the
 //!   software GS. Cold and
