@@ -64,7 +64,10 @@ for cpu in interp jit; do
             status=1
             continue
         fi
-        eval "ee_$cpu=$ee"
+        case $cpu in
+            interp) ee_interp=$ee ;;
+            jit) ee_jit=$ee ;;
+        esac
         printf '%-7s %8sx real time   EE %s s   peak RSS %d MiB\n' "$cpu" "$factor" "$ee" \
             $((rss / 1024))
     else

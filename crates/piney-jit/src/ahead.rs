@@ -23,9 +23,10 @@ pub(crate) const MAX_DEPTH: u8 = 6;
 /// no bound the demo (GS-bound) compiled 296 blocks ahead for 60 hot ones; the compile thread's
 /// lower priority (see `worker`) keeps that from slowing the GS (the demo: 6.1-6.2x real time
 /// with 1 and 16, with 2 and 64, and with no bound), and more blocks found compiled at their
-/// first run shorten a program's warm-up (tools/bench-compute.sh, scale 8, fastest and median
-/// of 9 runs each, alternating: 1 and 16 157.2 / 162.8 ms, 2 and 64 146.3 / 157.0, 4 and 64
-/// 147.1 / 153.7, no bound 144.4 / 151.0; scale 32: 540 -> 525 ms with 2 and 64).
+/// first run shorten a program's warm-up (tools/bench-compute.sh's program, scale 8, fastest
+/// and median of 9 runs each, alternating; one set: 1 and 16 154.8 / 158.8 ms, 2 and 64 147.1 /
+/// 149.1, no bound 144.4 / 151.0; another: 1 and 16 157.2 / 162.8, 2 and 64 146.3 / 157.0, 4
+/// and 64 147.1 / 153.7; scale 32, fastest of 3: 540 -> 525 ms with 2 and 64).
 pub(crate) const AHEAD_PER_HOT: u64 = 2;
 /// See [`AHEAD_PER_HOT`].
 pub(crate) const AHEAD_FREE: u64 = 64;

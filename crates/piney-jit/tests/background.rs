@@ -87,6 +87,18 @@ fn hot_blocks_compile_on_the_thread_and_agree_with_the_interpreter() {
     );
 }
 
+/// `ori $29, $0, n` and a loop of `n` passes adding `step` to register `r`: `addiu $r, $r,
+/// step; addiu $29, $29, -1; bne $29, $0, (back 3); nop`.
+fn counted_loop(n: u32, r: u32, step: u16) -> Vec<u32> {
+    vec![
+        0x341d_0000 | n,
+        addiu(r, r, step),
+        addiu(29, 29, 0xffff),
+        0x17a0_fffd,
+        0,
+    ]
+}
+
 /// Two loops, one after the other: once the first is compiled and the thread has nothing to
 /// do, the second (the first one's way out) compiles ahead of its first run, and runs compiled
 /// from its first pass instead of being interpreted until it turns hot; the state is the
@@ -98,19 +110,12 @@ fn the_way_out_of_a_hot_loop_compiles_ahead_of_its_first_run() {
     //   ori $29, $0, 3000
     // B: addiu $4, $4, 5; addiu $29, $29, -1; bne $29, $0, B; nop
     //   syscall
-    let p = vec![
-        0x341d_0000 | 3000,
-        addiu(2, 2, 3),
-        addiu(29, 29, 0xffff),
-        0x17a0_fffd,
-        0,
-        0x341d_0000 | 3000,
-        addiu(4, 4, 5),
-        addiu(29, 29, 0xffff),
-        0x17a0_fffd,
-        0,
-        0x0000_000c,
-    ];
+    let p = [
+        counted_loop(3000, 2, 3),
+        counted_loop(3000, 4, 5),
+        vec![0x0000_000c],
+    ]
+    .concat();
     let (mut ci, mut bi) = load(&p);
     let (mut cj, mut bj) = twin(&ci, &bi);
     let end = 100_000;
@@ -164,23 +169,13 @@ fn a_hooked_way_out_is_not_compiled_ahead() {
     // B: addiu $4, $4, 5; addiu $29, $29, -1; bne $29, $0, B; nop
     //   addiu $30, $30, -1; bne $30, $0, O; nop
     //   syscall
-    let p = vec![
-        0x341e_0000 | 50,
-        0x341d_0000 | 20,
-        addiu(2, 2, 3),
-        addiu(29, 29, 0xffff),
-        0x17a0_fffd,
-        0,
-        0x341d_0000 | 20,
-        addiu(4, 4, 5),
-        addiu(29, 29, 0xffff),
-        0x17a0_fffd,
-        0,
-        addiu(30, 30, 0xffff),
-        0x17c0_fff4,
-        0,
-        0x0000_000c,
-    ];
+    let p = [
+        vec![0x341e_0000 | 50],
+        counted_loop(20, 2, 3),
+        counted_loop(20, 4, 5),
+        vec![addiu(30, 30, 0xffff), 0x17c0_fff4, 0, 0x0000_000c],
+    ]
+    .concat();
     let b = CODE + 7 * 4;
     let hook = OneHook(b);
     let (mut cj, mut bj) = load(&p);

@@ -919,7 +919,8 @@ pub fn run_image(
         // slices (the SPU2's samples inside them) and the waits for the GS: a run the GS bounds
         // has the GS's real-time factor whichever engine runs the EE, this figure shows the
         // engine's. It holds the machine's own work on that thread too (DMA, the kernel's
-        // services, events) and the run's start.
+        // services, events) and the run's start, and is wall time: where busy threads outnumber
+        // the cores, also the time the thread waited for one.
         let ee = (wall - iop - gs_times.waited()).max(0.0);
         eprintln!(
             "piney: EE: its thread's own time {ee:.3} s ({:.1}% of the run: the run less the IOP's slices and the waits for the GS), {:.1} million guest instructions a second of it",

@@ -177,7 +177,18 @@ fn run(case: &Case, cpu: &str) -> Run {
         .unwrap_or_else(|| panic!("{} --cpu {cpu}: no EE line in:\n{err}", case.name));
     let ee_secs: f64 = field(ee, "own time ", ' ').parse().unwrap();
     let ee_rate: f64 = field(ee, "waits for the GS), ", ' ').parse().unwrap();
-    assert!(ee_secs >= 0.0 && ee_rate >= 0.0, "{ee}");
+    // A part of the run (its wall time is the statistics line's), and the rate is the run's
+    // instructions over that time (both printed rounded: checked where rounding is small).
+    let wall: f64 = field(stats, " s in ", ' ').parse().unwrap();
+    assert!(ee_secs <= wall + 0.001, "{ee}\n{stats}");
+    let instructions: f64 = field(stats, "guest instructions: ", ',').parse().unwrap();
+    if ee_secs >= 0.05 && instructions >= 1e6 {
+        let implied = ee_rate * 1e6 * ee_secs;
+        assert!(
+            (implied - instructions).abs() <= 0.02 * instructions,
+            "{ee}\n{stats}"
+        );
+    }
     let jit = err.lines().find(|l| l.starts_with("piney: recompiler: "));
     let (blocks, native_share, interpreted, poll_passes) = match jit {
         Some(l) => (

@@ -1254,6 +1254,8 @@ impl Gen<'_> {
             // leaves), never gains one (blocks are placed between runs), so a value it finds
             // stale sends a store to the slow path, which is always right; a loop's store at
             // an address that does not change then looks its page up once, before the loop.
+            // Moving it above the RAM check is safe: the map has a byte for every page of the
+            // 29-bit physical space, and `phys` is masked to it.
             let code = self
                 .b
                 .ins()
