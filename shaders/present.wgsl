@@ -3,7 +3,9 @@
 // The frame is drawn into `rect` (the 4:3 letterbox or the whole target, black around it),
 // nearest neighbour (target pixel p, relative to the rectangle, shows texel
 // floor(p * size / rect_size)) or sharp bilinear (texels as solid blocks, the pixel two texels
-// share mixed by its coverage: piney_frontend::layout::sharp_axis). The display offset moves
+// share mixed by its coverage: piney_frontend::layout::sharp_axis), each column's and row's
+// texel and weight read from a table the CPU made (layout::axis_table: no division per
+// pixel, which a CPU adapter does lane by lane). The display offset moves
 // the picture (black where it left), and the optional frame-mode deflicker mixes each line
 // with the line above. Everything is integer arithmetic on an
 // Rgba8Uint texture read with textureLoad, so the picture is exact and equals the CPU
@@ -14,13 +16,20 @@ struct Params {
     rect: vec4<i32>,
     // The frame's width and height in texels, then the display offset in texels (x, y).
     src: vec4<i32>,
-    // x: the deflicker alpha (0 = off, else 1..255: alpha/255 of the line above); y: the
-    // filter (0 nearest, 1 sharp bilinear); zw unused.
+    // x: the deflicker alpha (1..255: alpha/255 of the line above, with DEFLICKER); yzw
+    // unused.
     misc: vec4<i32>,
 }
 
+// The filter and the deflicker are the pipeline's constants, not uniforms: a CPU adapter runs
+// both sides of a branch on a uniform (each texel load costs it ~1.5 ns a pixel).
+override SHARP: bool = true;
+override DEFLICKER: bool = false;
+
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var frame: texture_2d<u32>;
+// Row 0: per column of the rectangle, row 1: per row, (texel << 9) | weight (0..=256).
+@group(1) @binding(0) var axes: texture_2d<i32>;
 
 // One triangle that covers the whole target: (-1, -1), (3, -1), (-1, 3).
 @vertex
@@ -30,40 +39,39 @@ fn vs_main(@builtin(vertex_index) index: u32) -> @builtin(position) vec4<f32> {
     return vec4<f32>(x, y, 0.0, 1.0);
 }
 
-// Texel s of the frame after the display offset: black where the picture is not, the line
-// above mixed in by the deflicker (the PCRTC's merge, rounded to nearest).
-fn fetch(t: vec2<i32>) -> vec3<u32> {
+// Texel t of the picture: the frame's texel t - offset, black where the picture is not.
+// Straight-line code (a clamped load and a select): a CPU adapter runs branches for every
+// lane.
+fn texel(t: vec2<i32>) -> vec3<u32> {
     let size = params.src.xy;
     let s = t - params.src.zw;
-    if any(s < vec2<i32>(0)) || any(s >= size) {
-        return vec3<u32>(0u);
-    }
-    var c = textureLoad(frame, s, 0).rgb;
-    let alpha = u32(params.misc.x);
-    if alpha != 0u && s.y > 0 {
-        let up = textureLoad(frame, s - vec2<i32>(0, 1), 0).rgb;
-        c = (up * alpha + c * (255u - alpha) + vec3<u32>(127u)) / 255u;
-    }
-    return c;
+    let inside = all(s >= vec2<i32>(0)) && all(s < size);
+    let c = textureLoad(frame, clamp(s, vec2<i32>(0), size - 1), 0).rgb;
+    return select(vec3<u32>(0u), c, inside);
 }
 
-// Sharp bilinear on one axis: the texel before pixel p's centre and the 0..=256 weight of the
-// one after it (layout::sharp_axis, the same integers). ceil(256 t / size) is split so that
-// nothing overflows 32 bits at 8192-pixel windows and frames.
-fn sharp_axis(p: i32, rect: i32, size: i32) -> vec2<i32> {
-    let num = (2 * p + 1) * size - rect;
-    let den = 2 * rect;
-    // floor division (num may be negative).
-    var i = num / den;
-    if num % den != 0 && num < 0 {
-        i = i - 1;
+// Texel t with the deflicker's line above mixed in by alpha/255 (the PCRTC's merge, rounded to
+// nearest); the picture's first line and black stay as they are.
+fn flickerless(t: vec2<i32>, alpha: u32) -> vec3<u32> {
+    let c = texel(t);
+    let up = texel(t - vec2<i32>(0, 1));
+    let s = t - params.src.zw;
+    let mix = all(s >= vec2<i32>(0, 1)) && all(s < params.src.xy);
+    return select(c, (up * alpha + c * (255u - alpha) + vec3<u32>(127u)) / 255u, mix);
+}
+
+// Texel t as the picture shows it.
+fn fetch(t: vec2<i32>) -> vec3<u32> {
+    if DEFLICKER {
+        return flickerless(t, u32(params.misc.x));
     }
-    let t = (i + 1) * rect;
-    let q = t / size;
-    let r = t % size;
-    let ceil256 = 256 * q + (256 * r + size - 1) / size;
-    let w = clamp(256 * (p + 1) - ceil256, 0, 256);
-    return vec2<i32>(i, w);
+    return texel(t);
+}
+
+// The texel and weight for pixel p of the rectangle along one axis (0: x, 1: y).
+fn axis(p: i32, which: i32) -> vec2<i32> {
+    let v = textureLoad(axes, vec2<i32>(p, which), 0).x;
+    return vec2<i32>(v >> 9u, v & 511);
 }
 
 @fragment
@@ -74,13 +82,12 @@ fn fs_main(@builtin(position) position: vec4<f32>) -> @location(0) vec4<f32> {
     if any(p < vec2<i32>(0)) || any(p >= params.rect.zw) {
         return black;
     }
-    let size = params.src.xy;
-    if params.misc.y == 0 {
-        let c = fetch((p * size) / params.rect.zw);
+    let ax = axis(p.x, 0);
+    let ay = axis(p.y, 1);
+    if !SHARP {
+        let c = fetch(vec2<i32>(ax.x, ay.x));
         return vec4<f32>(vec3<f32>(c) / 255.0, 1.0);
     }
-    let ax = sharp_axis(p.x, params.rect.z, size.x);
-    let ay = sharp_axis(p.y, params.rect.w, size.y);
     let wx = u32(ax.y);
     let wy = u32(ay.y);
     let c00 = fetch(vec2<i32>(ax.x, ay.x));

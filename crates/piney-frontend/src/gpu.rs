@@ -160,13 +160,27 @@ struct FrameParams {
 
 /// Draws frames with `shaders/present.wgsl` into targets of one format.
 pub struct Presenter {
-    pipeline: wgpu::RenderPipeline,
+    /// The present pipeline per (sharp, deflicker), made when first drawn with.
+    pipelines: [Option<wgpu::RenderPipeline>; 4],
+    format: wgpu::TextureFormat,
+    axes_layout: wgpu::BindGroupLayout,
     layout: wgpu::BindGroupLayout,
     uniforms: wgpu::Buffer,
     texture: Option<FrameTexture>,
     params: FrameParams,
     osd: OsdLayer,
     scaling: Scaling,
+    axes: AxisTables,
+}
+
+/// The shader's per-column and per-row texel/weight tables (layout::axis_table): row 0 for
+/// the picture rectangle's columns, row 1 for its rows, remade when the rectangle, the frame's
+/// size or the filter changes.
+struct AxisTables {
+    texture: wgpu::Texture,
+    bind_group: wgpu::BindGroup,
+    /// (rectangle width, height, frame width, height, filter) of the tables held.
+    made_for: Option<(u32, u32, u32, u32, Filter)>,
 }
 
 /// The on-screen display's pass: its pipeline (alpha blended), uniforms and current image.
@@ -212,14 +226,16 @@ fn uniform_and_texture(
     })
 }
 
-/// A full-target triangle pipeline of `source`'s `vs_main`/`fs_main` into `format`.
+/// A full-target triangle pipeline of `source`'s `vs_main`/`fs_main` into `format`, with the
+/// fragment stage's override `constants`.
 fn full_target_pipeline(
     device: &wgpu::Device,
     label: &str,
     source: &'static str,
-    layout: &wgpu::BindGroupLayout,
+    layouts: &[Option<&wgpu::BindGroupLayout>],
     format: wgpu::TextureFormat,
     blend: Option<wgpu::BlendState>,
+    constants: &[(&str, f64)],
 ) -> wgpu::RenderPipeline {
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some(label),
@@ -227,7 +243,7 @@ fn full_target_pipeline(
     });
     let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some(label),
-        bind_group_layouts: &[Some(layout)],
+        bind_group_layouts: layouts,
         immediate_size: 0,
     });
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
@@ -245,7 +261,10 @@ fn full_target_pipeline(
         fragment: Some(wgpu::FragmentState {
             module: &module,
             entry_point: Some("fs_main"),
-            compilation_options: Default::default(),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants,
+                ..Default::default()
+            },
             targets: &[Some(wgpu::ColorTargetState {
                 format,
                 blend,
@@ -263,7 +282,49 @@ impl Presenter {
     pub fn new(gpu: &Gpu, format: wgpu::TextureFormat) -> Presenter {
         let device = &gpu.device;
         let layout = uniform_and_texture(device, "present", wgpu::TextureSampleType::Uint);
-        let pipeline = full_target_pipeline(device, "present", PRESENT_WGSL, &layout, format, None);
+        let axes_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("present axes"),
+            entries: &[wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Texture {
+                    sample_type: wgpu::TextureSampleType::Sint,
+                    view_dimension: wgpu::TextureViewDimension::D2,
+                    multisampled: false,
+                },
+                count: None,
+            }],
+        });
+        // As wide as the widest target: a rectangle is never wider or taller than that.
+        let axes_texture = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("present axes"),
+            size: wgpu::Extent3d {
+                width: device.limits().max_texture_dimension_2d,
+                height: 2,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::R32Sint,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        });
+        let axes = AxisTables {
+            bind_group: device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("present axes"),
+                layout: &axes_layout,
+                entries: &[wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::TextureView(
+                        &axes_texture.create_view(&wgpu::TextureViewDescriptor::default()),
+                    ),
+                }],
+            }),
+            texture: axes_texture,
+            made_for: None,
+        };
+
         let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("present params"),
             size: 48,
@@ -280,9 +341,10 @@ impl Presenter {
                 device,
                 "osd",
                 OSD_WGSL,
-                &osd_layout,
+                &[Some(&osd_layout)],
                 format,
                 Some(wgpu::BlendState::ALPHA_BLENDING),
+                &[],
             ),
             layout: osd_layout,
             uniforms: device.create_buffer(&wgpu::BufferDescriptor {
@@ -294,7 +356,9 @@ impl Presenter {
             current: None,
         };
         Presenter {
-            pipeline,
+            pipelines: Default::default(),
+            format,
+            axes_layout,
             layout,
             uniforms,
             texture: None,
@@ -304,7 +368,86 @@ impl Presenter {
                 filter: Filter::Nearest,
                 stretch: false,
             },
+            axes,
         }
+    }
+
+    /// Whether the current picture is drawn sharp and with the deflicker, and the slot of that
+    /// pipeline.
+    fn variant(&self) -> (bool, bool, usize) {
+        let sharp = self.scaling.filter == Filter::Sharp;
+        let deflicker = self.params.deflicker != 0;
+        (
+            sharp,
+            deflicker,
+            usize::from(sharp) * 2 + usize::from(deflicker),
+        )
+    }
+
+    /// The present pipeline for the current filter and the frame's deflicker, made on first use.
+    fn pipeline(&mut self, gpu: &Gpu) -> &wgpu::RenderPipeline {
+        let (sharp, deflicker, slot) = self.variant();
+        let (layout, axes_layout, format) = (&self.layout, &self.axes_layout, self.format);
+        self.pipelines[slot].get_or_insert_with(|| {
+            full_target_pipeline(
+                &gpu.device,
+                "present",
+                PRESENT_WGSL,
+                &[Some(layout), Some(axes_layout)],
+                format,
+                None,
+                &[
+                    ("SHARP", f64::from(u8::from(sharp))),
+                    ("DEFLICKER", f64::from(u8::from(deflicker))),
+                ],
+            )
+        })
+    }
+
+    /// Writes the axis tables for `rect` and the current frame, unless they hold them.
+    fn update_axes(&mut self, gpu: &Gpu, rect: crate::layout::Rect) {
+        let size = self.params.size;
+        let filter = self.scaling.filter;
+        let key = (rect.width, rect.height, size.0, size.1, filter);
+        if self.axes.made_for == Some(key) {
+            return;
+        }
+        let limit = self.axes.texture.width();
+        for (row, (len, texels)) in [(rect.width, size.0), (rect.height, size.1)]
+            .into_iter()
+            .enumerate()
+        {
+            let len = len.min(limit);
+            if len == 0 {
+                continue;
+            }
+            let table = crate::layout::axis_table(len, texels, filter);
+            let bytes: Vec<u8> = table.iter().flat_map(|v| v.to_le_bytes()).collect();
+            gpu.queue.write_texture(
+                wgpu::TexelCopyTextureInfo {
+                    texture: &self.axes.texture,
+                    mip_level: 0,
+                    origin: wgpu::Origin3d {
+                        x: 0,
+                        y: row as u32,
+                        z: 0,
+                    },
+                    aspect: wgpu::TextureAspect::All,
+                },
+                &bytes,
+                wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: None,
+                    rows_per_image: None,
+                },
+                wgpu::Extent3d {
+                    width: len,
+                    height: 1,
+                    depth_or_array_layers: 1,
+                },
+            );
+        }
+        self.axes.made_for = Some(key);
     }
 
     /// How pictures are scaled into targets from now on (a new presenter: nearest, 4:3).
@@ -474,7 +617,7 @@ impl Presenter {
     /// Records drawing the current frame (black with none) into `view`, a `width` x `height`
     /// target: the 4:3 letterbox (or the whole target, stretched), black around it.
     pub fn draw(
-        &self,
+        &mut self,
         gpu: &Gpu,
         encoder: &mut wgpu::CommandEncoder,
         view: &wgpu::TextureView,
@@ -482,6 +625,8 @@ impl Presenter {
         height: u32,
     ) {
         let rect = picture_rect(width, height, self.scaling.stretch);
+        self.update_axes(gpu, rect);
+        self.pipeline(gpu);
         let p = self.params;
         let words: [i32; 12] = [
             rect.x as i32,
@@ -493,7 +638,7 @@ impl Presenter {
             p.offset.0,
             p.offset.1,
             p.deflicker as i32,
-            i32::from(self.scaling.filter == Filter::Sharp),
+            0,
             0,
             0,
         ];
@@ -518,8 +663,11 @@ impl Presenter {
         if let Some(t) = &self.texture
             && rect.width > 0
         {
-            pass.set_pipeline(&self.pipeline);
+            if let Some(pipeline) = &self.pipelines[self.variant().2] {
+                pass.set_pipeline(pipeline);
+            }
             pass.set_bind_group(0, &t.bind_group, &[]);
+            pass.set_bind_group(1, &self.axes.bind_group, &[]);
             pass.draw(0..3, 0..1);
         }
         if let Some((bind_group, size)) = &self.osd.current {
