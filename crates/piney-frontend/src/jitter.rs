@@ -80,6 +80,11 @@ impl Jitter {
 
     /// One line: the figures at 60 and at 30 fps.
     pub fn line(&self) -> String {
+        self.named_line("presented-frame jitter")
+    }
+
+    /// [`Jitter::line`] under another name.
+    pub fn named_line(&self, name: &str) -> String {
         let mut parts = Vec::new();
         for (v, fps) in [(1, "60 fps"), (2, "30 fps")] {
             if let Some(f) = self.figures(v) {
@@ -90,9 +95,9 @@ impl Jitter {
             }
         }
         if parts.is_empty() {
-            "presented-frame jitter: no intervals measured".into()
+            format!("{name}: no intervals measured")
         } else {
-            format!("presented-frame jitter: {}", parts.join("; "))
+            format!("{name}: {}", parts.join("; "))
         }
     }
 }

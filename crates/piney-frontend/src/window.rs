@@ -99,8 +99,11 @@ pub struct WindowStats {
     pub resyncs: u64,
     /// What the sound's player did, when there was one.
     pub audio: Option<AudioStats>,
-    /// The presented pictures' pacing.
+    /// The presented pictures' pacing, timed when each present returned.
     pub jitter: crate::jitter::Jitter,
+    /// The same, timed when each present was called (the picture handed to the window
+    /// system: the pacing the window controls; the rest is the window system's copy).
+    pub call_jitter: crate::jitter::Jitter,
     /// The window's inner size when it was last resized while not fullscreen (`None`: never
     /// resized, or only by going fullscreen).
     pub resized_to: Option<(u32, u32)>,
@@ -187,7 +190,9 @@ pub fn run_window<E: Emulator + ?Sized>(
         error: None,
         presented: 0,
         pending: None,
+        due: None,
         jitter: Default::default(),
+        call_jitter: Default::default(),
         last_present: None,
         held: false,
         title_at: (0, 0, 0),
@@ -208,6 +213,7 @@ pub fn run_window<E: Emulator + ?Sized>(
         frames: app.session.frames(),
         presented: app.presented,
         jitter: std::mem::take(&mut app.jitter),
+        call_jitter: std::mem::take(&mut app.call_jitter),
         resized_to: app.resized_to,
         resyncs: app.session.pacer().resyncs(),
         audio: app.session.player().map(Player::stats),
@@ -216,6 +222,11 @@ pub fn run_window<E: Emulator + ?Sized>(
 
 /// The window and what draws into it.
 struct WindowState {
+    /// A picture drawn and submitted, waiting for its time to be presented. First: fields drop
+    /// in order, and an image must go before its surface.
+    prepared: Option<wgpu::SurfaceTexture>,
+    /// The submission that draws it.
+    drawing: Option<wgpu::SubmissionIndex>,
     surface: wgpu::Surface<'static>,
     config: wgpu::SurfaceConfiguration,
     /// The non-sRGB format the presenter draws through.
@@ -333,42 +344,57 @@ impl WindowState {
             gpu,
             window,
             shared: sharing,
+            prepared: None,
+            drawing: None,
         })
     }
 
     fn resize(&mut self, size: PhysicalSize<u32>) {
+        // An image drawn at the old size is not presented (and is let go before configuring).
+        self.prepared = None;
         self.config.width = size.width.max(1);
         self.config.height = size.height.max(1);
         self.surface.configure(&self.gpu.device, &self.config);
     }
 
-    /// Draws the current picture; returns whether it reached the window.
+    /// Draws the current picture and presents it; returns whether it reached the window.
     fn render(&mut self) -> Result<bool, FrontendError> {
-        let texture = match self.surface.get_current_texture() {
-            wgpu::CurrentSurfaceTexture::Success(t)
-            | wgpu::CurrentSurfaceTexture::Suboptimal(t) => t,
-            wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => {
-                return Ok(false);
-            }
-            wgpu::CurrentSurfaceTexture::Outdated => {
-                self.resize(self.window.inner_size());
-                return Ok(false);
-            }
-            wgpu::CurrentSurfaceTexture::Lost => {
-                // Make the surface again; the device and the frame texture stay.
-                self.surface = self
-                    .gpu
-                    .instance
-                    .create_surface(self.window.clone())
-                    .map_err(|e| FrontendError::Gpu(format!("recreating the surface: {e}")))?;
-                self.resize(self.window.inner_size());
-                return Ok(false);
-            }
-            other => {
-                return Err(FrontendError::Gpu(format!(
-                    "getting the window's next image: {other:?}"
-                )));
-            }
+        Ok(self.prepare()? && self.present_prepared()?)
+    }
+
+    /// Waits at most `timeout` for the picture [`WindowState::prepare`] drew to be drawn, so
+    /// that presenting it is only handing it to the window system. (A wait that times out
+    /// leaves the rest to the present, which waits for the drawing itself.)
+    fn finish_drawing(&mut self, timeout: Duration) {
+        if let Some(index) = self.drawing.take() {
+            let _ = self.gpu.device.poll(wgpu::PollType::Wait {
+                submission_index: Some(index),
+                timeout: Some(timeout),
+            });
+        }
+    }
+
+    /// Presents the picture [`WindowState::prepare`] drew, if one waits.
+    fn present_prepared(&mut self) -> Result<bool, FrontendError> {
+        let Some(texture) = self.prepared.take() else {
+            return Ok(false);
+        };
+        self.window.pre_present_notify();
+        self.gpu.queue.present(texture);
+        self.gpu.check("presenting")?;
+        Ok(true)
+    }
+
+    /// Draws the current picture into the window's next image (the one already waiting, if
+    /// any) and submits the drawing, so that it is done by the time the image is presented.
+    /// Returns whether an image now waits.
+    fn prepare(&mut self) -> Result<bool, FrontendError> {
+        let texture = match self.prepared.take() {
+            Some(t) => t,
+            None => match self.acquire()? {
+                Some(t) => t,
+                None => return Ok(false),
+            },
         };
         let view = texture.texture.create_view(&wgpu::TextureViewDescriptor {
             format: Some(self.view_format),
@@ -382,11 +408,42 @@ impl WindowState {
             });
         let (w, h) = (self.config.width, self.config.height);
         self.presenter.draw(&self.gpu, &mut encoder, &view, w, h);
-        self.gpu.queue.submit([encoder.finish()]);
-        self.window.pre_present_notify();
-        self.gpu.queue.present(texture);
-        self.gpu.check("presenting")?;
+        self.drawing = Some(self.gpu.queue.submit([encoder.finish()]));
+        self.gpu.check("drawing the window's picture")?;
+        self.prepared = Some(texture);
         Ok(true)
+    }
+
+    /// The window's next image, or `None` when there is none to draw into now (the surface
+    /// was made again or is hidden).
+    fn acquire(&mut self) -> Result<Option<wgpu::SurfaceTexture>, FrontendError> {
+        let texture = match self.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(t)
+            | wgpu::CurrentSurfaceTexture::Suboptimal(t) => t,
+            wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => {
+                return Ok(None);
+            }
+            wgpu::CurrentSurfaceTexture::Outdated => {
+                self.resize(self.window.inner_size());
+                return Ok(None);
+            }
+            wgpu::CurrentSurfaceTexture::Lost => {
+                // Make the surface again; the device and the frame texture stay.
+                self.surface = self
+                    .gpu
+                    .instance
+                    .create_surface(self.window.clone())
+                    .map_err(|e| FrontendError::Gpu(format!("recreating the surface: {e}")))?;
+                self.resize(self.window.inner_size());
+                return Ok(None);
+            }
+            other => {
+                return Err(FrontendError::Gpu(format!(
+                    "getting the window's next image: {other:?}"
+                )));
+            }
+        };
+        Ok(Some(texture))
     }
 
     fn toggle_fullscreen(&self) {
@@ -415,6 +472,10 @@ impl Notices {
     }
 }
 
+/// How long before a paced present's time the window wakes for it: to make sure its drawing
+/// is done, then to sleep to the time exactly.
+const PRESENT_LEAD_NS: u64 = 3_000_000;
+
 struct App<'e, E: Emulator + ?Sized> {
     session: Session<'e, E>,
     opts: WindowOptions,
@@ -426,8 +487,15 @@ struct App<'e, E: Emulator + ?Sized> {
     presented: u64,
     /// A new picture waits to be presented: the vblank it is of.
     pending: Option<u64>,
-    /// When the pictures reached the screen.
+    /// A picture drawn ahead for a paced present: the vblank it is of and when to present it
+    /// (host ns): when the next vblank is due, so that pictures reach the window exactly a
+    /// vblank period apart (at one period of latency) however long the emulation of each
+    /// vblank and the drawing took.
+    due: Option<(u64, u64)>,
+    /// When the pictures reached the screen (their presents returned).
     jitter: crate::jitter::Jitter,
+    /// When their presents were called.
+    call_jitter: crate::jitter::Jitter,
     /// The last present (host ns), and a picture held back by the fps cap.
     last_present: Option<u64>,
     held: bool,
@@ -458,6 +526,7 @@ impl<E: Emulator + ?Sized> App<'_, E> {
             self.notices.say(now, Self::port_line(e));
         }
         let capped = self.cap_wait().is_some();
+        let paced = self.paced_presents();
         if let Some(frame) = adv.frame
             && let Some(state) = &mut self.state
         {
@@ -465,13 +534,82 @@ impl<E: Emulator + ?Sized> App<'_, E> {
                 return self.fail(event_loop, e);
             }
             self.shown = Some(frame);
-            self.pending = Some(self.session.vblanks());
+            let vblank = self.session.vblanks();
+            if paced {
+                // Drawn now, presented when the next vblank is due (a picture still waiting
+                // is replaced, as a mailbox would).
+                match state.prepare() {
+                    Ok(true) => {
+                        self.due = Some((vblank, self.session.next_deadline()));
+                        return;
+                    }
+                    Ok(false) => {}
+                    Err(e) => return self.fail(event_loop, e),
+                }
+            }
+            self.pending = Some(vblank);
             if capped {
                 // The fps cap: the newest picture waits for its turn (about_to_wait).
                 self.held = true;
             } else {
                 state.window.request_redraw();
             }
+        }
+    }
+
+    /// Whether pictures are presented on the vblank schedule: at speed 1, neither paused nor
+    /// fast-forwarding, with no fps cap.
+    fn paced_presents(&self) -> bool {
+        !self.session.fast_forward()
+            && !self.session.paused()
+            && self.opts.fps_cap.filter(|&c| c > 0).is_none()
+    }
+
+    /// Presents the picture drawn ahead once its time is near (`now_ns` at most
+    /// [`PRESENT_LEAD_NS`] before it): waits for its drawing to be done, then for its time
+    /// (a sleep, which is precise to tens of microseconds where the event loop's wake-up is
+    /// not), then presents it.
+    fn present_due(&mut self, event_loop: &ActiveEventLoop, now_ns: u64) {
+        let Some((vblank, at)) = self.due else {
+            return;
+        };
+        if now_ns + PRESENT_LEAD_NS < at {
+            return;
+        }
+        self.due = None;
+        let Some(state) = &mut self.state else {
+            return;
+        };
+        state.finish_drawing(Duration::from_nanos(at.saturating_sub(now_ns)));
+        let now = self.epoch.elapsed().as_nanos() as u64;
+        if now < at {
+            std::thread::sleep(Duration::from_nanos(at - now));
+        }
+        let called = self.epoch.elapsed().as_nanos() as u64;
+        // Drawn again if the image was let go (a resize).
+        let shown = match state.present_prepared() {
+            Ok(false) => state.render(),
+            other => other,
+        };
+        match shown {
+            Ok(true) => self.presented(vblank, called),
+            Ok(false) => {}
+            Err(e) => self.fail(event_loop, e),
+        }
+    }
+
+    /// The picture of `vblank` was presented, by a present called at `called_ns` that has
+    /// just returned: counted, and timed unless fast-forward or pause break the pacing.
+    fn presented(&mut self, vblank: u64, called_ns: u64) {
+        let now = self.now_ns();
+        self.presented += 1;
+        self.last_present = Some(now);
+        if self.session.fast_forward() || self.session.paused() {
+            self.jitter.break_sequence();
+            self.call_jitter.break_sequence();
+        } else {
+            self.jitter.presented(vblank, now);
+            self.call_jitter.presented(vblank, called_ns);
         }
     }
 
@@ -718,22 +856,25 @@ impl<E: Emulator + ?Sized> ApplicationHandler for App<'_, E> {
                     self.session.key(&format!("{code:?}"), pressed);
                 }
             }
-            WindowEvent::RedrawRequested => match state.render() {
-                Ok(true) => {
-                    if let Some(vblank) = self.pending.take() {
-                        self.presented += 1;
-                        self.last_present = Some(self.now_ns());
-                        if self.session.fast_forward() || self.session.paused() {
-                            self.jitter.break_sequence();
-                        } else {
-                            let now = self.now_ns();
-                            self.jitter.presented(vblank, now);
+            // A picture drawn ahead is drawn again (an overlay change) and still waits for
+            // its time.
+            WindowEvent::RedrawRequested if self.due.is_some() => {
+                if let Err(e) = state.prepare() {
+                    self.fail(event_loop, e);
+                }
+            }
+            WindowEvent::RedrawRequested => {
+                let called = self.epoch.elapsed().as_nanos() as u64;
+                match state.render() {
+                    Ok(true) => {
+                        if let Some(vblank) = self.pending.take() {
+                            self.presented(vblank, called);
                         }
                     }
+                    Ok(false) => {}
+                    Err(e) => self.fail(event_loop, e),
                 }
-                Ok(false) => {}
-                Err(e) => self.fail(event_loop, e),
-            },
+            }
             _ => {}
         }
     }
@@ -743,6 +884,8 @@ impl<E: Emulator + ?Sized> ApplicationHandler for App<'_, E> {
             return;
         }
         let now = self.now_ns();
+        // The picture due now goes first: its time is the vblank's that runs next.
+        self.present_due(event_loop, now);
         let adv = match self.session.advance(now) {
             Ok(a) => a,
             Err(e) => return self.fail(event_loop, FrontendError::Emulator(e)),
@@ -755,6 +898,9 @@ impl<E: Emulator + ?Sized> ApplicationHandler for App<'_, E> {
         self.update_title(now);
         self.refresh_overlay(now);
         let mut wake = self.session.next_deadline();
+        if let Some((_, at)) = self.due {
+            wake = wake.min(at.saturating_sub(PRESENT_LEAD_NS));
+        }
         if self.held {
             match self.cap_wait() {
                 Some(at) => wake = wake.min(at),

@@ -616,6 +616,10 @@ pub fn run(
             stats.vblanks, stats.frames, stats.presented
         );
         eprintln!("piney: {}", stats.jitter.line());
+        eprintln!(
+            "piney: {}",
+            stats.call_jitter.named_line("present-call jitter")
+        );
     }
     Ok(session.boot_next.take())
 }

@@ -1100,6 +1100,17 @@ fn a_window_run_writes_the_settings_file() {
     assert!(vblanks >= 120, "{window}");
     assert!(made >= 100, "{window}");
     assert!((1..=24).contains(&presented), "{window}");
+    // Without a cap the pictures are presented on the vblank schedule (drawn ahead, presented
+    // when the next vblank is due): intervals one vblank apart are measured, timed both when
+    // the presents were called and when they returned.
+    let err = demo_stats_in_window(&display, &dir, &["--frames", "60"]);
+    for name in ["presented-frame jitter", "present-call jitter"] {
+        assert!(
+            err.lines()
+                .any(|l| l.starts_with(&format!("piney: {name}: 60 fps: "))),
+            "{name}: {err}"
+        );
+    }
 }
 
 /// A short window run with the settings in `dir`, no --window-size, `extra` options: its
