@@ -384,6 +384,13 @@ impl Presenter {
         )
     }
 
+    /// Makes the pipeline the next picture will most likely be drawn with (the current filter,
+    /// the current frame's deflicker), so that the first picture does not wait for its shader
+    /// to compile (a CPU adapter compiles it with LLVM).
+    pub fn warm_up(&mut self, gpu: &Gpu) {
+        self.pipeline(gpu);
+    }
+
     /// The present pipeline for the current filter and the frame's deflicker, made on first use.
     fn pipeline(&mut self, gpu: &Gpu) -> &wgpu::RenderPipeline {
         let (sharp, deflicker, slot) = self.variant();

@@ -325,6 +325,7 @@ impl WindowState {
         surface.configure(&gpu.device, &config);
         let mut presenter = Presenter::new(&gpu, view_format);
         presenter.set_scaling(opts.scaling);
+        presenter.warm_up(&gpu);
         gpu.check("setting up the window's presenter")?;
         eprintln!(
             "piney: presenting with {} ({:?}){}",

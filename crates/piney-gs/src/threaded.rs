@@ -65,9 +65,35 @@ pub struct ThreadedRenderer {
     times: Arc<RenderTimes>,
 }
 
+/// Sets the calling thread's nice value. Best effort: a host that refuses leaves it as it is.
+fn set_nice(nice: i32) {
+    #[cfg(target_os = "linux")]
+    // Allowed: setpriority only changes the scheduling weight of the calling thread (on Linux
+    // the nice value is per thread, and `who` 0 names the caller); no memory is touched.
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS, 0, nice);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = nice;
+}
+
 impl ThreadedRenderer {
     /// Starts the worker with `renderer`.
-    pub fn new<R: Renderer + Send + 'static>(mut renderer: R) -> Self {
+    pub fn new<R: Renderer + Send + 'static>(renderer: R) -> Self {
+        Self::spawn(renderer, None)
+    }
+
+    /// Starts the worker with `renderer` on a thread at nice `nice` (on Linux, where the nice
+    /// value is per thread; elsewhere, or where the host refuses, at the normal priority).
+    /// For a window: where cores are short, the window's thread (the emulation, its pacing and
+    /// presents) and the display server go first, and the renderer, whose pictures are
+    /// presented a vblank after they are made, takes the rest. Nothing it draws changes.
+    pub fn with_nice<R: Renderer + Send + 'static>(renderer: R, nice: i32) -> Self {
+        Self::spawn(renderer, Some(nice))
+    }
+
+    fn spawn<R: Renderer + Send + 'static>(mut renderer: R, nice: Option<i32>) -> Self {
         let scale = renderer.scale();
         // A bounded queue: the producer waits when the renderer is this far behind.
         let (tx, rx) = bounded::<Msg>(4096);
@@ -76,6 +102,9 @@ impl ThreadedRenderer {
         let handle = std::thread::Builder::new()
             .name("piney-gs-render".into())
             .spawn(move || {
+                if let Some(nice) = nice {
+                    set_nice(nice);
+                }
                 for m in rx {
                     let started = Instant::now();
                     match m {

@@ -1,0 +1,47 @@
+//! Time of the presenter's drawing (a benchmark, not a test): a 512 x 448 picture presented
+//! into a 1024 x 768 target (the window's default size) and read back, nearest and sharp
+//! bilinear, without and with the deflicker, on the first adapter wgpu finds (Mesa's
+//! lavapipe on a machine without a GPU, where the presenter's shader is the window's largest
+//! cost). Each figure is the mean of 20 renders after 3 unmeasured ones; the read-back of
+//! the 3 MiB target is in it.
+//!
+//! `cargo run --release -p piney-frontend --example present_bench`
+
+use piney_frontend::layout::{Filter, Scaling};
+use piney_frontend::{Frame, Headless};
+use std::time::Instant;
+
+fn main() {
+    let (w, h) = (512u32, 448u32);
+    // A ramp, so that neighbouring texels differ.
+    let pixels: Vec<u8> = (0..w * h)
+        .flat_map(|i| [(i % w) as u8, (i / w) as u8, (i % 251) as u8, 255])
+        .collect();
+    let mut headless = Headless::new().unwrap_or_else(|e| {
+        eprintln!("no wgpu adapter: {e}");
+        std::process::exit(1);
+    });
+    println!("adapter: {}", headless.adapter_info());
+    for filter in [Filter::Nearest, Filter::Sharp] {
+        for deflicker in [None, Some(128)] {
+            headless.set_scaling(Scaling {
+                filter,
+                stretch: false,
+            });
+            let mut frame = Frame::new(w, h, pixels.clone()).expect("a 512 x 448 frame");
+            frame.deflicker = deflicker;
+            for _ in 0..3 {
+                headless.render(&frame, 1024, 768).expect("render");
+            }
+            let t = Instant::now();
+            for _ in 0..20 {
+                headless.render(&frame, 1024, 768).expect("render");
+            }
+            println!(
+                "{filter:?}, deflicker {}: {:.2} ms a picture",
+                if deflicker.is_some() { "on" } else { "off" },
+                t.elapsed().as_secs_f64() * 1e3 / 20.0
+            );
+        }
+    }
+}
