@@ -372,28 +372,19 @@ impl Presenter {
         }
     }
 
-    /// Whether the current picture is drawn sharp and with the deflicker, and the slot of that
-    /// pipeline.
-    fn variant(&self) -> (bool, bool, usize) {
-        let sharp = self.scaling.filter == Filter::Sharp;
-        let deflicker = self.params.deflicker != 0;
-        (
-            sharp,
-            deflicker,
-            usize::from(sharp) * 2 + usize::from(deflicker),
-        )
-    }
-
     /// Makes the pipeline the next picture will most likely be drawn with (the current filter,
     /// the current frame's deflicker), so that the first picture does not wait for its shader
     /// to compile (a CPU adapter compiles it with LLVM).
     pub fn warm_up(&mut self, gpu: &Gpu) {
-        self.pipeline(gpu);
+        self.make_pipeline(gpu);
     }
 
-    /// The present pipeline for the current filter and the frame's deflicker, made on first use.
-    fn pipeline(&mut self, gpu: &Gpu) -> &wgpu::RenderPipeline {
-        let (sharp, deflicker, slot) = self.variant();
+    /// Makes the present pipeline for the current filter and the frame's deflicker unless it
+    /// is made; returns its slot in `pipelines`.
+    fn make_pipeline(&mut self, gpu: &Gpu) -> usize {
+        let sharp = self.scaling.filter == Filter::Sharp;
+        let deflicker = self.params.deflicker != 0;
+        let slot = usize::from(sharp) * 2 + usize::from(deflicker);
         let (layout, axes_layout, format) = (&self.layout, &self.axes_layout, self.format);
         self.pipelines[slot].get_or_insert_with(|| {
             full_target_pipeline(
@@ -408,7 +399,8 @@ impl Presenter {
                     ("DEFLICKER", f64::from(u8::from(deflicker))),
                 ],
             )
-        })
+        });
+        slot
     }
 
     /// Writes the axis tables for `rect` and the current frame, unless they hold them.
@@ -633,7 +625,7 @@ impl Presenter {
     ) {
         let rect = picture_rect(width, height, self.scaling.stretch);
         self.update_axes(gpu, rect);
-        self.pipeline(gpu);
+        let slot = self.make_pipeline(gpu);
         let p = self.params;
         let words: [i32; 12] = [
             rect.x as i32,
@@ -670,7 +662,7 @@ impl Presenter {
         if let Some(t) = &self.texture
             && rect.width > 0
         {
-            if let Some(pipeline) = &self.pipelines[self.variant().2] {
+            if let Some(pipeline) = &self.pipelines[slot] {
                 pass.set_pipeline(pipeline);
             }
             pass.set_bind_group(0, &t.bind_group, &[]);

@@ -96,8 +96,9 @@ pub const AXIS_WEIGHT_BITS: u32 = 9;
 /// texels: for each pixel `p` in `0..rect`, `(texel << AXIS_WEIGHT_BITS) | weight`, with
 /// sharp bilinear's texel and weight ([`sharp_axis`], texel -1 before the first) or nearest's
 /// texel `floor(p * size / rect)` ([`source_texel`]) and weight 0. The shader reads it instead
-/// of dividing per pixel: a CPU adapter (llvmpipe) divides vectors of integers lane by lane,
-/// and the divisions made a 1024 x 768 present cost 20-27 ms of its time.
+/// of dividing per pixel: a CPU adapter (llvmpipe) divides vectors of integers lane by lane
+/// (in the window on lavapipe the tables alone took a 1024 x 768 sharp picture from 20-27 to
+/// 17-24 ms; the rest of that cost was the shader's branches, see `shaders/present.wgsl`).
 pub fn axis_table(rect: u32, size: u32, filter: Filter) -> Vec<i32> {
     (0..rect)
         .map(|p| {

@@ -593,7 +593,7 @@ impl<E: Emulator + ?Sized> App<'_, E> {
             other => other,
         };
         match shown {
-            Ok(true) => self.presented(vblank, called),
+            Ok(true) => self.count_present(vblank, called),
             Ok(false) => {}
             Err(e) => self.fail(event_loop, e),
         }
@@ -601,7 +601,7 @@ impl<E: Emulator + ?Sized> App<'_, E> {
 
     /// The picture of `vblank` was presented, by a present called at `called_ns` that has
     /// just returned: counted, and timed unless fast-forward or pause break the pacing.
-    fn presented(&mut self, vblank: u64, called_ns: u64) {
+    fn count_present(&mut self, vblank: u64, called_ns: u64) {
         let now = self.now_ns();
         self.presented += 1;
         self.last_present = Some(now);
@@ -865,11 +865,13 @@ impl<E: Emulator + ?Sized> ApplicationHandler for App<'_, E> {
                 }
             }
             WindowEvent::RedrawRequested => {
+                // Timed before the drawing: a present made at once (off the vblank schedule:
+                // paused, fast-forward, an fps cap) draws in the same call.
                 let called = self.epoch.elapsed().as_nanos() as u64;
                 match state.render() {
                     Ok(true) => {
                         if let Some(vblank) = self.pending.take() {
-                            self.presented(vblank, called);
+                            self.count_present(vblank, called);
                         }
                     }
                     Ok(false) => {}
