@@ -373,6 +373,9 @@ impl Compiler {
             .finalize_definitions()
             .map_err(|e| JitError::Compile(format!("finalize: {e}")))?;
         let code = module.get_finalized_function(id);
+        if let (Some(map), Some(first)) = (perf_map(), g.sites.first()) {
+            map.block(code, g.bytes.len(), first.addr);
+        }
         // The code holds the sites' addresses: they live as long as it does.
         self.sites.push(g.sites);
         Ok(Compiled {
@@ -619,6 +622,38 @@ impl Codegen {
             fallback,
             time: t0.elapsed(),
         })
+    }
+}
+
+/// `PINEY_PERF_MAP=1`: every block's host code range is written to `/tmp/perf-<pid>.map` as
+/// `ee_<guest pc>`, the map Linux `perf` reads for code it finds no file for (a profiling aid
+/// for the recompiler's own developers: `perf report` then names the guest code that ran).
+fn perf_map() -> Option<&'static PerfMap> {
+    static MAP: std::sync::OnceLock<Option<PerfMap>> = std::sync::OnceLock::new();
+    MAP.get_or_init(|| {
+        std::env::var_os("PINEY_PERF_MAP")?;
+        let path = format!("/tmp/perf-{}.map", std::process::id());
+        match std::fs::File::create(&path) {
+            Ok(f) => Some(PerfMap(std::sync::Mutex::new(f))),
+            Err(e) => {
+                eprintln!("piney: PINEY_PERF_MAP: {path}: {e}");
+                None
+            }
+        }
+    })
+    .as_ref()
+}
+
+/// The open perf map (see [`perf_map`]).
+struct PerfMap(std::sync::Mutex<std::fs::File>);
+
+impl PerfMap {
+    fn block(&self, code: *const u8, len: usize, pc: u32) {
+        use std::io::Write;
+        if let Ok(mut f) = self.0.lock() {
+            // Best effort: a full disk loses a profile's names, never the run.
+            let _ = writeln!(f, "{:x} {len:x} ee_{pc:08x}", code as usize);
+        }
     }
 }
 

@@ -91,6 +91,10 @@
 //!   COP2 move with the I bit that waited for VU0 (the interlock moves the cycle count on; those
 //!   forms always run through the interpreter's code).
 //! - Kill switches ([`KillSwitches`]) force the fallback per category to bisect a bug.
+//! - For the recompiler's own developers, two environment variables: `PINEY_JIT_DUMP=<pc in
+//!   hex>` prints the IR and machine code of the block starting there; `PINEY_PERF_MAP=1`
+//!   writes every block's host code range to `/tmp/perf-<pid>.map` (as `ee_<pc>`), where Linux
+//!   `perf report` finds names for code that has no file.
 //! - The only `unsafe` is in the private `native` module (calling the code Cranelift produced),
 //!   `code_memory` (the pages it is written into) and the compile thread's one call lowering
 //!   its priority (`worker`).
