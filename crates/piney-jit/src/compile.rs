@@ -73,8 +73,8 @@ use piney_ee::table::fields::{fd, fs, ft, rd, rs, rt, sa, simm, target, uimm};
 use piney_ee::table::{Op, OpFlags};
 
 use crate::ctx::{
-    Ctx, LOOKUP_BITS, LOOKUP_MUL, Lookup, LookupEntry, Site, h_exec, h_fadd, h_fmadd, h_fmsub,
-    h_fmul, h_fsub, h_interp, h_interp_leave, status,
+    CHAINED_ONE, Ctx, LOOKUP_BITS, LOOKUP_MUL, Lookup, LookupEntry, Site, h_exec, h_fadd, h_fmadd,
+    h_fmsub, h_fmul, h_fsub, h_interp, h_interp_leave, status,
 };
 use crate::native::{BlockCode, Trampoline};
 use crate::pages::PAGE_SHIFT;
@@ -557,6 +557,7 @@ impl Codegen {
                 label_at: 0,
                 pass_len,
                 pass_cycles: pass_cycles.map(|c| (c, params[2])),
+                loops: !backs.is_empty(),
                 region_end,
                 later_writes: &later_writes,
                 at_label: 0,
@@ -694,9 +695,8 @@ const STATUS: i32 = (offset_of!(Cpu, cop0) + offset_of!(piney_ee::cpu::Cop0, reg
 
 // Field offsets in Ctx.
 const CTX_TARGET: i32 = offset_of!(Ctx<'_>, target) as i32;
-const CTX_INSNS: i32 = offset_of!(Ctx<'_>, insns) as i32;
-const CTX_RUNS: i32 = offset_of!(Ctx<'_>, block_runs) as i32;
-const CTX_CHAINED: i32 = offset_of!(Ctx<'_>, chained) as i32;
+const CTX_COUNTS: i32 = offset_of!(Ctx<'_>, counts) as i32;
+const CTX_PASSES: i32 = offset_of!(Ctx<'_>, passes) as i32;
 const CTX_BUDGET_STOPS: i32 = offset_of!(Ctx<'_>, budget_stops) as i32;
 
 /// Where a PC value comes from at an exit.
@@ -788,6 +788,8 @@ struct Gen<'a> {
     /// With `pass_len`, the cycles of every pass and the cycle count at the entry: the passes
     /// are then `(base - entry) / cycles + 1`, with no count carried around the loop.
     pass_cycles: Option<(u64, Value)>,
+    /// The block branches back to its start: a run may take more than one pass.
+    loops: bool,
     /// Per instruction: the registers it or a later instruction of the block writes.
     later_writes: &'a [u64],
     /// The index of the last instruction that goes to a label (the slot of the last branch to

@@ -38,6 +38,14 @@ pub(crate) mod status {
     pub const ASSUMPTION: u32 = 5;
 }
 
+/// One chained exit in [`Ctx::counts`].
+pub(crate) const CHAINED_ONE: u64 = 1 << 40;
+
+/// The most cycles one call into compiled code may run ([`Ctx::target`] is at most this far
+/// ahead): every instruction costs a cycle at least, so the instructions and chained exits of a
+/// call stay below 2^23, within their fields of [`Ctx::counts`].
+pub(crate) const MAX_CALL_CYCLES: u64 = 1 << 23;
+
 /// The state blocks run against. `repr(C)`: generated code reads its first fields by offset.
 #[repr(C)]
 pub(crate) struct Ctx<'a> {
@@ -45,12 +53,14 @@ pub(crate) struct Ctx<'a> {
     /// start before it.
     pub target: u64,
     /// Guest instructions completed by compiled code (a faulting one counts, as an interpreter
-    /// step does).
-    pub insns: u64,
-    /// Block executions.
-    pub block_runs: u64,
-    /// Block exits that went straight into the next block through the lookup table.
-    pub chained: u64,
+    /// step does) below bit 40, and from there the block exits that went straight into the
+    /// next block through the lookup table ([`CHAINED_ONE`] each): a chained exit adds both
+    /// with one add, which is all the counting it does (a dispatcher call runs at most
+    /// [`MAX_CALL_CYCLES`], so neither count reaches the other's bits).
+    pub counts: u64,
+    /// Passes of blocks looping on themselves beyond the first of each run (added only by
+    /// blocks that loop: each other run is one pass).
+    pub passes: u64,
     /// Blocks entered (from the dispatcher or by a chained exit) that did not start for want of
     /// budget ([`status::BUDGET`]).
     pub budget_stops: u64,
@@ -225,8 +235,9 @@ fn interp_site(ctx: &mut Ctx<'_>, site: &Site, npc: u32, cycles: u64) -> (u32, b
 }
 
 /// [`h_interp`] for a slow path that leaves the block whatever it returns: it first adds the
-/// block's counts to the [`Ctx`] (`insns` instructions, this one included, and `runs` block
-/// runs), which the block would otherwise add itself before returning. A native load or store
+/// block's counts to the [`Ctx`] (`insns` instructions, this one included, and the passes of
+/// its run beyond the first of `runs`), which the block would otherwise add itself before
+/// returning. A native load or store
 /// compiled without the scratchpad's path that reached it is noted in [`Ctx::spr_seen`].
 #[allow(improper_ctypes_definitions)]
 pub(crate) extern "C" fn h_interp_leave(
@@ -237,8 +248,8 @@ pub(crate) extern "C" fn h_interp_leave(
     insns: u64,
     runs: u64,
 ) -> u32 {
-    ctx.insns += insns;
-    ctx.block_runs += runs;
+    ctx.counts += insns;
+    ctx.passes += runs.saturating_sub(1);
     let (status, spr) = interp_site(ctx, site, npc, cycles);
     if spr {
         ctx.spr_seen.push(site.addr);

@@ -847,10 +847,11 @@ impl Jit {
             };
             let mut spr_seen = Vec::new();
             let mut ctx = Ctx {
-                target,
-                insns: 0,
-                block_runs: 0,
-                chained: 0,
+                // At most MAX_CALL_CYCLES ahead (see `Ctx::counts`); a run that goes further
+                // comes back here on the way and calls again.
+                target: target.min(cpu.cycles.saturating_add(ctx::MAX_CALL_CYCLES)),
+                counts: 0,
+                passes: 0,
                 budget_stops: 0,
                 cpu: &mut *cpu,
                 bus: &mut *bus,
@@ -861,13 +862,14 @@ impl Jit {
             self.stats.dispatched += 1;
             let s = self.trampoline.call(&mut ctx, code);
             let exception = ctx.exception.take();
-            self.stats.instructions += ctx.insns;
-            self.stats.block_runs += ctx.block_runs;
-            self.stats.chained += ctx.chained;
+            let chained = ctx.counts / ctx::CHAINED_ONE;
+            self.stats.instructions += ctx.counts % ctx::CHAINED_ONE;
+            self.stats.chained += chained;
             // The blocks this call started: the first and every chained one, less those that
             // found too little budget; every other run was a pass looping in place.
-            let entered = (1 + ctx.chained).saturating_sub(ctx.budget_stops);
-            self.stats.loop_passes += ctx.block_runs.saturating_sub(entered);
+            let entered = (1 + chained).saturating_sub(ctx.budget_stops);
+            self.stats.block_runs += entered + ctx.passes;
+            self.stats.loop_passes += ctx.passes;
             for at in spr_seen {
                 self.saw_spr(at);
             }

@@ -49,9 +49,18 @@ impl Gen<'_> {
     /// pass completed.
     pub(super) fn count(&mut self, done: u32) {
         let i = self.completed(done);
-        self.add_ctx(CTX_INSNS, i);
-        let r = self.runs_now();
-        self.add_ctx(CTX_RUNS, r);
+        self.add_ctx(CTX_COUNTS, i);
+        self.count_passes();
+    }
+
+    /// Add the passes of this run beyond its first to the `Ctx`'s (a block that does not loop
+    /// has none: nothing to add).
+    pub(super) fn count_passes(&mut self) {
+        if self.loops {
+            let r = self.runs_now();
+            let more = self.add_imm(r, -1);
+            self.add_ctx(CTX_PASSES, more);
+        }
     }
 
     /// The passes of this block before the current one: from the cycle count when every pass
@@ -140,7 +149,10 @@ impl Gen<'_> {
         let d = self.b.ins().iconst(types::I16, slot as i64);
         self.st(d, IN_DELAY);
         let c = self.cycles_now();
+        // The instructions with a chained exit counted (see `Ctx::counts`): one add of what the
+        // exit has at hand on the chained way, the miss takes the exit back.
         let i = self.completed(done);
+        let i = self.add_imm(i, CHAINED_ONE as i64);
         let tail = *self.tails.chain.get_or_insert_with(|| {
             let block = self.b.create_block();
             for t in [types::I64, types::I32, types::I64, types::I64] {
@@ -165,9 +177,7 @@ impl Gen<'_> {
             .ins()
             .load(types::I32, mf(), entry, offset_of!(LookupEntry, pc) as i32);
         let hit = self.b.ins().icmp(IntCC::Equal, epc, pc);
-        self.add_ctx(CTX_INSNS, i);
-        let r = self.runs_now();
-        self.add_ctx(CTX_RUNS, r);
+        self.count_passes();
         let go = self.b.create_block();
         let miss = self.b.create_block();
         self.b.ins().brif(hit, go, &[], miss, &[]);
@@ -178,12 +188,15 @@ impl Gen<'_> {
             entry,
             offset_of!(LookupEntry, code) as i32,
         );
-        let one = self.c64(1);
-        self.add_ctx(CTX_CHAINED, one);
+        // The instructions and the chained exit (see `exit_chain`), in one add.
+        self.add_ctx(CTX_COUNTS, i);
         self.b
             .ins()
             .return_call_indirect(self.tsig, code, &[self.ctxp, self.cpu, c]);
         self.b.switch_to_block(miss);
+        // Not chained after all.
+        let i = self.add_imm(i, (CHAINED_ONE as i64).wrapping_neg());
+        self.add_ctx(CTX_COUNTS, i);
         self.st(pc, PC);
         let n = self.add_imm(pc, 4);
         self.st(n, NEXT_PC);
@@ -217,9 +230,8 @@ impl Gen<'_> {
         let n = self.add_imm(p[2], 4);
         self.st(n, NEXT_PC);
         self.st(p[3], CYCLES);
-        self.add_ctx(CTX_INSNS, p[4]);
-        let r = self.runs_now();
-        self.add_ctx(CTX_RUNS, r);
+        self.add_ctx(CTX_COUNTS, p[4]);
+        self.count_passes();
         // The block ran (its pass is counted): no budget stop at an entry.
         let s = self.b.ins().iconst(types::I32, status::BUDGET as i64);
         self.b.ins().return_(&[s]);
