@@ -29,9 +29,9 @@
 //! The generated function (Cranelift's `tail` convention, `(ctx, cpu) -> status`):
 //! - starts only when every instruction of its first segment may start before the run's cycle
 //!   target (else it returns [`status::BUDGET`] having changed nothing), and goes on into each
-//!   later segment (one begins at each label, whichever way it is reached; a superblock's way
-//!   on past a conditional branch stays in its segment) only when all of it may (else it leaves
-//!   there with the state written and [`status::BUDGET`]);
+//!   later segment (after a conditional branch's slot, and at each label, whichever way it is
+//!   reached) only when all of it may (else it leaves there with the state written and
+//!   [`status::BUDGET`]);
 //! - keeps the GPRs it uses in host registers, written back to the [`Cpu`] before helper calls
 //!   that may read them (not around the FPU's and VU0's arithmetic, which names none), at exits
 //!   and, outside a loop's body, before each guarded instruction when no later instruction
@@ -750,8 +750,8 @@ struct Gen<'a> {
     env: Env,
     /// Where the block's first instruction begins.
     header: Block,
-    /// Per instruction that starts a segment (the block's first, and each label), the cycles
-    /// the segment needs left in
+    /// Per instruction that starts a segment (the block's first, and the first after each
+    /// conditional branch's slot where the block goes on), the cycles the segment needs left in
     /// the budget to run whole: its cost minus its last instruction's (the interpreter starts
     /// an instruction while `cycles < target`). See [`segment_needs`].
     need: Vec<u64>,
@@ -833,7 +833,7 @@ struct Gen<'a> {
 /// first needs it.
 #[derive(Clone, Copy, Default)]
 struct Tails {
-    /// A label's segment does not fit in the budget: `(cur_pc, in_delay_slot and delay_next as
+    /// A later segment does not fit in the budget: `(cur_pc, in_delay_slot and delay_next as
     /// an i16, pc, cycles, instructions completed)`.
     stop: Option<Block>,
     /// A slow path: `(site, npc, cycles, instructions completed)`, the registers written back.

@@ -62,7 +62,7 @@
 //!   of compiling a block from there (so the same code is not compiled from every pc a budget
 //!   happens to cut).
 //! - Cycle accounting is the interpreter's (the sum of the table's costs). A block is cut into
-//!   segments at its labels (the instructions its own branches go to); a segment only runs
+//!   segments after each conditional branch's delay slot where it goes on; a segment only runs
 //!   when the budget lets every instruction of it start (`cycles` before each is `< target`),
 //!   checked where it begins; otherwise the block leaves there and the interpreter steps the rest
 //!   of the budget, so `run` stops exactly where an interpreter loop `while cycles < target {

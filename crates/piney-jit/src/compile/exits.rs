@@ -219,7 +219,7 @@ impl Gen<'_> {
         }
     }
 
-    /// A label's segment that does not fit: the state the interpreter would leave, and BUDGET.
+    /// A segment that does not fit: the state the interpreter would leave, and BUDGET.
     pub(super) fn fill_stop(&mut self, stop: Block) {
         self.b.switch_to_block(stop);
         let p = self.b.block_params(stop).to_vec();

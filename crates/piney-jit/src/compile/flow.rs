@@ -7,18 +7,12 @@
 use super::*;
 
 /// The budget each segment of a block needs, by the index of the segment's first instruction
-/// (0 for other indices). A block is cut into segments before each label: the block starts when
-/// its first segment fits in the budget, and each label's segment is checked where a path
-/// reaches it ([`Gen::go_to_label`], [`Gen::segment_check`]). A superblock's way on past a
-/// conditional branch is no segment of its own: every instruction on it has the cost the table
-/// gives, so the check at the segment's start covers them all (an instruction whose time is
-/// not its table cost, a COP2 move waiting for VU0, ends the block). Cutting there too, as
-/// before, cost every conditional branch a check of the budget on its way on and a cold exit
-/// for when it did not fit, while the machine's budgets end a few thousand times an emulated
-/// second (tools/bench-compute.sh, scale 8: 459 -> 381 us of compiling a block, the run 143.1
-/// -> 138.3 ms, medians of 15 alternating runs; the demo's EE time unchanged, 0.30-0.31 s); a
-/// block that does not fit whole near a budget's end leaves those instructions to the
-/// interpreter, which stops where it would have.
+/// (0 for other indices). A block is cut into segments after each conditional branch's delay
+/// slot where it goes on (the fall-through path of a superblock) and before each label: the
+/// block starts when its first segment fits in the budget, and each later one is checked where
+/// it begins ([`Gen::segment_check`], [`Gen::go_to_label`]), so that a long superblock still runs
+/// under the short budgets of a busy machine (events every few instructions) instead of leaving
+/// them to the interpreter.
 pub(super) fn segment_needs(insns: &[Insn], labels: &[bool]) -> Vec<u64> {
     let mut need = vec![0u64; insns.len()];
     let last = insns.len().saturating_sub(1);
@@ -26,7 +20,9 @@ pub(super) fn segment_needs(insns: &[Insn], labels: &[bool]) -> Vec<u64> {
     let mut sum = 0u64;
     for (i, insn) in insns.iter().enumerate() {
         let cost = insn.info.cycles as u64;
-        let end = i == last || labels.get(i + 1).copied().unwrap_or(false);
+        let end = i == last
+            || (insn.slot && i >= 1 && scan::conditional(insns[i - 1].word))
+            || labels.get(i + 1).copied().unwrap_or(false);
         if end {
             // Every instruction of the segment but its last must start within the budget.
             need[start] = sum;
@@ -420,16 +416,12 @@ impl Gen<'_> {
         self.segment_check(slot.addr, true);
     }
 
-    /// Where the block runs on past the current instruction (the last to run being at `cur`, a
-    /// delay slot or not): at a label, its segment begins (see [`segment_needs`]): go on when
-    /// the whole segment fits in the budget, else leave with the state written and
-    /// [`status::BUDGET`] (the interpreter steps the rest of the budget from here, as it would
-    /// have). Elsewhere the segment goes on, checked where it began.
+    /// At the start of a later segment of the block (the instruction after the current one, the
+    /// last to run being at `cur`, a delay slot or not): go on when the whole segment fits in the
+    /// budget, else leave with the state written and [`status::BUDGET`] (the interpreter steps
+    /// the rest of the budget from here, as it would have).
     pub(super) fn segment_check(&mut self, cur: u32, slot: bool) {
         let next = self.index as usize + 1;
-        if self.labels[next].is_none() {
-            return;
-        }
         let c = self.cycles_now();
         let fits = self.fits(c, self.need[next]);
         let go = self.b.create_block();
