@@ -237,8 +237,8 @@ fn interp_site(ctx: &mut Ctx<'_>, site: &Site, npc: u32, cycles: u64) -> (u32, b
 /// [`h_interp`] for a slow path that leaves the block whatever it returns: it first adds the
 /// block's counts to the [`Ctx`] (`insns` instructions, this one included, and the passes of
 /// its run beyond the first of `runs`), which the block would otherwise add itself before
-/// returning. A native load or store
-/// compiled without the scratchpad's path that reached it is noted in [`Ctx::spr_seen`].
+/// returning. A native load or store compiled without the scratchpad's path that reached it is
+/// noted in [`Ctx::spr_seen`].
 #[allow(improper_ctypes_definitions)]
 pub(crate) extern "C" fn h_interp_leave(
     ctx: &mut Ctx<'_>,
