@@ -552,3 +552,48 @@ fn the_demo_draws_the_same_frames_on_both_engines() {
         );
     }
 }
+
+/// `PINEY_PERF_MAP=1` (the recompiler's profiling aid): the run writes /tmp/perf-<pid>.map, a
+/// line `<host address> <size> ee_<guest pc>` (hex) for every block it compiled, the blocks
+/// of the guest program among them.
+#[test]
+fn the_perf_map_names_every_compiled_block() {
+    let child = piney()
+        .arg("run")
+        .arg(guest("bench_compute.elf"))
+        .args(["--headless", "--jit-threshold", "0", "--stats"])
+        .env("PINEY_PERF_MAP", "1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let map = PathBuf::from(format!("/tmp/perf-{}.map", child.id()));
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let text = std::fs::read_to_string(&map).unwrap();
+    let _ = std::fs::remove_file(&map);
+    let stats = String::from_utf8_lossy(&out.stderr);
+    let compiled: usize = field(
+        stats.lines().find(|l| l.contains("recompiler:")).unwrap(),
+        "recompiler: ",
+        ' ',
+    )
+    .parse()
+    .unwrap();
+    let mut pcs = Vec::new();
+    for line in text.lines() {
+        let f: Vec<&str> = line.split(' ').collect();
+        assert_eq!(f.len(), 3, "{line}");
+        assert!(u64::from_str_radix(f[0], 16).unwrap() > 0, "{line}");
+        assert!(u64::from_str_radix(f[1], 16).unwrap() > 0, "{line}");
+        let pc = u32::from_str_radix(f[2].strip_prefix("ee_").unwrap(), 16).unwrap();
+        pcs.push(pc);
+    }
+    assert_eq!(pcs.len(), compiled, "{text}");
+    // The program's own code (its text starts at 0x00100000).
+    assert!(
+        pcs.iter()
+            .any(|&pc| (0x0010_0000..0x0020_0000).contains(&pc)),
+        "{text}"
+    );
+}
