@@ -209,6 +209,40 @@ fn end_instructions(cpu: &Cpu) -> u64 {
     cpu.cycles
 }
 
+/// One call into compiled code runs at most 2^23 cycles (the instructions and chained exits it
+/// counts share one field, and must not reach each other's bits); a longer run calls again.
+/// The loop of the test below for 3,000,000 passes (9 M cycles), run to its end by one `run`
+/// with no target: the compiled code was called more than once, the state is the
+/// interpreter's, and so are the instructions counted.
+#[test]
+fn a_run_longer_than_one_call_into_compiled_code_counts_exactly() {
+    let words = [0x2442_0001, 0x2463_ffff, 0x1460_fffe, 0, 0x0000_000c];
+    let mut bus = program(&words);
+    let mut cpu = Cpu::new();
+    cpu.jump_to(CODE);
+    cpu.gpr[3] = 3_000_000;
+    let (mut ci, mut bi) = twin(&cpu, &bus);
+    let mut steps = 0u64;
+    let ri = loop {
+        steps += 1;
+        if let Err(e) = piney_ee::interp::step(&mut ci, &mut bi) {
+            break Err(e);
+        }
+    };
+    let mut jit = Jit::new().unwrap();
+    jit.set_hot_threshold(0);
+    let rj = jit.run(&mut cpu, &mut bus, u64::MAX);
+    assert_eq!(ri, rj);
+    assert_eq!(ci, cpu);
+    assert!(ci.cycles > 1 << 23, "{}", ci.cycles);
+    let s = jit.stats();
+    // The first block's call (its exit finds the loop's block not compiled yet), then the
+    // loop's 9 M cycles in calls of at most 2^23.
+    assert!(s.dispatched > ci.cycles.div_ceil(1 << 23), "{s:?}");
+    assert_eq!(s.instructions, steps, "{s:?}");
+    assert!(s.loop_passes > 2_900_000, "{s:?}");
+}
+
 /// A loop that a block reaches by falling into it (`addiu $2, $2, 1`, then `L: addiu $3, $3,
 /// -1; bne $3, $0, L; nop; syscall`) is a block of its own: the block before it ends at its
 /// head, and the loop's body is compiled once (4 + 1 instructions), not once inside the block
