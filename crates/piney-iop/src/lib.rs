@@ -318,6 +318,9 @@ impl Iop {
             self.sif_wake();
         }
         while self.cpu.cycles < target {
+            if self.bus.hw.spu2_changed {
+                self.spu2_rebatch();
+            }
             if let Some((at, _)) = &self.modules.reboot
                 && *at <= self.cpu.cycles
             {
@@ -369,6 +372,10 @@ impl Iop {
             }
             if self.bus.hw.counters_changed {
                 self.reschedule_counters();
+                return Ok(());
+            }
+            if self.bus.hw.spu2_changed {
+                self.spu2_rebatch();
                 return Ok(());
             }
             if self.bus.hw.dmac.started != 0 {

@@ -5,7 +5,13 @@
 //!   brought up to date before every register access ([`crate::hw::Hardware::spu2_catch_up`])
 //!   and by an event every [`BATCH`] samples, which also raises its interrupt and feeds AutoDMA.
 //!   An interrupt raised by a voice therefore reaches the IOP at most [`BATCH`] samples late
-//!   (0.33 ms), always at the same cycle for the same run.
+//!   (0.33 ms), always at the same cycle for the same run. While the SPU2 can raise no
+//!   interrupt (no core's ATTR enables one, or IRQINFO already shows it) and takes no AutoDMA
+//!   data, the event has nothing to do that cannot wait: it comes every [`IDLE_BATCH`] samples
+//!   instead (the samples are made at every vertical blank anyway), so that an idle sound
+//!   chip does not stop the EE 3,000 times an emulated second. A register write or a DMA start
+//!   that ends that state brings the event back to the next point of its [`BATCH`] grid
+//!   (`Iop::spu2_rebatch`).
 //! - Manual DMA (ADMAS clear for the core): the block-mode transfer of BCR's words moves at the
 //!   start to (or from) sound RAM at the core's TSA; the channel ends [`CYCLES_PER_WORD`] IOP
 //!   cycles a word later (a choice: about 37 MB/s, the SIF's rate), with its DICR interrupt and
@@ -23,6 +29,9 @@ use crate::{Iop, IopError};
 
 /// Samples between the SPU2's events.
 pub const BATCH: u64 = 16;
+/// Samples between the SPU2's events while they have nothing to do (see the module doc): 64
+/// batches, 21 ms.
+pub const IDLE_BATCH: u64 = BATCH * 64;
 /// IOP cycles per 32-bit word of a manual SPU2 transfer.
 pub const CYCLES_PER_WORD: u64 = 4;
 
@@ -62,9 +71,37 @@ impl Iop {
                 self.adma_feed(ch)?;
             }
         }
-        let at = self.cpu.cycles + BATCH * piney_spu2::IOP_CYCLES_PER_SAMPLE;
+        let batch = if self.spu2_busy() { BATCH } else { IDLE_BATCH };
+        let at = self.cpu.cycles + batch * piney_spu2::IOP_CYCLES_PER_SAMPLE;
         self.events.schedule(at, EventKind::Spu2);
         Ok(())
+    }
+
+    /// Whether the SPU2's batch event has work at each [`BATCH`]: a core may raise its
+    /// interrupt, or a channel feeds it in AutoDMA.
+    fn spu2_busy(&self) -> bool {
+        self.spu2_transfer.iter().any(|t| t.auto)
+            || self.bus.hw.spu2_touched && self.bus.hw.spu2.may_raise_irq()
+    }
+
+    /// After a register write or a DMA start: when the SPU2 now has work at each batch and its
+    /// event waits for a long one, the event moves to the first point of its [`BATCH`] grid
+    /// (the long batch's end less whole batches) not before now.
+    pub(crate) fn spu2_rebatch(&mut self) {
+        self.bus.hw.spu2_changed = false;
+        if !self.spu2_busy() {
+            return;
+        }
+        let Some(due) = self.events.due_of(EventKind::Spu2) else {
+            return;
+        };
+        let step = BATCH * piney_spu2::IOP_CYCLES_PER_SAMPLE;
+        let now = self.cpu.cycles;
+        if due > now + step {
+            let at = due - (due - now) / step * step;
+            self.events.cancel(EventKind::Spu2);
+            self.events.schedule(at, EventKind::Spu2);
+        }
     }
 
     /// Bring the SPU2 to the CPU's time and raise its interrupt if it asked.
@@ -80,6 +117,7 @@ impl Iop {
     pub(crate) fn spu2_dma_start(&mut self, ch: usize) -> Result<(), IopError> {
         self.spu2_sync();
         self.bus.hw.spu2_touch();
+        self.bus.hw.spu2_changed = true;
         let c = self.bus.hw.dmac.ch[ch];
         let mode = (c.chcr >> 9) & 3;
         let from_memory = c.chcr & 1 != 0;

@@ -870,6 +870,12 @@ impl Spu2 {
         }
     }
 
+    /// Whether a core can raise its interrupt now: its ATTR enables it and IRQINFO does not show
+    /// one already (the IOP's clock for the SPU2 then runs in short batches, see piney-iop).
+    pub fn may_raise_irq(&self) -> bool {
+        (0..2).any(|c| self.cores[c].attr & ATTR_IRQ != 0 && self.irqinfo & (4 << c) == 0)
+    }
+
     /// Whether a core raised its interrupt since the last call.
     pub fn take_irq(&mut self) -> bool {
         std::mem::take(&mut self.irq)

@@ -73,6 +73,11 @@ pub struct Hardware {
     pub spu2_irq: bool,
     /// Whether anything wrote the SPU2's registers or sent it DMA since power-on.
     pub spu2_touched: bool,
+    /// A register write or a DMA start may have changed whether the SPU2 can raise its
+    /// interrupt or take AutoDMA data, for the IOP to look at its batch again (cleared there at
+    /// once, so never set in a saved state).
+    #[serde(skip)]
+    pub spu2_changed: bool,
     /// Silent samples made without running the SPU2 (before it was first touched); the SPU2
     /// runs them itself at its first touch, so its own clock stays the IOP's.
     pub spu2_idle_samples: u64,
@@ -157,6 +162,7 @@ impl Hardware {
     fn spu2_write(&mut self, p: u32, size: u32, v: u32) {
         self.spu2_catch_up();
         self.spu2_touch();
+        self.spu2_changed = true;
         let off = p - SPU2_BASE;
         match size {
             4 => {
