@@ -84,10 +84,69 @@ pub(super) fn region_end(insns: &[Insn], labels: &[bool]) -> u32 {
 }
 
 /// The registers a block with labels keeps in variables across them: those it touches up to its
-/// last branch to a label (`region_end`), loaded at its entry.
+/// last branch to a label (`region_end`), loaded at its entry, less a pass's temporaries that
+/// would be carried around the loop only for its slow paths and exits: those that every label
+/// writes before it reads them, after an instruction that may leave the block
+/// ([`carried_for_exits`]). Kept, such a register is live across the back edge only so that
+/// the exits before its write can store it (a loop of loads and many temporaries kept them all
+/// in host registers or stack slots); not kept, it is written back when the path jumps to a
+/// label (one store a pass) and lives in a register only within the pass. A temporary written
+/// before any such instruction is not carried anyway, and stays kept (no store a pass).
 pub(super) fn kept_at_labels(insns: &[Insn], region_end: u32) -> u64 {
     let body = &insns[..=(region_end as usize).min(insns.len() - 1)];
-    body.iter().fold(0, |m, i| m | reg_reads(i) | reg_writes(i)) & !1
+    let touched = body.iter().fold(0, |m, i| m | reg_reads(i) | reg_writes(i)) & !1;
+    let mut not_kept = touched;
+    let mut any = false;
+    for (k, _) in labels(insns).iter().enumerate().filter(|&(_, &l)| l) {
+        not_kept &= carried_for_exits(&insns[k..]);
+        any = true;
+    }
+    if any { touched & !not_kept } else { touched }
+}
+
+/// The registers that the path starting at `from[0]` surely writes before it reads them, and
+/// only after an instruction that may leave the block (a load, a store, one that may trap or
+/// runs through a helper: its slow path or exit stores the registers), up to its first branch
+/// (the delay slot included, unless a likely branch may skip it): past a branch the path is not
+/// known here.
+pub(super) fn carried_for_exits(from: &[Insn]) -> u64 {
+    let mut read = 0u64;
+    let mut written = 0u64;
+    let mut after_leave = 0u64;
+    let mut left = false;
+    let mut likely = false;
+    for (n, insn) in from.iter().enumerate() {
+        let f = insn.info.flags;
+        left |= f.intersects(
+            OpFlags::LOAD
+                | OpFlags::STORE
+                | OpFlags::MAY_TRAP
+                | OpFlags::COP0
+                | OpFlags::COP1
+                | OpFlags::COP2
+                | OpFlags::MMI
+                | OpFlags::ENDS_BLOCK
+                | OpFlags::RESERVED,
+        );
+        read |= reg_reads(insn) & !written;
+        if !(insn.slot && likely) {
+            let w = reg_writes(insn) & !read & !written;
+            written |= w;
+            if left {
+                after_leave |= w;
+            }
+        }
+        if insn.slot && n > 0 {
+            break;
+        }
+        if f.contains(OpFlags::BRANCH) {
+            likely = f.contains(OpFlags::LIKELY);
+            if f.contains(OpFlags::COP0) {
+                break;
+            }
+        }
+    }
+    after_leave
 }
 
 /// The registers worth keeping as 32-bit values across the labels (see `Gen::label_sext`):
