@@ -628,3 +628,66 @@ impl Gen<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use piney_ee::decode;
+
+    use super::*;
+
+    /// A block of `words` from 0x1000, each after a branch a delay slot.
+    fn block(words: &[u32]) -> Vec<Insn> {
+        let mut slot = false;
+        words
+            .iter()
+            .enumerate()
+            .map(|(n, &word)| {
+                let info = decode(word);
+                let insn = Insn {
+                    addr: 0x1000 + 4 * n as u32,
+                    word,
+                    info,
+                    slot,
+                };
+                slot = info.flags.contains(OpFlags::BRANCH);
+                insn
+            })
+            .collect()
+    }
+
+    const T0: u64 = 1 << 8;
+    const T1: u64 = 1 << 9;
+    const T2: u64 = 1 << 10;
+    const T3: u64 = 1 << 11;
+    const A0: u64 = 1 << 4;
+
+    /// A loop's temporaries written after its first load are not kept across its labels; one
+    /// written before any instruction that may leave, and those it reads first, are.
+    #[test]
+    fn temporaries_written_after_a_load_are_not_kept_at_labels() {
+        let insns = block(&[
+            0x240a_0001, // addiu t2, zero, 1: before any load
+            0x8c88_0000, // lw t0, 0(a0)
+            0x0108_4821, // addu t1, t0, t0
+            0x8c8b_0004, // lw t3, 4(a0)
+            0x016b_5821, // addu t3, t3, t3: written first by the load above
+            0x1480_fffa, // bne a0, zero, 0x1000
+            0x2484_0004, // addiu a0, a0, 4 (the slot)
+        ]);
+        let heads = labels(&insns);
+        assert!(heads[0], "the loop's head is a label");
+        assert_eq!(carried_for_exits(&insns), T0 | T1 | T3);
+        let end = region_end(&insns, &heads);
+        assert_eq!(kept_at_labels(&insns, end), A0 | T2);
+
+        // In a likely branch's slot a write may be skipped: not surely written.
+        let insns = block(&[
+            0x8c88_0000, // lw t0, 0(a0)
+            0x5480_fffe, // bnel a0, zero, 0x1000
+            0x0108_4821, // addu t1, t0, t0 (the slot)
+        ]);
+        assert_eq!(carried_for_exits(&insns), T0);
+        let end = region_end(&insns, &labels(&insns));
+        assert_eq!(kept_at_labels(&insns, end), A0 | T1);
+    }
+}
