@@ -462,6 +462,17 @@ impl Codegen {
             w |= reg_writes(insn);
             later_writes[k] = w;
         }
+        // Per instruction: a later one reads HI before any writes it (see `Op::Mult`).
+        let mut hi_read_later = vec![false; insns.len()];
+        let mut read = false;
+        for (k, insn) in insns.iter().enumerate().rev() {
+            hi_read_later[k] = read;
+            if reg_reads(insn) & (1 << R_HI) != 0 {
+                read = true;
+            } else if reg_writes(insn) & (1 << R_HI) != 0 {
+                read = false;
+            }
+        }
         // Accesses that share one RAM check (see `ops::access_groups`): native ones (not
         // killed) without the scratchpad's path, in blocks with RAM's fast path.
         let cover = ops::access_groups(insns, &labels, |i| {
@@ -560,6 +571,7 @@ impl Codegen {
                 loops: !backs.is_empty(),
                 region_end,
                 later_writes: &later_writes,
+                hi_read_later: &hi_read_later,
                 at_label: 0,
                 dirty_at_label: 0,
                 likely_not_taken: None,
@@ -792,6 +804,8 @@ struct Gen<'a> {
     loops: bool,
     /// Per instruction: the registers it or a later instruction of the block writes.
     later_writes: &'a [u64],
+    /// Per instruction: a later instruction of the block reads HI before one writes it.
+    hi_read_later: &'a [bool],
     /// The index of the last instruction that goes to a label (the slot of the last branch to
     /// one; 0 when there is none): past it, code runs once per block run.
     region_end: u32,

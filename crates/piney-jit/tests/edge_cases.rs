@@ -120,6 +120,15 @@ fn overflow_traps_and_shifts() {
             }
         }
     }
+    // A multiply whose HI the block reads takes LO from the same 64-bit product.
+    for mult in [0x0043_2018, 0x0043_2019] {
+        for a in VALUES {
+            for b in VALUES {
+                // mult(u) $4, $2, $3; mfhi $5; mflo $6
+                same(&[mult, 0x0000_2810, 0x0000_3012], a, b);
+            }
+        }
+    }
 }
 
 /// Issue 17: a jump into a long run of zero words (nops) made the recompiler compile every
