@@ -374,11 +374,12 @@ impl Machine {
             iop.ee_ram = std::mem::take(&mut self.bus.ram);
             iop.native_vblank(self.vblank_count);
             self.bus.ram = std::mem::take(&mut self.bus.iop.ee_ram);
+            // The frame's sound: everything the SPU2 made up to now (the IOP's side's work,
+            // timed with its slices: an idle SPU2 makes most of its samples here).
+            self.bus.iop.spu2_sync();
             if let Some(w) = &mut self.iop_watch {
                 w.slice(false);
             }
-            // The frame's sound: everything the SPU2 made up to now.
-            self.bus.iop.spu2_sync();
             self.flush_audio();
         } else {
             iop.raise_irq(piney_iop::hw::intc::line::EVBLANK);
