@@ -378,19 +378,15 @@ impl Presenter {
     /// (the demo's switch to 30 fps under lavapipe: presents 7-12 ms late, the worst intervals
     /// of a minute's presented-frame jitter).
     pub fn warm_up(&mut self, gpu: &Gpu) {
-        let d = self.params.deflicker;
-        for on in [1, 0] {
-            self.params.deflicker = on;
-            self.make_pipeline(gpu);
+        for deflicker in [false, true] {
+            self.make_pipeline(gpu, deflicker);
         }
-        self.params.deflicker = d;
     }
 
-    /// Makes the present pipeline for the current filter and the frame's deflicker unless it
-    /// is made; returns its slot in `pipelines`.
-    fn make_pipeline(&mut self, gpu: &Gpu) -> usize {
+    /// Makes the present pipeline for the current filter and `deflicker` unless it is made;
+    /// returns its slot in `pipelines`.
+    fn make_pipeline(&mut self, gpu: &Gpu, deflicker: bool) -> usize {
         let sharp = self.scaling.filter == Filter::Sharp;
-        let deflicker = self.params.deflicker != 0;
         let slot = usize::from(sharp) * 2 + usize::from(deflicker);
         let (layout, axes_layout, format) = (&self.layout, &self.axes_layout, self.format);
         self.pipelines[slot].get_or_insert_with(|| {
@@ -632,7 +628,7 @@ impl Presenter {
     ) {
         let rect = picture_rect(width, height, self.scaling.stretch);
         self.update_axes(gpu, rect);
-        let slot = self.make_pipeline(gpu);
+        let slot = self.make_pipeline(gpu, self.params.deflicker != 0);
         let p = self.params;
         let words: [i32; 12] = [
             rect.x as i32,

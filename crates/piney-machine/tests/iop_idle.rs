@@ -7,7 +7,6 @@
 mod kernel_support;
 
 use kernel_support::{Asm, r, run};
-use piney_machine::Machine;
 use piney_machine::scheduler::Event;
 use piney_machine::sif::CLOCK_RATIO;
 
@@ -16,8 +15,7 @@ fn an_idle_iop_is_woken_once_for_its_next_event() {
     // The EE spins; the IOP boots and idles between the SPU2's batches of samples.
     let mut a = Asm::new();
     a.label("spin").addiu(r::T0, r::T0, 1).j("spin");
-    let mut m = Machine::new(Box::new(std::io::sink()));
-    m.load_elf(&kernel_support::elf(&a.finish())).unwrap();
+    let mut m = kernel_support::machine(&a);
     run(&mut m, 3).unwrap();
     assert!(m.bus.iop.idle(), "the IOP idles once booted");
 

@@ -8,7 +8,6 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use kernel_support::{Asm, r, run};
-use piney_machine::Machine;
 use piney_machine::sif::{IopWatch, SectionWatch};
 
 /// What the watches saw, in order: ('i', start) for an IOP slice, ('s', start) for the SPU2.
@@ -32,8 +31,7 @@ impl SectionWatch for Watch {
 fn the_spu2_makes_its_samples_inside_the_iops_slices() {
     let mut a = Asm::new();
     a.label("spin").addiu(r::T0, r::T0, 1).j("spin");
-    let mut m = Machine::new(Box::new(std::io::sink()));
-    m.load_elf(&kernel_support::elf(&a.finish())).unwrap();
+    let mut m = kernel_support::machine(&a);
     run(&mut m, 2).unwrap();
     // A register written: the SPU2 runs from now on (no interrupt enabled: it is idle).
     assert!(m.bus.iop.bus.hw.write(0x1f90_0188, 2, 0));

@@ -95,13 +95,14 @@ pub(super) fn region_end(insns: &[Insn], labels: &[bool]) -> u32 {
 pub(super) fn kept_at_labels(insns: &[Insn], region_end: u32) -> u64 {
     let body = &insns[..=(region_end as usize).min(insns.len() - 1)];
     let touched = body.iter().fold(0, |m, i| m | reg_reads(i) | reg_writes(i)) & !1;
-    let mut not_kept = touched;
-    let mut any = false;
-    for (k, _) in labels(insns).iter().enumerate().filter(|&(_, &l)| l) {
-        not_kept &= carried_for_exits(&insns[k..]);
-        any = true;
-    }
-    if any { touched & !not_kept } else { touched }
+    let not_kept = labels(insns)
+        .iter()
+        .enumerate()
+        .filter(|&(_, &l)| l)
+        .map(|(k, _)| carried_for_exits(&insns[k..]))
+        .reduce(|a, b| a & b)
+        .unwrap_or(0);
+    touched & !not_kept
 }
 
 /// The registers that the path starting at `from[0]` surely writes before it reads them, and
