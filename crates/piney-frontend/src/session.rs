@@ -47,6 +47,10 @@ pub struct Session<'e, E: Emulator + ?Sized> {
     fast_pacer: Pacer,
     /// Paused: no vblank runs except by [`Session::step_frame`].
     paused: bool,
+    /// The first vblank has run (the program's start: loading, the first compiles, often many
+    /// periods long): the next [`Session::advance`] starts the schedule afresh at its clock
+    /// instead of catching that time up.
+    resync_after_start: bool,
 }
 
 /// Vertical blanks [`Session::step_frame`] runs at most looking for the next picture (a game
@@ -78,6 +82,7 @@ impl<'e, E: Emulator + ?Sized> Session<'e, E> {
             fast_speed: None,
             fast_pacer: Pacer::ntsc(0, max_catch_up),
             paused: false,
+            resync_after_start: false,
         }
     }
 
@@ -280,7 +285,21 @@ impl<'e, E: Emulator + ?Sized> Session<'e, E> {
                 *done += FAST_FORWARD_BATCH as u64;
                 FAST_FORWARD_BATCH
             }
-            None => self.pacer.tick(now_ns),
+            None => {
+                if self.resync_after_start {
+                    // The start is not caught up: the schedule begins after it.
+                    self.resync_after_start = false;
+                    self.restart_clock(now_ns);
+                }
+                match self.pacer.tick(now_ns) {
+                    // The first vblank alone, then the clock is read again.
+                    n if n > 0 && self.vblanks == 0 => {
+                        self.resync_after_start = true;
+                        1
+                    }
+                    n => n,
+                }
+            }
         };
         for _ in 0..due {
             if self.emu.finished() {
@@ -533,14 +552,38 @@ mod tests {
     fn catching_up_presents_only_the_newest_picture() {
         let mut emu = Fake::default();
         let mut s = Session::new(&mut emu, Keyboard::new(KeyMap::default()), None, 3);
-        // 5 s late: 3 vblanks, one picture shown (vblank 2's), and the clock moves on.
+        assert_eq!(s.advance(0).unwrap().vblanks, 1);
+        assert_eq!(s.advance(1).unwrap().vblanks, 1);
+        // 5 s late: 3 vblanks, one picture shown (vblank 4's), and the clock moves on.
         let adv = s.advance(5_000_000_000).unwrap();
         assert_eq!((adv.vblanks, adv.new_frames), (3, 1));
-        assert_eq!(adv.frame.unwrap().get(0, 0)[0], 2);
+        assert_eq!(adv.frame.unwrap().get(0, 0)[0], 4);
         assert_eq!(s.advance(5_000_000_000).unwrap().vblanks, 0);
         let adv = s.advance(5_000_000_000 + 16_683_333).unwrap();
         assert_eq!(adv.vblanks, 1);
-        assert_eq!(adv.frame.unwrap().get(0, 0)[0], 4);
+        assert_eq!(adv.frame.unwrap().get(0, 0)[0], 6);
+    }
+
+    /// The program's first vblank (its start: 37 ms for the demo, loading and compiling) is
+    /// not caught up: the schedule begins when it is over, so the first pictures come a
+    /// period apart instead of two or three vblanks at a time.
+    #[test]
+    fn the_first_vblank_is_not_caught_up() {
+        let mut emu = Fake::default();
+        let mut s = Session::new(&mut emu, Keyboard::new(KeyMap::default()), None, 3);
+        s.restart_clock(1000);
+        assert_eq!(s.advance(1000).unwrap().vblanks, 1);
+        // It took 40 ms (vblanks 1 and 2 were due at 16.7 and 33.4 ms): one now, the next a
+        // period later.
+        let after = 41_000_000;
+        assert_eq!(s.advance(after).unwrap().vblanks, 1);
+        assert_eq!(s.next_deadline(), after + 16_683_333);
+        assert_eq!(s.advance(after + 16_683_332).unwrap().vblanks, 0);
+        assert_eq!(s.advance(after + 16_683_333).unwrap().vblanks, 1);
+        // Later delays are caught up (game time kept), as before.
+        let late = after + 3 * 16_683_333 + 1;
+        assert_eq!(s.advance(late).unwrap().vblanks, 2);
+        assert_eq!(s.pacer().resyncs(), 0);
     }
 
     #[test]
@@ -626,6 +669,8 @@ mod tests {
             ..Fake::default()
         };
         let mut s = Session::new(&mut emu, Keyboard::default(), None, 3);
+        s.advance(0).unwrap();
+        s.advance(1).unwrap();
         assert_eq!(
             s.advance(10_000_000_000).unwrap_err(),
             "guest fault at vblank 2"
