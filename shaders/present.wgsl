@@ -7,9 +7,17 @@
 // texel and weight read from a table the CPU made (layout::axis_table: no division per
 // pixel, which a CPU adapter does lane by lane). The display offset moves
 // the picture (black where it left), and the optional frame-mode deflicker mixes each line
-// with the line above. Everything is integer arithmetic on an
-// Rgba8Uint texture read with textureLoad, so the picture is exact and equals the CPU
-// reference (piney_frontend::reference) bit for bit on any backend.
+// with the line above. Everything is integer arithmetic on the bytes of Rgba8Unorm textures
+// read with textureLoad (a byte b reads as b / 255, turned back by rounding b / 255 * 255), so
+// the picture is exact and equals the CPU reference (piney_frontend::reference) bit for bit on
+// any backend.
+//
+// A frame with a display offset or the deflicker takes two passes: `fs_picture` makes the
+// picture at the frame's size once per frame (the offset and the deflicker applied), then
+// `fs_main` scales it into the target; any other frame is scaled as it is. A CPU adapter such
+// as lavapipe pays for every texture load of every lane: the deflicker in the scaling pass
+// was eight loads a target pixel instead of four, and each load the offset's bounds and
+// select. (Unorm, not Uint: lavapipe writes an Rgba8Uint target at a third of the speed.)
 
 struct Params {
     // The picture's rectangle in the target, in pixels: x, y, width, height.
@@ -21,15 +29,17 @@ struct Params {
     misc: vec4<i32>,
 }
 
-// The filter and the deflicker are the pipeline's constants, not uniforms: a CPU adapter runs
+// The filter and the deflicker are the pipelines' constants, not uniforms: a CPU adapter runs
 // both sides of a branch on a uniform (each texel load costs it ~1.5 ns a pixel).
 override SHARP: bool = true;
 override DEFLICKER: bool = false;
 
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var frame: texture_2d<u32>;
+@group(0) @binding(1) var frame: texture_2d<f32>;
 // Row 0: per column of the rectangle, row 1: per row, (texel << 9) | weight (0..=256).
 @group(1) @binding(0) var axes: texture_2d<i32>;
+// What `fs_main` scales: `fs_picture`'s output, or the frame itself.
+@group(2) @binding(0) var picture: texture_2d<f32>;
 
 // One triangle that covers the whole target: (-1, -1), (3, -1), (-1, 3).
 @vertex
@@ -39,6 +49,11 @@ fn vs_main(@builtin(vertex_index) index: u32) -> @builtin(position) vec4<f32> {
     return vec4<f32>(x, y, 0.0, 1.0);
 }
 
+// The bytes of a texel of an Rgba8Unorm texture.
+fn bytes(v: vec4<f32>) -> vec3<u32> {
+    return vec3<u32>(v.rgb * 255.0 + 0.5);
+}
+
 // Texel t of the picture: the frame's texel t - offset, black where the picture is not.
 // Straight-line code (a clamped load and a select): a CPU adapter runs branches for every
 // lane.
@@ -46,7 +61,7 @@ fn texel(t: vec2<i32>) -> vec3<u32> {
     let size = params.src.xy;
     let s = t - params.src.zw;
     let inside = all(s >= vec2<i32>(0)) && all(s < size);
-    let c = textureLoad(frame, clamp(s, vec2<i32>(0), size - 1), 0).rgb;
+    let c = bytes(textureLoad(frame, clamp(s, vec2<i32>(0), size - 1), 0));
     return select(vec3<u32>(0u), c, inside);
 }
 
@@ -60,12 +75,21 @@ fn flickerless(t: vec2<i32>, alpha: u32) -> vec3<u32> {
     return select(c, (up * alpha + c * (255u - alpha) + vec3<u32>(127u)) / 255u, mix);
 }
 
-// Texel t as the picture shows it.
-fn fetch(t: vec2<i32>) -> vec3<u32> {
+// First pass, into `picture` (the frame's size): texel `position` as the picture shows it.
+@fragment
+fn fs_picture(@builtin(position) position: vec4<f32>) -> @location(0) vec4<f32> {
+    let t = vec2<i32>(floor(position.xy));
     if DEFLICKER {
-        return flickerless(t, u32(params.misc.x));
+        return vec4<f32>(vec3<f32>(flickerless(t, u32(params.misc.x))) / 255.0, 1.0);
     }
-    return texel(t);
+    return vec4<f32>(vec3<f32>(texel(t)) / 255.0, 1.0);
+}
+
+// Texel t of the picture, read clamped to the frame: sharp bilinear reads the texel before
+// the first and the one after the last only with weight 0 (layout::sharp_axis), nearest
+// never.
+fn fetch(t: vec2<i32>) -> vec3<u32> {
+    return bytes(textureLoad(picture, clamp(t, vec2<i32>(0), params.src.xy - 1), 0));
 }
 
 // The texel and weight for pixel p of the rectangle along one axis (0: x, 1: y).
@@ -74,6 +98,7 @@ fn axis(p: i32, which: i32) -> vec2<i32> {
     return vec2<i32>(v >> 9u, v & 511);
 }
 
+// Second pass, into the target.
 @fragment
 fn fs_main(@builtin(position) position: vec4<f32>) -> @location(0) vec4<f32> {
     let black = vec4<f32>(0.0, 0.0, 0.0, 1.0);

@@ -147,6 +147,8 @@ impl SharedGpu {
 struct FrameTexture {
     texture: wgpu::Texture,
     bind_group: wgpu::BindGroup,
+    /// The frame as the second pass's source (a frame without offset or deflicker).
+    direct: wgpu::BindGroup,
     size: (u32, u32),
 }
 
@@ -160,18 +162,37 @@ struct FrameParams {
 
 /// Draws frames with `shaders/present.wgsl` into targets of one format.
 pub struct Presenter {
-    /// The present pipeline per (sharp, deflicker), made when first drawn with.
-    pipelines: [Option<wgpu::RenderPipeline>; 4],
+    /// The first pass's pipeline (`fs_picture`) without and with the deflicker, made when
+    /// first drawn with.
+    picture_pipelines: [Option<wgpu::RenderPipeline>; 2],
+    /// The second pass's (`fs_main`) per filter (nearest, sharp).
+    pipelines: [Option<wgpu::RenderPipeline>; 2],
     format: wgpu::TextureFormat,
     axes_layout: wgpu::BindGroupLayout,
     layout: wgpu::BindGroupLayout,
+    picture_layout: wgpu::BindGroupLayout,
     uniforms: wgpu::Buffer,
     texture: Option<FrameTexture>,
     params: FrameParams,
+    /// Frames uploaded so far: the first pass runs once per frame.
+    uploads: u64,
     osd: OsdLayer,
     scaling: Scaling,
     axes: AxisTables,
+    picture: Option<PictureTexture>,
 }
+
+/// The first pass's target, read by the second: the picture at the frame's size, the display
+/// offset and the deflicker applied.
+struct PictureTexture {
+    texture: wgpu::Texture,
+    bind_group: wgpu::BindGroup,
+    /// The upload (`Presenter::uploads`) it holds the picture of, once drawn.
+    made_for: Option<u64>,
+}
+
+/// The frame's format and the first pass's target's.
+const PICTURE_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 
 /// The shader's per-column and per-row texel/weight tables (layout::axis_table): row 0 for
 /// the picture rectangle's columns, row 1 for its rows, remade when the rectangle, the frame's
@@ -226,17 +247,39 @@ fn uniform_and_texture(
     })
 }
 
-/// A full-target triangle pipeline of `source`'s `vs_main`/`fs_main` into `format`, with the
-/// fragment stage's override `constants`.
+/// A bind group layout of one 2D texture of `sample` (binding 0), read by the fragment stage.
+fn one_texture(
+    device: &wgpu::Device,
+    label: &str,
+    sample: wgpu::TextureSampleType,
+) -> wgpu::BindGroupLayout {
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(label),
+        entries: &[wgpu::BindGroupLayoutEntry {
+            binding: 0,
+            visibility: wgpu::ShaderStages::FRAGMENT,
+            ty: wgpu::BindingType::Texture {
+                sample_type: sample,
+                view_dimension: wgpu::TextureViewDimension::D2,
+                multisampled: false,
+            },
+            count: None,
+        }],
+    })
+}
+
+/// A full-target triangle pipeline of `source`'s `vs_main` and the fragment entry point
+/// `fragment.0` (with its override constants `fragment.1`) into `format`.
 fn full_target_pipeline(
     device: &wgpu::Device,
     label: &str,
     source: &'static str,
+    fragment: (&str, &[(&str, f64)]),
     layouts: &[Option<&wgpu::BindGroupLayout>],
     format: wgpu::TextureFormat,
     blend: Option<wgpu::BlendState>,
-    constants: &[(&str, f64)],
 ) -> wgpu::RenderPipeline {
+    let (entry_point, constants) = fragment;
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some(label),
         source: wgpu::ShaderSource::Wgsl(Cow::Borrowed(source)),
@@ -260,7 +303,7 @@ fn full_target_pipeline(
         multisample: wgpu::MultisampleState::default(),
         fragment: Some(wgpu::FragmentState {
             module: &module,
-            entry_point: Some("fs_main"),
+            entry_point: Some(entry_point),
             compilation_options: wgpu::PipelineCompilationOptions {
                 constants,
                 ..Default::default()
@@ -281,20 +324,11 @@ impl Presenter {
     /// are).
     pub fn new(gpu: &Gpu, format: wgpu::TextureFormat) -> Presenter {
         let device = &gpu.device;
-        let layout = uniform_and_texture(device, "present", wgpu::TextureSampleType::Uint);
-        let axes_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("present axes"),
-            entries: &[wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::FRAGMENT,
-                ty: wgpu::BindingType::Texture {
-                    sample_type: wgpu::TextureSampleType::Sint,
-                    view_dimension: wgpu::TextureViewDimension::D2,
-                    multisampled: false,
-                },
-                count: None,
-            }],
-        });
+        // Rgba8Unorm read with textureLoad: the shader turns each texel back into its bytes.
+        let texels = wgpu::TextureSampleType::Float { filterable: false };
+        let layout = uniform_and_texture(device, "present", texels);
+        let axes_layout = one_texture(device, "present axes", wgpu::TextureSampleType::Sint);
+        let picture_layout = one_texture(device, "present picture", texels);
         // As wide as the widest target: a rectangle is never wider or taller than that.
         let axes_texture = device.create_texture(&wgpu::TextureDescriptor {
             label: Some("present axes"),
@@ -341,10 +375,10 @@ impl Presenter {
                 device,
                 "osd",
                 OSD_WGSL,
+                ("fs_main", &[]),
                 &[Some(&osd_layout)],
                 format,
                 Some(wgpu::BlendState::ALPHA_BLENDING),
-                &[],
             ),
             layout: osd_layout,
             uniforms: device.create_buffer(&wgpu::BufferDescriptor {
@@ -356,19 +390,23 @@ impl Presenter {
             current: None,
         };
         Presenter {
+            picture_pipelines: Default::default(),
             pipelines: Default::default(),
             format,
             axes_layout,
             layout,
+            picture_layout,
             uniforms,
             texture: None,
             params: FrameParams::default(),
+            uploads: 0,
             osd,
             scaling: Scaling {
                 filter: Filter::Nearest,
                 stretch: false,
             },
             axes,
+            picture: None,
         }
     }
 
@@ -383,27 +421,80 @@ impl Presenter {
         }
     }
 
-    /// Makes the present pipeline for the current filter and `deflicker` unless it is made;
-    /// returns its slot in `pipelines`.
-    fn make_pipeline(&mut self, gpu: &Gpu, deflicker: bool) -> usize {
+    /// Makes the present pipelines for the current filter and `deflicker` unless they are
+    /// made; returns their slots in `picture_pipelines` and `pipelines`.
+    fn make_pipeline(&mut self, gpu: &Gpu, deflicker: bool) -> (usize, usize) {
         let sharp = self.scaling.filter == Filter::Sharp;
-        let slot = usize::from(sharp) * 2 + usize::from(deflicker);
-        let (layout, axes_layout, format) = (&self.layout, &self.axes_layout, self.format);
-        self.pipelines[slot].get_or_insert_with(|| {
+        let (layout, axes_layout, picture_layout) =
+            (&self.layout, &self.axes_layout, &self.picture_layout);
+        self.picture_pipelines[usize::from(deflicker)].get_or_insert_with(|| {
+            full_target_pipeline(
+                &gpu.device,
+                "present picture",
+                PRESENT_WGSL,
+                (
+                    "fs_picture",
+                    &[("DEFLICKER", f64::from(u8::from(deflicker)))],
+                ),
+                &[Some(layout)],
+                PICTURE_FORMAT,
+                None,
+            )
+        });
+        let format = self.format;
+        self.pipelines[usize::from(sharp)].get_or_insert_with(|| {
             full_target_pipeline(
                 &gpu.device,
                 "present",
                 PRESENT_WGSL,
-                &[Some(layout), Some(axes_layout)],
+                ("fs_main", &[("SHARP", f64::from(u8::from(sharp)))]),
+                &[Some(layout), Some(axes_layout), Some(picture_layout)],
                 format,
                 None,
-                &[
-                    ("SHARP", f64::from(u8::from(sharp))),
-                    ("DEFLICKER", f64::from(u8::from(deflicker))),
-                ],
             )
         });
-        slot
+        (usize::from(deflicker), usize::from(sharp))
+    }
+
+    /// Makes the first pass's target for the current frame's size, unless the one held has it.
+    fn make_picture(&mut self, gpu: &Gpu) {
+        let size = (self.params.size.0.max(1), self.params.size.1.max(1));
+        if self
+            .picture
+            .as_ref()
+            .is_some_and(|r| (r.texture.width(), r.texture.height()) == size)
+        {
+            return;
+        }
+        let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("present picture"),
+            size: wgpu::Extent3d {
+                width: size.0,
+                height: size.1,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: PICTURE_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING,
+            view_formats: &[],
+        });
+        let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("present picture"),
+            layout: &self.picture_layout,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::TextureView(
+                    &texture.create_view(&wgpu::TextureViewDescriptor::default()),
+                ),
+            }],
+        });
+        self.picture = Some(PictureTexture {
+            texture,
+            bind_group,
+            made_for: None,
+        });
     }
 
     /// Writes the axis tables for `rect` and the current frame, unless they hold them.
@@ -538,8 +629,8 @@ impl Presenter {
                 mip_level_count: 1,
                 sample_count: 1,
                 dimension: wgpu::TextureDimension::D2,
-                // Uint: the shader reads the bytes as they are (no filtering, no sRGB).
-                format: wgpu::TextureFormat::Rgba8Uint,
+                // The shader reads the bytes as they are (no filtering, no sRGB).
+                format: PICTURE_FORMAT,
                 usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
                 view_formats: &[],
             });
@@ -558,9 +649,18 @@ impl Presenter {
                     },
                 ],
             });
+            let direct = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("present frame as the picture"),
+                layout: &self.picture_layout,
+                entries: &[wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::TextureView(&view),
+                }],
+            });
             self.texture = Some(FrameTexture {
                 texture,
                 bind_group,
+                direct,
                 size,
             });
         }
@@ -613,6 +713,7 @@ impl Presenter {
             offset: frame.offset_pixels(),
             deflicker: frame.deflicker_alpha(),
         };
+        self.uploads += 1;
         gpu.check("uploading a frame")
     }
 
@@ -628,7 +729,7 @@ impl Presenter {
     ) {
         let rect = picture_rect(width, height, self.scaling.stretch);
         self.update_axes(gpu, rect);
-        let slot = self.make_pipeline(gpu, self.params.deflicker != 0);
+        let (picture_slot, slot) = self.make_pipeline(gpu, self.params.deflicker != 0);
         let p = self.params;
         let words: [i32; 12] = [
             rect.x as i32,
@@ -646,6 +747,42 @@ impl Presenter {
         ];
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         gpu.queue.write_buffer(&self.uniforms, 0, &bytes);
+        let shown = self.texture.is_some() && rect.width > 0 && rect.height > 0;
+        // The first pass (once per frame) where the frame is not the picture as it is.
+        let direct = p.offset == (0, 0) && p.deflicker == 0;
+        if shown && !direct {
+            self.make_picture(gpu);
+            if let (Some(t), Some(picture), Some(pipeline)) = (
+                &self.texture,
+                &mut self.picture,
+                &self.picture_pipelines[picture_slot],
+            ) && picture.made_for != Some(self.uploads)
+            {
+                let view = picture
+                    .texture
+                    .create_view(&wgpu::TextureViewDescriptor::default());
+                let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                    label: Some("present picture"),
+                    color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                        view: &view,
+                        depth_slice: None,
+                        resolve_target: None,
+                        ops: wgpu::Operations {
+                            load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
+                            store: wgpu::StoreOp::Store,
+                        },
+                    })],
+                    depth_stencil_attachment: None,
+                    timestamp_writes: None,
+                    occlusion_query_set: None,
+                    multiview_mask: None,
+                });
+                pass.set_pipeline(pipeline);
+                pass.set_bind_group(0, &t.bind_group, &[]);
+                pass.draw(0..3, 0..1);
+                picture.made_for = Some(self.uploads);
+            }
+        }
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("present"),
             color_attachments: &[Some(wgpu::RenderPassColorAttachment {
@@ -662,14 +799,18 @@ impl Presenter {
             occlusion_query_set: None,
             multiview_mask: None,
         });
-        if let Some(t) = &self.texture
-            && rect.width > 0
-        {
-            if let Some(pipeline) = &self.pipelines[slot] {
-                pass.set_pipeline(pipeline);
+        if shown
+            && let (Some(t), Some(pipeline)) = (&self.texture, &self.pipelines[slot])
+            && let Some(source) = match &self.picture {
+                _ if direct => Some(&t.direct),
+                Some(picture) => Some(&picture.bind_group),
+                None => None,
             }
+        {
+            pass.set_pipeline(pipeline);
             pass.set_bind_group(0, &t.bind_group, &[]);
             pass.set_bind_group(1, &self.axes.bind_group, &[]);
+            pass.set_bind_group(2, source, &[]);
             pass.draw(0..3, 0..1);
         }
         if let Some((bind_group, size)) = &self.osd.current {
@@ -825,19 +966,25 @@ impl Headless {
 mod tests {
     use super::*;
 
-    /// The window's warm-up makes the present pipelines of the current filter both with and
-    /// without the deflicker, and only those.
+    /// The window's warm-up makes the first pass's pipelines with and without the deflicker
+    /// and the second pass's for the current filter, and only those.
     #[test]
     fn warm_up_makes_both_deflicker_pipelines_of_the_filter() {
         let mut h = Headless::new().unwrap_or_else(|e| panic!("headless wgpu: {e}"));
-        assert!(h.presenter.pipelines.iter().all(Option::is_none));
+        let made = |p: &Presenter| {
+            (
+                p.picture_pipelines.iter().map(Option::is_some).collect(),
+                p.pipelines.iter().map(Option::is_some).collect(),
+            )
+        };
+        assert_eq!(made(&h.presenter), (vec![false; 2], vec![false; 2]));
         h.presenter.warm_up(&h.gpu);
-        let sharp = usize::from(h.presenter.scaling.filter == Filter::Sharp) * 2;
-        let made: Vec<bool> = h.presenter.pipelines.iter().map(Option::is_some).collect();
-        let mut want = [false; 4];
-        want[sharp] = true;
-        want[sharp + 1] = true;
-        assert_eq!(made, want, "(sharp, deflicker) slots made");
+        let sharp = h.presenter.scaling.filter == Filter::Sharp;
+        assert_eq!(
+            made(&h.presenter),
+            (vec![true; 2], vec![!sharp, sharp]),
+            "(deflicker slots, filter slots) made"
+        );
         assert_eq!(
             h.presenter.params.deflicker, 0,
             "the frame's own deflicker is kept"

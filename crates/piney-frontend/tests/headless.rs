@@ -188,8 +188,9 @@ fn the_on_screen_display_is_blended_over_the_corner() {
 }
 
 /// Sharp bilinear and stretch on the GPU equal the CPU reference bit for bit, at fractional
-/// and integer factors, with the display offset and the deflicker; at an integer factor sharp
-/// is nearest (no blur).
+/// and integer factors, for a frame as it is (scaled straight from its texture), with the
+/// display offset either way, and with the deflicker (both through the first pass); at an
+/// integer factor sharp is nearest (no blur).
 #[test]
 fn sharp_bilinear_and_stretch_match_the_reference() {
     use piney_frontend::layout::{Filter, Scaling};
@@ -200,7 +201,12 @@ fn sharp_bilinear_and_stretch_match_the_reference() {
     };
     let mut frame = pattern(64, 48).with_offset(3, -2);
     frame.deflicker = Some(100);
-    for (w, ht, scaling) in [
+    let frames = [
+        pattern(64, 48),
+        pattern(64, 48).with_offset(-5, 4),
+        frame.clone(),
+    ];
+    for ((w, ht, scaling), frame) in [
         (200, 150, sharp),
         (1000, 700, sharp),
         (333, 111, sharp),
@@ -220,14 +226,19 @@ fn sharp_bilinear_and_stretch_match_the_reference() {
                 stretch: true,
             },
         ),
-    ] {
+    ]
+    .into_iter()
+    .flat_map(|size| frames.iter().map(move |f| (size, f)))
+    {
         h.set_scaling(scaling);
-        let img = h.render(&frame, w, ht).unwrap();
-        let want = reference::present_with(&frame, w, ht, scaling);
+        let img = h.render(frame, w, ht).unwrap();
+        let want = reference::present_with(frame, w, ht, scaling);
         assert_eq!(
             first_difference(&img, &want, w),
             None,
-            "{w}x{ht} {scaling:?}"
+            "{w}x{ht} {scaling:?}, offset {:?}, deflicker {:?}",
+            frame.offset_pixels(),
+            frame.deflicker
         );
     }
     // 3x the frame (192 x 144, exactly 4:3 of 64 x 48): sharp is nearest.
