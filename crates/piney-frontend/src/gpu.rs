@@ -213,58 +213,68 @@ struct OsdLayer {
     current: Option<(wgpu::BindGroup, (u32, u32))>,
 }
 
-/// A bind group layout of a uniform buffer (binding 0) and a 2D texture of `sample` (binding 1),
-/// both read by the fragment stage.
-fn uniform_and_texture(
+/// A fragment-stage binding of a 2D texture of `sample`.
+fn texture_entry(binding: u32, sample: wgpu::TextureSampleType) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::FRAGMENT,
+        ty: wgpu::BindingType::Texture {
+            sample_type: sample,
+            view_dimension: wgpu::TextureViewDimension::D2,
+            multisampled: false,
+        },
+        count: None,
+    }
+}
+
+/// A fragment-stage binding of a uniform buffer.
+fn uniform_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::FRAGMENT,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
+/// A bind group layout of `entries`.
+fn layout_of(
     device: &wgpu::Device,
     label: &str,
-    sample: wgpu::TextureSampleType,
+    entries: &[wgpu::BindGroupLayoutEntry],
 ) -> wgpu::BindGroupLayout {
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some(label),
-        entries: &[
-            wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::FRAGMENT,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            },
-            wgpu::BindGroupLayoutEntry {
-                binding: 1,
-                visibility: wgpu::ShaderStages::FRAGMENT,
-                ty: wgpu::BindingType::Texture {
-                    sample_type: sample,
-                    view_dimension: wgpu::TextureViewDimension::D2,
-                    multisampled: false,
-                },
-                count: None,
-            },
-        ],
+        entries,
     })
 }
 
-/// A bind group layout of one 2D texture of `sample` (binding 0), read by the fragment stage.
-fn one_texture(
-    device: &wgpu::Device,
+/// A render pass into `view` that clears it to `clear` first.
+fn clearing_pass<'e>(
+    encoder: &'e mut wgpu::CommandEncoder,
     label: &str,
-    sample: wgpu::TextureSampleType,
-) -> wgpu::BindGroupLayout {
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+    view: &wgpu::TextureView,
+    clear: wgpu::Color,
+) -> wgpu::RenderPass<'e> {
+    encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
         label: Some(label),
-        entries: &[wgpu::BindGroupLayoutEntry {
-            binding: 0,
-            visibility: wgpu::ShaderStages::FRAGMENT,
-            ty: wgpu::BindingType::Texture {
-                sample_type: sample,
-                view_dimension: wgpu::TextureViewDimension::D2,
-                multisampled: false,
+        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+            view,
+            depth_slice: None,
+            resolve_target: None,
+            ops: wgpu::Operations {
+                load: wgpu::LoadOp::Clear(clear),
+                store: wgpu::StoreOp::Store,
             },
-            count: None,
-        }],
+        })],
+        depth_stencil_attachment: None,
+        timestamp_writes: None,
+        occlusion_query_set: None,
+        multiview_mask: None,
     })
 }
 
@@ -326,9 +336,17 @@ impl Presenter {
         let device = &gpu.device;
         // Rgba8Unorm read with textureLoad: the shader turns each texel back into its bytes.
         let texels = wgpu::TextureSampleType::Float { filterable: false };
-        let layout = uniform_and_texture(device, "present", texels);
-        let axes_layout = one_texture(device, "present axes", wgpu::TextureSampleType::Sint);
-        let picture_layout = one_texture(device, "present picture", texels);
+        let layout = layout_of(
+            device,
+            "present",
+            &[uniform_entry(0), texture_entry(1, texels)],
+        );
+        let axes_layout = layout_of(
+            device,
+            "present axes",
+            &[texture_entry(0, wgpu::TextureSampleType::Sint)],
+        );
+        let picture_layout = layout_of(device, "present picture", &[texture_entry(0, texels)]);
         // As wide as the widest target: a rectangle is never wider or taller than that.
         let axes_texture = device.create_texture(&wgpu::TextureDescriptor {
             label: Some("present axes"),
@@ -365,10 +383,13 @@ impl Presenter {
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let osd_layout = uniform_and_texture(
+        let osd_layout = layout_of(
             device,
             "osd",
-            wgpu::TextureSampleType::Float { filterable: false },
+            &[
+                uniform_entry(0),
+                texture_entry(1, wgpu::TextureSampleType::Float { filterable: false }),
+            ],
         );
         let osd = OsdLayer {
             pipeline: full_target_pipeline(
@@ -761,44 +782,15 @@ impl Presenter {
                 let view = picture
                     .texture
                     .create_view(&wgpu::TextureViewDescriptor::default());
-                let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                    label: Some("present picture"),
-                    color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                        view: &view,
-                        depth_slice: None,
-                        resolve_target: None,
-                        ops: wgpu::Operations {
-                            load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
-                            store: wgpu::StoreOp::Store,
-                        },
-                    })],
-                    depth_stencil_attachment: None,
-                    timestamp_writes: None,
-                    occlusion_query_set: None,
-                    multiview_mask: None,
-                });
+                let mut pass =
+                    clearing_pass(encoder, "present picture", &view, wgpu::Color::TRANSPARENT);
                 pass.set_pipeline(pipeline);
                 pass.set_bind_group(0, &t.bind_group, &[]);
                 pass.draw(0..3, 0..1);
                 picture.made_for = Some(self.uploads);
             }
         }
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("present"),
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
-                    store: wgpu::StoreOp::Store,
-                },
-            })],
-            depth_stencil_attachment: None,
-            timestamp_writes: None,
-            occlusion_query_set: None,
-            multiview_mask: None,
-        });
+        let mut pass = clearing_pass(encoder, "present", view, wgpu::Color::BLACK);
         if shown
             && let (Some(t), Some(pipeline)) = (&self.texture, &self.pipelines[slot])
             && let Some(source) = match &self.picture {
