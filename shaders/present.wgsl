@@ -17,7 +17,8 @@
 // `fs_main` scales it into the target; any other frame is scaled as it is. A CPU adapter such
 // as lavapipe pays for every texture load of every lane: the deflicker in the scaling pass
 // was eight loads a target pixel instead of four, and each load the offset's bounds and
-// select. (Unorm, not Uint: lavapipe writes an Rgba8Uint target at a third of the speed.)
+// select. (Unorm, not Uint: on lavapipe the first pass into an Rgba8Uint target took about
+// 1 ms longer a picture, at 512 x 448.)
 
 struct Params {
     // The picture's rectangle in the target, in pixels: x, y, width, height.
