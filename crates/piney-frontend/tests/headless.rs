@@ -188,7 +188,7 @@ fn the_on_screen_display_is_blended_over_the_corner() {
 }
 
 /// Sharp bilinear and stretch on the GPU equal the CPU reference bit for bit, at fractional
-/// and integer factors, for a frame as it is (scaled straight from its texture), with the
+/// and integer factors up and down, for a frame as it is (scaled straight from its texture), with the
 /// display offset either way, and with the deflicker (both through the first pass); at an
 /// integer factor sharp is nearest (no blur).
 #[test]
@@ -210,6 +210,8 @@ fn sharp_bilinear_and_stretch_match_the_reference() {
         (200, 150, sharp),
         (1000, 700, sharp),
         (333, 111, sharp),
+        // Smaller than the frame: sharp bilinear mixing down.
+        (40, 30, sharp),
         (
             173,
             97,
