@@ -928,7 +928,7 @@ impl Renderer for WgpuRenderer {
                 self.upload_all();
             }
             MemCommand::PowerOn => {
-                self.batch = Batch::new(self.scale);
+                self.batch.discard();
                 self.cpu.memory(MemCommand::PowerOn);
                 self.upload_all();
                 self.stale = pack::Pages::default();
@@ -1085,6 +1085,70 @@ impl Renderer for WgpuRenderer {
 
 #[cfg(test)]
 mod tests {
+    use piney_gs::scenes::{first_difference, replay, scene};
+
+    /// 60 blended 8 x 8 sprites, two over each of 30 cells of a 128 x 128 frame (so their
+    /// order shows), each one 16 x 16 tile at scale 2: one batch without a limit.
+    fn sprites() -> Vec<piney_gs::scenes::Cmd> {
+        use piney_gs::gs::reg;
+        let mut g = piney_gs::Gs::new(piney_gs::scenes::Recorder::default());
+        for (r, v) in [
+            (reg::FRAME_1, 2 << 16),                 // page 0, 128 pixels wide, PSMCT32
+            (reg::ZBUF_1, 1 << 32),                  // ZMSK: no Z written
+            (reg::SCISSOR_1, 127 << 16 | 127 << 48), // 0..127 both ways
+            (reg::ALPHA_1, 0x44),                    // (Cs - Cd) * As >> 7 + Cd
+            (reg::TEST_1, 1 << 16 | 1 << 17),        // ZTE, ZTST always
+            (reg::PRIM, 6 | 1 << 6),                 // sprite, ABE
+        ] {
+            g.write_reg(r, v).unwrap();
+        }
+        for i in 0..60u64 {
+            let (x, y) = ((i % 10) * 8, (i / 10 % 3) * 8);
+            let rgba = ((i * 40) & 0xff) | (255 - i * 4) << 8 | ((i * 9) & 0xff) << 16 | 0x40 << 24;
+            g.write_reg(reg::RGBAQ, rgba).unwrap();
+            g.write_reg(reg::XYZ2, x << 4 | y << 20).unwrap();
+            g.write_reg(reg::XYZ2, (x + 8) << 4 | (y + 8) << 20)
+                .unwrap();
+        }
+        g.into_renderer().0
+    }
+
+    /// Batches drawn before their tile lists would exceed a limit draw what whole batches
+    /// draw, in order: the sprites above in batches of 40, 40 and 1 at a time, and random
+    /// scenes with a limit of 40 entries (a few primitives) and of one, all equal to the
+    /// software renderer.
+    #[test]
+    fn batches_split_by_their_tile_lists_draw_the_same() {
+        let scale = 2;
+        let gpu = |limit| {
+            let mut gpu = super::WgpuRenderer::with_scale(scale).unwrap_or_else(|e| {
+                panic!("no wgpu adapter ({e}); install mesa-vulkan-drivers for lavapipe")
+            });
+            gpu.batch = super::pack::Batch::with_list_limit(scale, limit);
+            gpu
+        };
+        let check = |gpu: &mut super::WgpuRenderer, cmds: &[piney_gs::scenes::Cmd]| {
+            let mut sw = piney_gs::SoftwareRenderer::with_scale(scale);
+            let sw_reads = replay(&mut sw, cmds);
+            assert_eq!(replay(gpu, cmds), sw_reads, "readbacks differ");
+            gpu.check().unwrap();
+            if let Some(d) = first_difference(sw.planes_mut(), &gpu.read_planes()) {
+                panic!("{d}");
+            }
+            gpu.stats()
+        };
+        for (limit, batches) in [(usize::MAX, 1), (40, 2), (1, 60)] {
+            let s = check(&mut gpu(limit), &sprites());
+            assert_eq!((s.gpu_prims, s.batches), (60, batches), "limit {limit}");
+        }
+        for limit in [40, 1] {
+            let mut gpu = gpu(limit);
+            for seed in 300..303 {
+                check(&mut gpu, &scene(seed, 50, false));
+            }
+        }
+    }
+
     /// Every WGSL file parses and validates with naga (no device needed).
     #[test]
     fn shaders_validate() {

@@ -247,7 +247,8 @@ fn rgba_word(c: [i32; 4]) -> u32 {
 }
 
 /// A packed primitive: its words (with `state` as the state's offset, `base` its own offset)
-/// and its pixel bounding box (`x0..x1`, `y0..y1`, inside 0..2048).
+/// and its bounding box on the fine grid of the render scale (`x0..x1`, `y0..y1`, inside
+/// 0..2048 * scale).
 pub struct Packed {
     /// The words.
     pub words: Vec<u32>,
@@ -255,6 +256,22 @@ pub struct Packed {
     pub x: (u32, u32),
     /// Rows.
     pub y: (u32, u32),
+}
+
+impl Packed {
+    /// The columns and rows of tiles its box touches.
+    fn tile_ranges(&self) -> (std::ops::Range<u32>, std::ops::Range<u32>) {
+        (
+            self.x.0 / TILE..self.x.1.div_ceil(TILE),
+            self.y.0 / TILE..self.y.1.div_ceil(TILE),
+        )
+    }
+
+    /// How many tiles its box touches (its entries in the tile lists).
+    pub fn tiles(&self) -> usize {
+        let (xs, ys) = self.tile_ranges();
+        xs.len() * ys.len()
+    }
 }
 
 fn clip_box(x0: i64, x1: i64, y0: i64, y1: i64, scale: u32) -> Option<((u32, u32), (u32, u32))> {
@@ -485,6 +502,10 @@ pub struct Batch {
     scale: u32,
     /// Tiles a side of the fine drawing space.
     tiles: u32,
+    /// Entries in the tile lists (the primitives' tiles, counted once per tile each covers).
+    listed: usize,
+    /// The most entries a batch takes before it is drawn ([`LIST_WORDS`] but in tests).
+    list_limit: usize,
 }
 
 impl Default for Batch {
@@ -496,6 +517,12 @@ impl Default for Batch {
 impl Batch {
     /// An empty batch for render scale `scale`.
     pub fn new(scale: u32) -> Batch {
+        Batch::with_list_limit(scale, LIST_WORDS)
+    }
+
+    /// An empty batch for render scale `scale` that is drawn before its tile lists would
+    /// exceed `limit` entries (tests split batches with a small one).
+    pub fn with_list_limit(scale: u32, limit: usize) -> Batch {
         let tiles = 2048 * scale / TILE;
         Batch {
             words: Vec::new(),
@@ -508,12 +535,22 @@ impl Batch {
             prims: 0,
             scale,
             tiles,
+            listed: 0,
+            list_limit: limit,
         }
     }
 }
 
 /// Words of primitives a batch takes before it is drawn.
 const BATCH_WORDS: usize = 4 << 20;
+
+/// Tile-list entries a batch takes before it is drawn: 16M words (64 MiB). The lists grow with
+/// the area drawn times the render scale squared (a 640 x 448 layer is 1,120 entries at 1x,
+/// 71,680 at 8x), and the tile buffer must stay within a storage binding (128 MiB where the
+/// adapter gives no more): with three header words for each of at most 2^20 tiles (2048 x
+/// 2048 pixels at 8x) it holds at most 76 MiB. An empty batch takes any one primitive (at
+/// most 2^20 entries).
+pub const LIST_WORDS: usize = 16 << 20;
 
 /// What [`Batch::add`] did.
 #[derive(Debug, PartialEq, Eq)]
@@ -531,6 +568,11 @@ impl Batch {
     /// True when nothing is queued.
     pub fn is_empty(&self) -> bool {
         self.prims == 0
+    }
+
+    /// Drops the queued draws undrawn (a power-on); the limits stay.
+    pub fn discard(&mut self) {
+        *self = Batch::with_list_limit(self.scale, self.list_limit);
     }
 
     /// The frame and Z pages the queued draws may write.
@@ -570,7 +612,8 @@ impl Batch {
                         .iter()
                         .any(|(bt, bp)| bt != t && bp.overlaps(pages))
                 })
-                || self.words.len() + p.words.len() > BATCH_WORDS;
+                || self.words.len() + p.words.len() > BATCH_WORDS
+                || self.listed + p.tiles() > self.list_limit;
             if clash {
                 return Added::Flush;
             }
@@ -580,8 +623,10 @@ impl Batch {
             self.last_state = Some((s, state_at, tex));
         }
         self.words.extend_from_slice(&p.words);
-        for ty in p.y.0 / TILE..p.y.1.div_ceil(TILE) {
-            for tx in p.x.0 / TILE..p.x.1.div_ceil(TILE) {
+        self.listed += p.tiles();
+        let (xs, ys) = p.tile_ranges();
+        for ty in ys {
+            for tx in xs.clone() {
                 let t = ty * self.tiles + tx;
                 let list = &mut self.lists[t as usize];
                 if list.is_empty() {
@@ -629,6 +674,7 @@ impl Batch {
         self.targets.clear();
         self.last_state = None;
         self.prims = 0;
+        self.listed = 0;
         (out, n as u32)
     }
 }
