@@ -88,6 +88,12 @@ tools/bench-compute.sh --piney "${CARGO_TARGET_DIR:-target}/debug/piney" --scale
 echo "== cargo test" >&2
 cargo test --workspace --locked
 
+echo "== tools/bench-gs.sh runs (two frames at scale 1, the debug build: its times are no figure)" >&2
+PINEY="${CARGO_TARGET_DIR:-target}/debug/piney" \
+  REPLAY_BENCH="${CARGO_TARGET_DIR:-target}/debug/examples/replay_bench" \
+  GS_BENCH="${CARGO_TARGET_DIR:-target}/debug/examples/gs_bench" \
+  tools/bench-gs.sh --frames 2 --scales 1 >/dev/null
+
 # The recompiler against the interpreter on random programs, beyond the test's own seeds: up to
 # 20000 more, no seed started after 120 s (a failure prints its seed, how to rerun it, and the
 # program). Built as part of the workspace (as `cargo test --workspace` built it: `-p piney-jit`

@@ -613,6 +613,13 @@ impl WgpuRenderer {
         (x as u32, g.div_ceil(x) as u32)
     }
 
+    /// Waits until the device has done every command submitted so far (a benchmark's frame
+    /// time, when the picture stays on the GPU as a window's does).
+    pub fn wait(&mut self) {
+        self.flush();
+        let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
+    }
+
     /// Every sample plane of local memory (one at scale 1), after every earlier command.
     pub fn read_planes(&mut self) -> Vec<LocalMemory> {
         self.download();

@@ -4,6 +4,8 @@
 //! then the time of a busy 512 x 448 frame read out through the PCRTC. Run with
 //! `cargo run --release -p piney-gs --example gs_bench [WORDS]`: with words, only the rows whose
 //! name holds them all (and the busy frame only when asked for by "busy"), for a profiler.
+//! `gs_bench --write-dump FILE [FRAMES]` writes the busy frame, FRAMES times (default 8), as a
+//! GS dump instead, for `piney replay` and piney-gs-wgpu's replay_bench.
 
 use std::time::Instant;
 
@@ -215,12 +217,17 @@ fn run(name: &str, state: &State, packets: &[u128], pixels: f64, reps: u32) {
     );
 }
 
-/// Milliseconds a frame of the busy scene takes, read out through the PCRTC (the median of
-/// `frames` frames).
-fn busy_frame(renderer: SoftwareRenderer, frame: &[u128], frames: u32) -> f64 {
-    let mut gs = Gs::new(renderer);
-    let mut path = GifPath::new();
-    path.feed(&mut gs, &setup()).expect("setup");
+/// The busy frame's draws: a full-screen sprite, 3000 bilinear blended triangles of ~150 px
+/// (about 2.2 frames of overdraw).
+fn busy_scene() -> Vec<u128> {
+    let mut frame = sprites(1, 511, 447, true);
+    let (iip, tme, abe, fst) = (1u64 << 3, 1u64 << 4, 1u64 << 6, 1u64 << 8);
+    frame.extend(triangles(3000, 150, 3 | iip | tme | abe | fst));
+    frame
+}
+
+/// What the busy frame's draws need first: [`setup`] and the bilinear state.
+fn busy_setup() -> Vec<u128> {
     let bilinear = State {
         name: "",
         zbuf: Z_OFF,
@@ -228,14 +235,32 @@ fn busy_frame(renderer: SoftwareRenderer, frame: &[u128], frames: u32) -> f64 {
         tex0: TEX32,
         tex1: BILINEAR,
     };
-    path.feed(&mut gs, &bilinear.packet()).expect("state");
-    gs.write_priv(0x0000, 2).expect("PMODE");
-    gs.write_priv(0x0090, 8 << 9).expect("DISPFB2");
-    gs.write_priv(
+    let mut q = setup();
+    q.extend(bilinear.packet());
+    q
+}
+
+/// The privileged registers that show the 512 x 448 frame: PMODE (circuit 2 on), DISPFB2
+/// (page 0, 512 wide, PSMCT32), DISPLAY2 (DX 636, DY 50, MAGH 4: 2560 / 5 = 512 pixels, 448
+/// rows).
+const DISPLAY: [(u32, u64); 3] = [
+    (0x0000, 2),
+    (0x0090, 8 << 9),
+    (
         0x00a0,
         636 | 50 << 12 | 4 << 23 | 2559u64 << 32 | 447u64 << 44,
-    )
-    .expect("DISPLAY2");
+    ),
+];
+
+/// Milliseconds a frame of the busy scene takes, read out through the PCRTC (the median of
+/// `frames` frames).
+fn busy_frame(renderer: SoftwareRenderer, frame: &[u128], frames: u32) -> f64 {
+    let mut gs = Gs::new(renderer);
+    let mut path = GifPath::new();
+    path.feed(&mut gs, &busy_setup()).expect("setup");
+    for (r, v) in DISPLAY {
+        gs.write_priv(r, v).expect("display register");
+    }
     path.feed(&mut gs, frame).expect("frame");
     let mut times: Vec<f64> = (0..frames)
         .map(|_| {
@@ -250,7 +275,52 @@ fn busy_frame(renderer: SoftwareRenderer, frame: &[u128], frames: u32) -> f64 {
     times[times.len() / 2] * 1e3
 }
 
+/// Writes the busy frame, `frames` times, as a GS dump (memory zero and the registers as after
+/// a reset at its start, the display registers in its register block).
+fn write_dump(path: &str, frames: u32) {
+    use piney_gs::dump::{GsDump, Packet, SavedState};
+    let bytes = |q: Vec<u128>| q.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>();
+    let mut regs = vec![0u8; piney_gs::dump::PRIV_BLOCK];
+    for (r, v) in DISPLAY {
+        regs[r as usize..r as usize + 8].copy_from_slice(&v.to_le_bytes());
+    }
+    let scene = bytes(busy_scene());
+    let mut packets = vec![Packet::Transfer {
+        path: 3,
+        data: bytes(busy_setup()),
+    }];
+    for _ in 0..frames {
+        packets.push(Packet::Transfer {
+            path: 3,
+            data: scene.clone(),
+        });
+        packets.push(Packet::VSync(0));
+    }
+    let dump = GsDump {
+        crc: 0,
+        header: None,
+        // PRMODECONT 1 (as after a reset): the attributes come with PRIM.
+        state: SavedState::build_v8(&[(reg::PRMODECONT, 1)], &piney_gs::LocalMemory::new()),
+        regs,
+        packets,
+        dropped_tail: None,
+    };
+    if let Err(e) = std::fs::write(path, dump.to_bytes()) {
+        eprintln!("{path}: {e}");
+        std::process::exit(1);
+    }
+}
+
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).is_some_and(|a| a == "--write-dump") {
+        let Some(path) = args.get(2) else {
+            eprintln!("usage: gs_bench --write-dump FILE [FRAMES]");
+            std::process::exit(2);
+        };
+        write_dump(path, args.get(3).and_then(|f| f.parse().ok()).unwrap_or(8));
+        return;
+    }
     piney_gs::swizzle::warm_up();
     let bilinear = State {
         name: "bilinear",
@@ -322,10 +392,8 @@ fn main() {
     if !wanted("busy 512x448 frame") {
         return;
     }
-    // A busy frame: a full-screen sprite, 3000 bilinear blended triangles of ~150 px (about
-    // 2.2 frames of overdraw), read out through the PCRTC.
-    let mut frame = sprites(1, 511, 447, true);
-    frame.extend(triangles(3000, 150, 3 | iip | tme | abe | fst));
+    // The busy frame, read out through the PCRTC.
+    let frame = busy_scene();
     let general = busy_frame(SoftwareRenderer::general_only(1), &frame, 5);
     let fast = busy_frame(SoftwareRenderer::new(), &frame, 20);
     let two = busy_frame(SoftwareRenderer::new().with_threads(2), &frame, 20);
