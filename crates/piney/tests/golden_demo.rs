@@ -1,6 +1,7 @@
 //! Golden pictures of the demo title drawn through the whole data path: the EE program's VIF1
 //! chain (MPG, UNPACK, MSCAL), VU1's XGKICK on PATH1, the 2D layer's GIF DMA on PATH3, the GS's
-//! software rasteriser and the PCRTC, as `piney demo --headless --dump-frames` writes them.
+//! software rasteriser and the PCRTC, as `piney demo --headless --dump-frames` writes them; and
+//! the same frames drawn by `--renderer wgpu` (on lavapipe in CI) must match the same goldens.
 //! Each case has a tolerance (differing pixels allowed) and an expected-failure flag: an expected
 //! failure that starts to pass fails the test, so the flag gets cleared.
 //!
@@ -42,22 +43,24 @@ fn golden_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
 }
 
-fn render(case: &Case) -> Image {
-    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("golden-{}", case.name));
+fn render(case: &Case, renderer: &str) -> Image {
+    let out =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("golden-{}-{renderer}", case.name));
     let _ = std::fs::remove_dir_all(&out);
     let mut cmd = piney_support::command();
-    cmd.args(["demo", "--headless", "--frames"])
+    cmd.args(["demo", "--headless", "--renderer", renderer, "--frames"])
         .arg((case.frame + 1).to_string());
     cmd.arg("--dump-frames").arg(&out);
     if let Some(input) = case.input {
         cmd.arg("--input").arg(golden_dir().join(input));
     }
     let o = cmd.output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{} ({renderer}): {err}", case.name);
+    // A wgpu run that fell back to the software renderer would compare nothing new.
     assert!(
-        o.status.success(),
-        "{}: {}",
-        case.name,
-        String::from_utf8_lossy(&o.stderr)
+        !err.contains("drawing with the software renderer"),
+        "{renderer}: no GPU adapter: {err}"
     );
     Image::read_png(&out.join(Image::frame_file_name(case.frame))).unwrap()
 }
@@ -66,13 +69,16 @@ fn render(case: &Case) -> Image {
 fn demo_frames_match_their_goldens() {
     let bless = std::env::var_os("PINEY_BLESS").is_some();
     let mut failures = Vec::new();
-    for case in CASES {
-        let got = render(case);
+    for (case, renderer) in CASES.iter().flat_map(|c| [(c, "sw"), (c, "wgpu")]) {
         let path = golden_dir().join(format!("{}.png", case.name));
         if bless {
-            got.write_png(&path).unwrap();
+            // Goldens are the software renderer's (the reference).
+            if renderer == "sw" {
+                render(case, renderer).write_png(&path).unwrap();
+            }
             continue;
         }
+        let got = render(case, renderer);
         let want = Image::read_png(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let same_size = (want.width, want.height) == (got.width, got.height);
         let (psnr, diff_pixels) = if same_size {
@@ -83,11 +89,11 @@ fn demo_frames_match_their_goldens() {
         let passed = same_size && diff_pixels <= case.tolerance;
         match (passed, case.expected_failure) {
             (true, true) => failures.push(format!(
-                "{}: expected to fail but matches: clear its flag",
+                "{} ({renderer}): expected to fail but matches: clear its flag",
                 case.name
             )),
             (false, false) => failures.push(format!(
-                "{}: {} differing pixels (tolerance {}), PSNR {:.2} dB",
+                "{} ({renderer}): {} differing pixels (tolerance {}), PSNR {:.2} dB",
                 case.name, diff_pixels, case.tolerance, psnr
             )),
             _ => {}
