@@ -69,8 +69,4 @@ mod gs_tests;
 #[cfg(test)]
 mod pcrtc_tests;
 #[cfg(test)]
-mod scale_tests;
-#[cfg(test)]
 mod sw_fast_tests;
-#[cfg(test)]
-mod sw_tests;

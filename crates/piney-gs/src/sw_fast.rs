@@ -16,7 +16,7 @@
 //! - Draws this path does not take (lines, points, mipmapping, region wraps reaching outside
 //!   the texture, a texture that overlaps the pages the draw writes, render scales above 1) go
 //!   the general way. Both paths are checked against each other on random states and
-//!   primitives (sw_tests.rs).
+//!   primitives (sw_fast_tests.rs).
 
 use crate::draw::DrawCommand;
 use crate::mem::MEM_WORDS;

@@ -1,7 +1,7 @@
 //! The golden scenes: small scenes built as GIF data, read out through the PCRTC, each with a
 //! tolerance (differing pixels allowed) and an expected-failure flag. Shared by piney-gs's
-//! golden test (the software renderer) and piney-gs-wgpu's (the wgpu renderer), which include
-//! this file as a module; the PNGs beside it are the pictures.
+//! tests/golden.rs (the software renderer) and piney-gs-wgpu's tests/reference_cases.rs (the
+//! wgpu renderer), which include this file as a module; the PNGs beside it are the pictures.
 
 use piney_gs::compare::compare_images;
 use piney_gs::gif::{GifPath, gif_tag};

@@ -1,15 +1,20 @@
-//! Rasteriser tests. Every expected value is derived by hand from the GS's rules (cited at each
-//! test), never from the renderer's own output.
+//! The GS's pixel rules, for any renderer: coverage, shading, blending, tests, formats,
+//! textures, CLUTs and filtering. Every expected value is derived by hand from the GS's rules
+//! (cited at each test), never from a renderer's own output. Included as a module by piney-gs's
+//! tests/rules.rs (the software renderer) and piney-gs-wgpu's tests/reference_cases.rs (the
+//! wgpu renderer); the including file defines `R` and `new_renderer(scale)`.
 
-use crate::gs::{Gs, reg};
-use crate::psm::Psm;
-use crate::sw::SoftwareRenderer;
+use piney_gs::Psm;
+use piney_gs::gs::{Gs, reg};
+use piney_gs::{MemCommand, Renderer};
 
-type G = Gs<SoftwareRenderer>;
+use super::{R, new_renderer};
+
+type G = Gs<R>;
 
 /// A 64x64 PSMCT32 frame at page 0 (FBW 1), Z at page 8, scissor over the frame, Z test ALWAYS.
 fn scene() -> G {
-    let mut g = Gs::new(SoftwareRenderer::new());
+    let mut g = Gs::new(new_renderer(1));
     g.write_reg(reg::FRAME_1, 1 << 16).unwrap();
     g.write_reg(reg::ZBUF_1, 8 | (1 << 32)).unwrap(); // ZMSK set: no Z writes unless a test asks
     g.write_reg(reg::SCISSOR_1, 63 << 16 | (63u64 << 48))
@@ -180,7 +185,7 @@ fn alpha_blend_formula_rounding_and_clamp() {
 
 /// AA1 (PRIM bit 7) on a triangle or line: without ABE the source alpha is the coverage, 0x80
 /// inside, and nothing is blended; with ABE the alpha is kept and blending goes on. Sprites
-/// ignore it (crate::raster's AA1 rule).
+/// ignore it (piney-gs raster.rs, the AA1 rule).
 #[test]
 fn aa1_makes_interior_alpha_the_coverage() {
     // The triangle (0,0) (16,0) (0,16) covers pixel (2, 2); vertex alpha 1 over a background.
@@ -719,7 +724,7 @@ fn clut_csm1_t8_and_t4() {
         tex0(Psm::T4, 1, 0) | 0x600 << 37 | 2 << 51 | 2 << 56 | 1 << 61,
     )
     .unwrap();
-    assert_eq!(g.renderer().clut()[32 + 10], 0x8000 | 10 << 5);
+    assert_eq!(g.renderer_mut().read_clut()[32 + 10], 0x8000 | 10 << 5);
     tex_sprite(&mut g, (0, 0), (32, 16), (0, 0), (2, 1), rgba(0, 0, 0, 0));
     assert_eq!(px(&mut g, 0, 0), 0x8000_0000 | (3 << 3) << 8);
     assert_eq!(px(&mut g, 1, 0), 0x8000_0000 | (10 << 3) << 8);
@@ -751,7 +756,7 @@ fn clut_csm2() {
         tex0(Psm::T4, 1, 0) | 0x600 << 37 | 2 << 51 | 1 << 55 | 1 << 61,
     )
     .unwrap();
-    assert_eq!(g.renderer().clut()[..16], entries[..]);
+    assert_eq!(g.renderer_mut().read_clut()[..16], entries[..]);
 }
 
 #[test]
@@ -867,10 +872,7 @@ fn high_nibble_and_high_byte_indexed_textures() {
                 m.write_pixel(Psm::Ct32, x, y, 0x600, 1, 0x8000_0000 | i);
             }
         }
-        g.renderer_mut()
-            .mem_mut()
-            .words_mut()
-            .copy_from_slice(m.words());
+        g.renderer_mut().memory(MemCommand::SetMemory(m.clone()));
         g.write_reg(reg::TEX0_1, tex0(psm, 0, 0) | 0x600 << 37 | 1 << 61)
             .unwrap();
         tex_sprite(&mut g, (0, 0), (16, 16), (1, 1), (2, 2), rgba(0, 0, 0, 0));
@@ -1014,7 +1016,7 @@ fn solid_sprite_fill_equals_the_pixel_pipeline() {
         let colour = 0x7856_3412u32 | (fba as u32) << 31;
         let keep = !(fbmsk as u32) & if fpsm == 1 { 0x00ff_ffff } else { u32::MAX };
         let want = (0x5a6b_7c8d & !keep) | (colour & keep);
-        assert_eq!(fast.read_word(crate::mem::addr32(2, 2, 0, 1)), want);
+        assert_eq!(fast.read_word(piney_gs::mem::addr32(2, 2, 0, 1)), want);
         assert_eq!(fast.read_pixel(Psm::Z32, 2, 2, 8 * 32, 1), 0x0012_3456);
     }
 }

@@ -1,8 +1,18 @@
-//! piney-gs's golden scenes (its tests/golden/scenes.rs, included here) drawn by the wgpu
-//! renderer: at scale 1 each picture must be the software renderer's pixel for pixel and pass
-//! the same golden PNG; at scales 2, 4 and 8 each must be the software renderer's at that scale.
-//! On whatever adapter wgpu finds (Mesa's lavapipe in CI); with none, the test fails.
+//! piney-gs's reference cases on the wgpu renderer, their files included as modules:
+//! - the GS's pixel rules (tests/pixel_rules/cases.rs: every expected value derived by hand from
+//!   the GS's rules) at scale 1;
+//! - the render-scale rules (tests/scale_rules/cases.rs: a diagonal edge, text, a
+//!   render-to-texture and a full-screen copy effect at 1x to 8x);
+//! - the golden scenes (tests/golden/scenes.rs): at scale 1 each picture must be the software
+//!   renderer's pixel for pixel and pass the same golden PNG; at scales 2, 4 and 8 each must be
+//!   the software renderer's at that scale.
+//!
+//! On whatever adapter wgpu finds (Mesa's lavapipe in CI); with none, every case fails.
 
+#[path = "../../piney-gs/tests/pixel_rules/cases.rs"]
+mod pixel_rules;
+#[path = "../../piney-gs/tests/scale_rules/cases.rs"]
+mod scale_rules;
 #[path = "../../piney-gs/tests/golden/scenes.rs"]
 mod scenes;
 
@@ -12,7 +22,9 @@ use piney_gs::{Image, SoftwareRenderer};
 use piney_gs_wgpu::WgpuRenderer;
 use scenes::{CASES, render, verdict};
 
-fn gpu(scale: u32) -> WgpuRenderer {
+type R = WgpuRenderer;
+
+fn new_renderer(scale: u32) -> R {
     WgpuRenderer::with_scale(scale).unwrap_or_else(|e| {
         panic!("no wgpu adapter ({e}); install mesa-vulkan-drivers for lavapipe")
     })
@@ -47,7 +59,7 @@ fn golden_scenes_under_wgpu() {
         let packets = (case.build)();
         for scale in [1, 2, 4, 8] {
             let (sw, _) = render(SoftwareRenderer::with_scale(scale), &packets);
-            let (got, wgpu) = render(gpu(scale), &packets);
+            let (got, wgpu) = render(new_renderer(scale), &packets);
             wgpu.check().unwrap();
             assert_eq!(got.width, 64 * scale, "{} at scale {scale}", case.name);
             if let Some(d) = difference(&sw, &got) {

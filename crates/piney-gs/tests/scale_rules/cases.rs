@@ -1,15 +1,18 @@
 //! Render-scale rules on a scene with a diagonal edge, a line of "text" (a 1:1 textured sprite),
-//! a render-to-texture and a full-screen copy effect, drawn at 1x and at 2x, 3x and 4x by the
-//! software reference (the wgpu renderer is checked against it plane for plane in
-//! piney-gs-wgpu's tests). Expected properties follow from the rules in `SoftwareRenderer`'s
-//! text, not from the renderer's output.
+//! a render-to-texture and a full-screen copy effect, drawn at 1x and at 2x, 3x, 4x and 8x.
+//! Expected properties follow from the rules in `SoftwareRenderer`'s text, not from a
+//! renderer's output. Included as a module by piney-gs's tests/rules.rs (the software reference)
+//! and piney-gs-wgpu's tests/reference_cases.rs (the wgpu renderer, which its differential tests
+//! also hold to the reference plane for plane); the including file defines `R` and
+//! `new_renderer(scale)`.
 
-use crate::gs::{Gs, reg};
-use crate::mem::LocalMemory;
-use crate::psm::Psm;
-use crate::sw::SoftwareRenderer;
+use piney_gs::Psm;
+use piney_gs::gs::{Gs, reg};
+use piney_gs::{LocalMemory, Renderer};
 
-type G = Gs<SoftwareRenderer>;
+use super::{R, new_renderer};
+
+type G = Gs<R>;
 
 const Q1: u64 = (0x3f80_0000u64) << 32;
 
@@ -102,7 +105,7 @@ fn draw_scene(g: &mut G) {
 }
 
 fn render(scale: u32) -> (Vec<LocalMemory>, Vec<u8>) {
-    let mut g = Gs::new(SoftwareRenderer::with_scale(scale));
+    let mut g = Gs::new(new_renderer(scale));
     draw_scene(&mut g);
     // A FIFO readback of the frame's first 16 rows.
     g.write_reg(reg::BITBLTBUF, 2 << 16).unwrap();
@@ -112,7 +115,11 @@ fn render(scale: u32) -> (Vec<LocalMemory>, Vec<u8>) {
     let mut out = vec![0u128; 128 * 16 / 4];
     g.read_image(&mut out);
     let bytes = out.iter().flat_map(|q| q.to_le_bytes()).collect();
-    (g.renderer_mut().planes_mut().to_vec(), bytes)
+    // Plane 0 is local memory as the guest sees it; the others follow it.
+    let r = g.renderer_mut();
+    let mut planes = vec![*r.read_memory()];
+    planes.extend(r.read_sample_planes());
+    (planes, bytes)
 }
 
 /// The fine samples of pixel (x, y): plane j * n + i holds sample (i, j).
@@ -129,7 +136,7 @@ fn scaled_scene_keeps_native_memory_and_2d_and_refines_edges() {
     // The scene drew: the glyph's first texel (yellow) and the triangle's red.
     assert_eq!(native[0].read_pixel(Psm::Ct32, 8, 100, 0, 2), 0x8000_ffff);
     assert_eq!(native[0].read_pixel(Psm::Ct32, 20, 20, 0, 2), 0x8000_00ff);
-    for scale in [2u32, 3, 4] {
+    for scale in [2u32, 3, 4, 8] {
         let (planes, read) = render(scale);
         assert_eq!(planes.len(), (scale * scale) as usize);
         // Local memory as the guest sees it, and the FIFO readback, are the 1x ones.
