@@ -281,7 +281,8 @@ fn every_documented_option_is_exercised() {
     options.sort();
     options.dedup();
     // Options of the tools the README names (cargo's, the test harness's, tools/soak.sh's,
-    // tools/bench-compute.sh's).
+    // tools/bench-compute.sh's, tools/bench-gs.sh's and gs_bench's: tools/test.sh runs
+    // bench-gs.sh with --scales, which runs gs_bench --write-dump).
     let not_piney = [
         "--release",
         "--bench",
@@ -291,6 +292,8 @@ fn every_documented_option_is_exercised() {
         "--nocapture",
         "--jit",
         "--runs",
+        "--scales",
+        "--write-dump",
     ];
     let tests: String = std::fs::read_dir(root.join("crates/piney/tests"))
         .unwrap()
