@@ -8,7 +8,8 @@
 //! same way.
 //!
 //! CI takes the demo's first 600 frames at scale 1 (about two minutes on lavapipe here) and 46
-//! at scale 2; `PINEY_AGREE_FRAMES=N` takes N at scale 1 instead.
+//! at scale 2, and 201 through the software renderer's paths and threads;
+//! `PINEY_AGREE_FRAMES=N` takes N at scale 1 in both.
 
 mod piney_support;
 
@@ -16,11 +17,12 @@ use std::path::{Path, PathBuf};
 
 use piney_gs::Image;
 
-fn frames() -> u64 {
+/// `PINEY_AGREE_FRAMES`, else `default`.
+fn frames(default: u64) -> u64 {
     std::env::var("PINEY_AGREE_FRAMES")
         .ok()
         .and_then(|f| f.parse().ok())
-        .unwrap_or(600)
+        .unwrap_or(default)
 }
 
 fn render(renderer: &str, n: u64, scale: u32) -> PathBuf {
@@ -86,7 +88,7 @@ fn same_frames(a_dir: &Path, b_dir: &Path, n: u64, scale: u32, what: &str) {
 /// specialised paths on one thread, and on three threads.
 #[test]
 fn software_frames_do_not_depend_on_the_path_or_the_threads() {
-    let n = frames();
+    let n = frames(201);
     let general = render_with("sw", n, 1, &["--gs-general-path", "--gs-threads", "1"]);
     let one = render_with("sw", n, 1, &["--gs-threads", "1"]);
     let three = render_with("sw", n, 1, &["--gs-threads", "3"]);
@@ -96,7 +98,7 @@ fn software_frames_do_not_depend_on_the_path_or_the_threads() {
 
 #[test]
 fn demo_frames_are_identical_under_sw_and_wgpu() {
-    compare(frames(), 1);
+    compare(frames(600), 1);
 }
 
 /// At scale 2 (the rules are the same at every scale; the random scenes of piney-gs-wgpu cover
