@@ -10,7 +10,8 @@
 # --headless --dump-gs-at 300`: the VU1 3D scene, its layers and text) and gs_bench's busy frame
 # (`gs_bench --write-dump`: a full-screen bilinear sprite under 3,000 blended bilinear
 # triangles). With DUMP (PCSX2's or piney's, .gs/.gs.xz/.gs.zst) it replays those instead.
-# FRAMES (default 6) frames of each, the first not timed; SCALES default 1,2,4,8.
+# FRAMES (default 6) frames of each, the first not timed; SCALES default 1,2,4,8. It fails when
+# the wgpu renderer's pictures are not the software renderer's (or the device fails).
 # Builds the release binaries unless $PINEY, $REPLAY_BENCH and $GS_BENCH name them (a machine
 # without the toolchain, such as a lent GPU machine, runs prebuilt ones).
 set -eu
@@ -23,7 +24,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
     --frames) FRAMES=$2; shift 2 ;;
     --scales) SCALES=$2; shift 2 ;;
-    -h | --help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,16p' "$0"; exit 0 ;;
     -*) echo "bench-gs: unknown option $1" >&2; exit 2 ;;
     *) break ;;
     esac
@@ -69,10 +70,14 @@ if [ $# -eq 0 ]; then
     "$GS_BENCH" --write-dump "$TMP/busy.gs" "$FRAMES"
     set -- "$TMP/demo.gs" "$TMP/busy.gs"
 fi
+# Every dump is timed; a failure (a device error, or pictures not equal to the software
+# renderer's) fails the run at the end.
+failed=0
 for dump in "$@"; do
     case "$dump" in
     "$TMP"/*) echo "== $(basename "$dump" .gs)" ;;
     *) echo "== $dump" ;;
     esac
-    "$REPLAY_BENCH" "$dump" "$FRAMES" "$SCALES"
+    "$REPLAY_BENCH" "$dump" "$FRAMES" "$SCALES" || failed=1
 done
+exit $failed

@@ -88,7 +88,7 @@ tools/bench-compute.sh --piney "${CARGO_TARGET_DIR:-target}/debug/piney" --scale
 echo "== cargo test" >&2
 cargo test --workspace --locked
 
-echo "== tools/bench-gs.sh runs (two frames at scale 1, the debug build: its times are no figure)" >&2
+echo "== tools/bench-gs.sh runs (two frames at scale 1, the debug build: its times are no figure; the demo's and the busy scene's wgpu pictures must be sw's)" >&2
 PINEY="${CARGO_TARGET_DIR:-target}/debug/piney" \
   REPLAY_BENCH="${CARGO_TARGET_DIR:-target}/debug/examples/replay_bench" \
   GS_BENCH="${CARGO_TARGET_DIR:-target}/debug/examples/gs_bench" \

@@ -7,7 +7,7 @@
 //! captures pay), and the wgpu renderer with the picture left on the GPU, waiting for the
 //! device at every frame (what a window pays before its presenter: the GPU goal's figure); and
 //! how many of the wgpu renderer's pictures equal the software renderer's (all of them, where
-//! the renderer is exact on that adapter).
+//! the renderer is exact on that adapter; otherwise it exits with 3 after every figure).
 
 use std::time::Instant;
 
@@ -74,6 +74,7 @@ fn main() {
         eprintln!("{path}: {e}");
         std::process::exit(1);
     });
+    let mut all_equal = true;
     for scale in scales {
         let (mut sw_seen, mut gpu_seen) = (Vec::new(), Vec::new());
         let (sw, n, _) = run(
@@ -90,6 +91,7 @@ fn main() {
             .zip(&gpu_seen)
             .filter(|(a, b)| a == b)
             .count();
+        all_equal &= same == sw_seen.len() && gpu_seen.len() == sw_seen.len();
         let (kept, _, last) = run(&dump, gpu(scale), frames, |gs| {
             gs.display(Pcrtc::default());
             gs.renderer_mut().wait();
@@ -107,5 +109,10 @@ fn main() {
             eprintln!("replay_bench: scale {scale}: the wgpu renderer failed: {e}");
             std::process::exit(1);
         }
+    }
+    // Every figure is printed first; then a difference from the reference fails the run.
+    if !all_equal {
+        eprintln!("replay_bench: the wgpu renderer's pictures differ from the software renderer's");
+        std::process::exit(3);
     }
 }
