@@ -1121,9 +1121,9 @@ mod tests {
     }
 
     /// Batches drawn before their tile lists would exceed a limit draw what whole batches
-    /// draw, in order: the sprites above in batches of 40, 40 and 1 at a time, and random
-    /// scenes with a limit of 40 entries (a few primitives) and of one, all equal to the
-    /// software renderer.
+    /// draw, in order: the sprites above in one batch, in two of at most 40 entries and one at
+    /// a time, and random scenes with a limit of 40 entries (a few primitives) and of one, all
+    /// equal to the software renderer.
     #[test]
     fn batches_split_by_their_tile_lists_draw_the_same() {
         let scale = 2;
