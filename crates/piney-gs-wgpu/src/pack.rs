@@ -597,6 +597,7 @@ impl Batch {
             return Added::Yes;
         };
         let fp = footprint(&s, &p, &tex, self.scale);
+        let listed = p.tiles();
         if fp.feeds_back() {
             return if self.is_empty() {
                 Added::Feedback(fp.written)
@@ -613,7 +614,7 @@ impl Batch {
                         .any(|(bt, bp)| bt != t && bp.overlaps(pages))
                 })
                 || self.words.len() + p.words.len() > BATCH_WORDS
-                || self.listed + p.tiles() > self.list_limit;
+                || self.listed + listed > self.list_limit;
             if clash {
                 return Added::Flush;
             }
@@ -623,7 +624,7 @@ impl Batch {
             self.last_state = Some((s, state_at, tex));
         }
         self.words.extend_from_slice(&p.words);
-        self.listed += p.tiles();
+        self.listed += listed;
         let (xs, ys) = p.tile_ranges();
         for ty in ys {
             for tx in xs.clone() {
